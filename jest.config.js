@@ -1,0 +1,17 @@
+// The AWS SDK warns once per process that Node 20 support ends in 2027; the README says so once.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': 'ts-jest' },
+  testTimeout: 60_000,
+  // One set of local engines per `jest` run, shared by all files (EO_TEST_ENGINES=none skips them);
+  // files run in two workers to fit a 2-core machine.
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/helpers/quiet.ts'],
+  maxWorkers: 2,
+};

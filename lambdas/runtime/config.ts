@@ -1,0 +1,47 @@
+import { ConfigurationError } from './errors';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A required environment variable. @throws ConfigurationError naming it */
+export function requireEnv(name: string, env: Env = process.env): string {
+  const value = env[name];
+  if (!value) throw new ConfigurationError(`environment variable ${name} is required but not set`);
+  return value;
+}
+
+/** An optional positive integer environment variable. @throws ConfigurationError when it is set but not one */
+export function positiveIntEnv(name: string, env: Env = process.env): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigurationError(`environment variable ${name} must be a positive integer (given "${value}")`);
+  return parsed;
+}
+
+/** An optional boolean environment variable: `true` or `false`. */
+export function booleanEnv(name: string, env: Env = process.env): boolean {
+  const value = env[name];
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new ConfigurationError(`environment variable ${name} must be "true" or "false" (given "${value}")`);
+}
+
+/** The settings every consumer reads from its environment (set by the CDK constructs). */
+export interface ConsumerEnv {
+  readonly consumerName: string;
+  readonly dlqUrl?: string;
+  readonly maxAttempts?: number;
+  readonly dedupTtlSeconds?: number;
+  readonly sourceQueueUrl?: string;
+}
+
+/** Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `DEDUP_TTL_SECONDS`, `SOURCE_QUEUE_URL`. */
+export function consumerEnv(defaultName: string, env: Env = process.env): ConsumerEnv {
+  return {
+    consumerName: env.CONSUMER_NAME || defaultName,
+    dlqUrl: env.DLQ_URL || undefined,
+    maxAttempts: positiveIntEnv('MAX_ATTEMPTS', env),
+    dedupTtlSeconds: positiveIntEnv('DEDUP_TTL_SECONDS', env),
+    sourceQueueUrl: env.SOURCE_QUEUE_URL || undefined,
+  };
+}

@@ -1,0 +1,161 @@
+import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 'aws-lambda';
+import { classifyError } from './classify';
+import type { DlqSender } from './dlq';
+import { FailureKind } from './errors';
+import { payloadHash } from './eventId';
+import { MetricName, createObservability, type Observability } from './observability';
+import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
+import { defaultDecoder, resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
+import { settle, type RecordResult } from './settle';
+import type { AcceptedEvent, Outcome, Strategy } from './strategies';
+import type { VisibilityBackoff } from './visibility';
+
+/** The partial batch response Lambda reads for all three sources. */
+export interface BatchResponse {
+  batchItemFailures: { itemIdentifier: string }[];
+}
+
+/** Any of the three batch events. */
+export type BatchEvent = SQSEvent | KinesisStreamEvent | DynamoDBStreamEvent;
+export type BatchHandler = (event: BatchEvent, context?: Context) => Promise<BatchResponse>;
+
+export interface ConsumerOptions<TResult> {
+  /** Names the consumer in dedup keys, logs, metrics and DLQ context. */
+  readonly name: string;
+  readonly source: SourceKind;
+  /** Handlers by event type. */
+  readonly routes: Routes<TResult>;
+  readonly strategy: Strategy<TResult>;
+  /** @default envelope for SQS and Kinesis, the change itself for DynamoDB Streams */
+  readonly decode?: EventDecoder;
+  /** Where permanent failures and last attempts go. @default - none: such records are reported failed */
+  readonly dlq?: DlqSender;
+  /** SQS: from this receive count on, a transient failure goes to the DLQ. @default - no limit */
+  readonly maxAttempts?: number;
+  /** SQS: spreads out redeliveries of failed messages. @default - visibility left as it is */
+  readonly visibility?: VisibilityBackoff;
+  readonly observability?: Observability;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/**
+ * A Lambda handler for SQS, Kinesis or DynamoDB Streams batches: decodes each record, drops
+ * in-batch duplicates, applies the events through the strategy, sends permanent failures to the
+ * DLQ and returns the partial batch response. A broken record never fails the whole batch.
+ */
+export function createConsumer<TResult>(options: ConsumerOptions<TResult>): BatchHandler {
+  const observability = options.observability ?? createObservability(options.name);
+  const consumer = new BatchConsumer(options, observability);
+  return async (event, context) => {
+    try {
+      return await consumer.consume(normalise(options.source, event), context);
+    } finally {
+      observability.metrics.publishStoredMetrics();
+    }
+  };
+}
+
+interface PreparedBatch<TResult> {
+  readonly accepted: AcceptedEvent<TResult>[];
+  readonly results: Map<number, Omit<RecordResult, 'outcome'> & { outcome?: Outcome }>;
+}
+
+class BatchConsumer<TResult> {
+  private readonly decode: EventDecoder;
+  private readonly now: () => Date;
+
+  public constructor(
+    private readonly options: ConsumerOptions<TResult>,
+    private readonly observability: Observability,
+  ) {
+    this.decode = options.decode ?? defaultDecoder(options.source);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  public async consume(records: readonly SourceRecord[], lambdaContext?: Context): Promise<BatchResponse> {
+    const batch = this.prepare(records, lambdaContext);
+    const { primaries, twins } = splitDuplicates(batch.accepted, this.observability);
+    const outcomes = await this.options.strategy.apply(primaries, { ordered: this.options.source !== SourceKind.SQS });
+    for (const [index, primary] of twins) batch.results.get(index)!.outcome = twinOutcome(outcomes.get(primary));
+    for (const [index, outcome] of outcomes) batch.results.get(index)!.outcome = outcome;
+    const results = records.map((_, index) => batch.results.get(index) as RecordResult);
+    this.countOutcomes(results);
+    const failed = await settle(results, { ...this.options, consumer: this.options.name, observability: this.observability, now: this.now });
+    this.observability.logger.info('batch done', { records: records.length, reported: failed.length });
+    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  }
+
+  /** Decodes and validates every record; a record that fails becomes a permanent failure, not a crash. */
+  private prepare(records: readonly SourceRecord[], lambdaContext?: Context): PreparedBatch<TResult> {
+    const accepted: AcceptedEvent<TResult>[] = [];
+    const results: PreparedBatch<TResult>['results'] = new Map();
+    records.forEach((record, index) => {
+      let decoded: ConsumedEvent | undefined;
+      try {
+        decoded = this.decode(record);
+        const { route, event } = resolveRoute(this.options.routes, decoded);
+        const context = { record, lambdaContext };
+        accepted.push({ index, event, context, invoke: () => route.handle(event as never, context) });
+        results.set(index, { record, eventId: event.eventId, eventType: event.type });
+      } catch (error) {
+        results.set(index, { record, eventId: decoded?.eventId, eventType: decoded?.type, outcome: { status: 'failed', error } });
+      }
+    });
+    return { accepted, results };
+  }
+
+  private countOutcomes(results: readonly RecordResult[]): void {
+    const count = (status: Outcome['status']) => results.filter((result) => result.outcome.status === status).length;
+    this.observability.count(MetricName.PROCESSED, count('applied'));
+    this.observability.count(MetricName.DUPLICATES, count('duplicate'));
+    this.observability.count(MetricName.STALE_WRITES, count('skipped'));
+    const conflicting = results.filter((result) => result.outcome.status === 'duplicate' && result.outcome.conflictingPayload);
+    this.observability.count(MetricName.CONFLICTING_DUPLICATES, conflicting.length);
+    for (const { eventId, record } of conflicting) {
+      this.observability.logger.error('duplicate event id with a different payload: the producer is broken', { eventId, itemIdentifier: record.itemIdentifier });
+    }
+  }
+}
+
+/**
+ * Keeps the first record of each event id; later ones (producer retries, redeliveries inside one
+ * batch) follow its outcome, so that no transaction touches the same dedup record twice.
+ */
+function splitDuplicates<TResult>(accepted: readonly AcceptedEvent<TResult>[], observability: Observability) {
+  const firstByEventId = new Map<string, AcceptedEvent<TResult>>();
+  const primaries: AcceptedEvent<TResult>[] = [];
+  const twins = new Map<number, number>();
+  for (const candidate of accepted) {
+    const first = firstByEventId.get(candidate.event.eventId);
+    if (!first) {
+      firstByEventId.set(candidate.event.eventId, candidate);
+      primaries.push(candidate);
+      continue;
+    }
+    twins.set(candidate.index, first.index);
+    if (payloadHash(first.event.payload) !== payloadHash(candidate.event.payload)) {
+      observability.count(MetricName.CONFLICTING_DUPLICATES);
+      observability.logger.error('duplicate event id with a different payload in one batch: the producer is broken', { eventId: candidate.event.eventId });
+    }
+  }
+  return { primaries, twins };
+}
+
+/** A twin of an applied or handled event is a duplicate; a twin of a transient failure fails with it. */
+function twinOutcome(primary: Outcome | undefined): Outcome {
+  const failedTransiently = primary?.status === 'failed' && classifyError(primary.error) === FailureKind.TRANSIENT;
+  return failedTransiently ? primary : { status: 'duplicate' };
+}
+
+function normalise(source: SourceKind, event: BatchEvent): SourceRecord[] {
+  const records = (event as { Records?: unknown[] }).Records ?? [];
+  switch (source) {
+    case SourceKind.SQS:
+      return (records as SQSEvent['Records']).map(fromSqsRecord);
+    case SourceKind.KINESIS:
+      return (records as KinesisStreamEvent['Records']).map(fromKinesisRecord);
+    case SourceKind.DYNAMODB_STREAM:
+      return (records as DynamoDBStreamEvent['Records']).map(fromDynamoDbRecord);
+  }
+}

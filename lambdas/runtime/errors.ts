@@ -1,0 +1,147 @@
+/**
+ * Every error the runtime raises derives from {@link EffectivelyOnceError}. Two families matter
+ * to the consumer loop: {@link TransientError} (retry it) and {@link PermanentError} (never retry:
+ * send the record to the DLQ with its failure context).
+ */
+
+/** The kinds of failure the consumer loop distinguishes. */
+export const FailureKind = {
+  TRANSIENT: 'transient',
+  PERMANENT: 'permanent',
+} as const;
+export type FailureKind = (typeof FailureKind)[keyof typeof FailureKind];
+
+/** Base class for the runtime's own errors. */
+export class EffectivelyOnceError extends Error {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EffectivelyOnceError';
+  }
+}
+
+/** A failure that may succeed on a later attempt (throttling, timeouts, 5xx, conflicts). */
+export class TransientError extends EffectivelyOnceError {
+  public readonly kind = FailureKind.TRANSIENT;
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransientError';
+  }
+}
+
+/** A failure that no retry can fix: the record goes to the DLQ at once. */
+export class PermanentError extends EffectivelyOnceError {
+  public readonly kind = FailureKind.PERMANENT;
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentError';
+  }
+}
+
+/** Why a body is not a valid envelope. Each value names one way a producer can get it wrong. */
+export const EnvelopeProblem = {
+  EMPTY_BODY: 'empty-body',
+  NOT_UTF8: 'not-utf8',
+  NOT_JSON: 'not-json',
+  NOT_AN_OBJECT: 'not-an-object',
+  MISSING_FIELD: 'missing-field',
+  WRONG_TYPE: 'wrong-type',
+  EMPTY_FIELD: 'empty-field',
+  TOO_LONG: 'too-long',
+  INVALID_CHARACTERS: 'invalid-characters',
+  INVALID_TIMESTAMP: 'invalid-timestamp',
+} as const;
+export type EnvelopeProblem = (typeof EnvelopeProblem)[keyof typeof EnvelopeProblem];
+
+/** The body is not `{ eventId, type, occurredAt, source, payload }` as the producer library writes it. */
+export class InvalidEnvelopeError extends PermanentError {
+  public readonly problem: EnvelopeProblem;
+  /** The dotted path of the offending field, when the problem is about one field. */
+  public readonly field?: string;
+
+  public constructor(problem: EnvelopeProblem, message: string, options?: { field?: string; cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidEnvelopeError';
+    this.problem = problem;
+    this.field = options?.field;
+  }
+}
+
+/** The envelope is valid but this consumer has no handler for its `type`. */
+export class UnknownEventTypeError extends PermanentError {
+  public readonly eventType: string;
+  public readonly knownTypes: readonly string[];
+
+  public constructor(eventType: string, knownTypes: readonly string[]) {
+    super(`unknown event type "${eventType}" (this consumer handles: ${knownTypes.join(', ') || 'none'})`);
+    this.name = 'UnknownEventTypeError';
+    this.eventType = eventType;
+    this.knownTypes = knownTypes;
+  }
+}
+
+/** The payload does not match the schema of its event type. */
+export class SchemaViolationError extends PermanentError {
+  public readonly eventType: string;
+  /** One line per violation: `<path>: <problem>`. */
+  public readonly issues: readonly string[];
+
+  public constructor(eventType: string, issues: readonly string[], options?: { cause?: unknown }) {
+    super(`payload of "${eventType}" violates its schema: ${issues.join('; ')}`, options);
+    this.name = 'SchemaViolationError';
+    this.eventType = eventType;
+    this.issues = issues;
+  }
+}
+
+/** Retries ran out on a transient failure; `cause` is the last error. */
+export class RetriesExhaustedError extends TransientError {
+  public readonly attempts: number;
+
+  public constructor(attempts: number, cause: unknown) {
+    super(`still failing after ${attempts} attempts: ${messageOf(cause)}`, { cause });
+    this.name = 'RetriesExhaustedError';
+    this.attempts = attempts;
+  }
+}
+
+/** An ordered batch (Kinesis, DynamoDB Streams) stopped at an earlier failure: this record waits for redelivery. */
+export class NotAttemptedError extends TransientError {
+  public constructor() {
+    super('not attempted: an earlier record of this ordered batch failed');
+    this.name = 'NotAttemptedError';
+  }
+}
+
+/** A record could not be written to the DLQ: it stays failed so that the source redelivers it. */
+export class DlqSendError extends TransientError {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DlqSendError';
+  }
+}
+
+/** A required setting (usually an environment variable) is missing or malformed. */
+export class ConfigurationError extends EffectivelyOnceError {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/** Some entries of a batch publish still failed after every retry. */
+export class PublishError extends TransientError {
+  /** The ids (SQS entry ids or event ids) that were not accepted. */
+  public readonly failedIds: readonly string[];
+
+  public constructor(message: string, failedIds: readonly string[], options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PublishError';
+    this.failedIds = failedIds;
+  }
+}
+
+/** The message of anything thrown, for logs and failure context. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+}

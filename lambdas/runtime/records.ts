@@ -1,0 +1,105 @@
+import type { AttributeValue as StreamAttributeValue, DynamoDBRecord, KinesisStreamRecord, SQSRecord } from 'aws-lambda';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { decodeUtf8 } from './envelope';
+
+/** The three event sources whose batches the runtime consumes. */
+export const SourceKind = {
+  SQS: 'sqs',
+  KINESIS: 'kinesis',
+  DYNAMODB_STREAM: 'dynamodb-stream',
+} as const;
+export type SourceKind = (typeof SourceKind)[keyof typeof SourceKind];
+
+/** The original record, kept byte for byte so that a DLQ message can be redriven as it came. */
+export interface OriginalRecord {
+  /** SQS body, Kinesis data (base64, as Lambda delivers it) or the DynamoDB stream record as JSON. */
+  readonly body: string;
+  readonly encoding: 'utf8' | 'base64';
+  readonly attributes?: Readonly<Record<string, string>>;
+  readonly messageAttributes?: SQSRecord['messageAttributes'];
+}
+
+/** One record of a batch, normalised across the three sources. */
+export interface SourceRecord {
+  readonly kind: SourceKind;
+  /** What goes in `batchItemFailures`: messageId, kinesis.sequenceNumber or dynamodb.SequenceNumber. */
+  readonly itemIdentifier: string;
+  readonly sourceArn: string;
+  /** SQS `ApproximateReceiveCount`; 1 for streams, where Lambda does not count. */
+  readonly receiveCount: number;
+  /** When the source first handed this record out (SQS), or when it entered the stream. */
+  readonly firstSeenAt?: string;
+  readonly receiptHandle?: string;
+  readonly original: OriginalRecord;
+  readonly raw: SQSRecord | KinesisStreamRecord | DynamoDBRecord;
+}
+
+/** Normalises an SQS record. */
+export function fromSqsRecord(record: SQSRecord): SourceRecord {
+  const firstReceived = Number(record.attributes?.ApproximateFirstReceiveTimestamp);
+  return {
+    kind: SourceKind.SQS,
+    itemIdentifier: record.messageId,
+    sourceArn: record.eventSourceARN,
+    receiveCount: Math.max(1, Number(record.attributes?.ApproximateReceiveCount) || 1),
+    firstSeenAt: Number.isFinite(firstReceived) && firstReceived > 0 ? new Date(firstReceived).toISOString() : undefined,
+    receiptHandle: record.receiptHandle,
+    original: {
+      body: record.body,
+      encoding: 'utf8',
+      attributes: { ...record.attributes } as Record<string, string>,
+      messageAttributes: record.messageAttributes,
+    },
+    raw: record,
+  };
+}
+
+/** Normalises a Kinesis record; its data stays base64 until the body is read. */
+export function fromKinesisRecord(record: KinesisStreamRecord): SourceRecord {
+  const arrived = record.kinesis.approximateArrivalTimestamp;
+  return {
+    kind: SourceKind.KINESIS,
+    itemIdentifier: record.kinesis.sequenceNumber,
+    sourceArn: record.eventSourceARN,
+    receiveCount: 1,
+    firstSeenAt: arrived ? new Date(arrived * 1000).toISOString() : undefined,
+    original: {
+      body: record.kinesis.data,
+      encoding: 'base64',
+      attributes: { partitionKey: record.kinesis.partitionKey, eventID: record.eventID },
+    },
+    raw: record,
+  };
+}
+
+/** Normalises a DynamoDB Streams record. */
+export function fromDynamoDbRecord(record: DynamoDBRecord): SourceRecord {
+  const sequenceNumber = record.dynamodb?.SequenceNumber;
+  if (!sequenceNumber) throw new TypeError('DynamoDB stream record has no dynamodb.SequenceNumber');
+  const created = record.dynamodb?.ApproximateCreationDateTime;
+  return {
+    kind: SourceKind.DYNAMODB_STREAM,
+    itemIdentifier: sequenceNumber,
+    sourceArn: record.eventSourceARN ?? '',
+    receiveCount: 1,
+    firstSeenAt: created ? new Date(created * 1000).toISOString() : undefined,
+    original: {
+      body: JSON.stringify(record.dynamodb),
+      encoding: 'utf8',
+      attributes: { eventName: record.eventName ?? '', eventID: record.eventID ?? '' },
+    },
+    raw: record,
+  };
+}
+
+/** The record's payload as text: SQS bodies as they are, Kinesis data decoded as strict UTF-8. */
+export function bodyText(record: SourceRecord): string {
+  if (record.original.encoding === 'utf8') return record.original.body;
+  return decodeUtf8(Buffer.from(record.original.body, 'base64'));
+}
+
+/** A DynamoDB stream image as a plain object. */
+export function unmarshallImage(image: Record<string, StreamAttributeValue> | undefined): Record<string, unknown> | undefined {
+  return image ? unmarshall(image as Record<string, AttributeValue>) : undefined;
+}

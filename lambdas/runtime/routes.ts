@@ -1,0 +1,95 @@
+import type { Context, DynamoDBRecord } from 'aws-lambda';
+import type { z } from 'zod';
+import { parseEnvelope, type Envelope } from './envelope';
+import { SchemaViolationError, UnknownEventTypeError } from './errors';
+import { bodyText, SourceKind, unmarshallImage, type SourceRecord } from './records';
+
+/** An event as a handler sees it: the envelope with a validated, typed payload. */
+export type ConsumedEvent<TPayload = Record<string, unknown>> = Envelope<TPayload>;
+
+/** What a handler may use besides the event. */
+export interface HandlerContext {
+  readonly record: SourceRecord;
+  readonly lambdaContext?: Context;
+}
+
+/** How one event type is handled: its payload schema and what to do with a valid event. */
+export interface Route<TPayload, TResult> {
+  readonly schema?: z.ZodType<TPayload>;
+  readonly handle: (event: ConsumedEvent<TPayload>, context: HandlerContext) => TResult;
+}
+
+/**
+ * Routes by event `type`. Each route's payload type is its own; `any` lets one map hold them all,
+ * and {@link route} ties each schema to its handler.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Routes<TResult> = Readonly<Record<string, Route<any, TResult>>>;
+
+/**
+ * Declares a route with a zod schema for its payload; the handler receives the parsed payload.
+ * @example route(z.object({ pageId: z.string() }), (event) => [increment(table, { pk: `page#${event.payload.pageId}` }, 'views')])
+ */
+export function route<TPayload, TResult>(
+  schema: z.ZodType<TPayload>,
+  handle: (event: ConsumedEvent<TPayload>, context: HandlerContext) => TResult,
+): Route<TPayload, TResult> {
+  return { schema, handle };
+}
+
+/** Turns a source record into an event. */
+export type EventDecoder = (record: SourceRecord) => ConsumedEvent;
+
+/** SQS bodies and Kinesis data carry our JSON envelope. */
+export const envelopeDecoder: EventDecoder = (record) => parseEnvelope(bodyText(record));
+
+/** The payload of an event decoded from a DynamoDB stream record. */
+export interface StreamChange {
+  readonly eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  readonly keys: Record<string, unknown>;
+  readonly newImage?: Record<string, unknown>;
+  readonly oldImage?: Record<string, unknown>;
+}
+
+/**
+ * DynamoDB stream records carry no envelope: the event is the change itself, of type
+ * `dynamodb.INSERT`, `dynamodb.MODIFY` or `dynamodb.REMOVE`. Its id is the stream record's
+ * `eventID` unless `keyOf` derives a business key from the change (then a second write of the
+ * same fact dedups too).
+ */
+export function dynamoStreamDecoder(keyOf?: (change: StreamChange, record: DynamoDBRecord) => string): EventDecoder {
+  return (record) => {
+    const raw = record.raw as DynamoDBRecord;
+    const change: StreamChange = {
+      eventName: raw.eventName ?? 'MODIFY',
+      keys: unmarshallImage(raw.dynamodb?.Keys) ?? {},
+      newImage: unmarshallImage(raw.dynamodb?.NewImage),
+      oldImage: unmarshallImage(raw.dynamodb?.OldImage),
+    };
+    return {
+      eventId: keyOf?.(change, raw) ?? raw.eventID ?? record.itemIdentifier,
+      type: `dynamodb.${change.eventName}`,
+      occurredAt: record.firstSeenAt ?? new Date().toISOString(),
+      source: record.sourceArn,
+      payload: change as unknown as Record<string, unknown>,
+    };
+  };
+}
+
+/** The decoder each source uses unless the consumer names another. */
+export function defaultDecoder(kind: SourceKind): EventDecoder {
+  return kind === SourceKind.DYNAMODB_STREAM ? dynamoStreamDecoder() : envelopeDecoder;
+}
+
+/** The route of an event's type, with its payload validated. @throws UnknownEventTypeError, SchemaViolationError */
+export function resolveRoute<TResult>(routes: Routes<TResult>, event: ConsumedEvent): { route: Route<unknown, TResult>; event: ConsumedEvent<unknown> } {
+  const found = Object.prototype.hasOwnProperty.call(routes, event.type) ? (routes[event.type] as Route<unknown, TResult>) : undefined;
+  if (!found) throw new UnknownEventTypeError(event.type, Object.keys(routes));
+  if (!found.schema) return { route: found, event };
+  const parsed = found.schema.safeParse(event.payload);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`);
+    throw new SchemaViolationError(event.type, issues, { cause: parsed.error });
+  }
+  return { route: found, event: { ...event, payload: parsed.data } };
+}

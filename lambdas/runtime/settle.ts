@@ -1,0 +1,95 @@
+import { classifyError } from './classify';
+import type { DlqSender } from './dlq';
+import { FailureKind, messageOf } from './errors';
+import { describeFailure, DlqReason } from './failureContext';
+import { eventKeys, MetricName, type Observability } from './observability';
+import { SourceKind, type SourceRecord } from './records';
+import type { Outcome } from './strategies';
+import type { VisibilityBackoff } from './visibility';
+
+/** What the settle step needs to know about one record besides its outcome. */
+export interface RecordResult {
+  readonly record: SourceRecord;
+  readonly outcome: Outcome;
+  readonly eventId?: string;
+  readonly eventType?: string;
+}
+
+export interface SettleOptions {
+  readonly consumer: string;
+  readonly dlq?: DlqSender;
+  /** SQS: the consumer's last attempt; a transient failure at this receive count goes to the DLQ. */
+  readonly maxAttempts?: number;
+  readonly visibility?: VisibilityBackoff;
+  readonly observability: Observability;
+  readonly now: () => Date;
+}
+
+/**
+ * Decides the fate of every failed record and returns the identifiers to report in
+ * `batchItemFailures`. Permanent failures, and transient ones on their last SQS attempt, go to the
+ * DLQ with their context and count as handled; a DLQ send that fails leaves the record failed.
+ * Other transient failures are reported, and SQS messages get a jittered visibility timeout. On
+ * ordered sources, everything after the first reported record is reported too and sent nowhere:
+ * Lambda resumes the shard from the lowest reported sequence number.
+ */
+export async function settle(results: readonly RecordResult[], options: SettleOptions): Promise<string[]> {
+  const reported: SourceRecord[] = [];
+  let blocked = false;
+  for (const result of results) {
+    const ordered = result.record.kind !== SourceKind.SQS;
+    if (ordered && blocked) reported.push(result.record);
+    else if (result.outcome.status === 'failed' && !(await handleFailure(result, result.outcome.error, options))) {
+      reported.push(result.record);
+      blocked = ordered;
+    }
+  }
+  await pushVisibility(reported, options);
+  return reported.map((record) => record.itemIdentifier);
+}
+
+/** Returns true when the failure is handled (in the DLQ), false when the record must be reported. */
+async function handleFailure(result: RecordResult, error: unknown, options: SettleOptions): Promise<boolean> {
+  const kind = classifyError(error);
+  const { observability } = options;
+  const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
+  observability.count(kind === FailureKind.PERMANENT ? MetricName.PERMANENT_FAILURES : MetricName.TRANSIENT_FAILURES);
+  const reason = dlqReason(result.record, kind, options.maxAttempts);
+  if (!reason) {
+    observability.logger.warn('transient failure: record reported for redelivery', { ...keys, error: messageOf(error) });
+    return false;
+  }
+  return sendToDlq(result, error, reason, options);
+}
+
+function dlqReason(record: SourceRecord, kind: FailureKind, maxAttempts: number | undefined): DlqReason | undefined {
+  if (kind === FailureKind.PERMANENT) return DlqReason.PERMANENT;
+  const lastAttempt = record.kind === SourceKind.SQS && maxAttempts !== undefined && record.receiveCount >= maxAttempts;
+  return lastAttempt ? DlqReason.LAST_ATTEMPT : undefined;
+}
+
+async function sendToDlq(result: RecordResult, error: unknown, reason: DlqReason, options: SettleOptions): Promise<boolean> {
+  const { observability } = options;
+  const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
+  if (!options.dlq) {
+    observability.logger.error('no DLQ configured: failed record reported for redelivery', { ...keys, reason, error: messageOf(error) });
+    return false;
+  }
+  const failure = describeFailure({ consumer: options.consumer, reason, error, record: result.record, eventId: result.eventId, eventType: result.eventType, now: options.now() });
+  try {
+    await options.dlq.send(failure);
+  } catch (sendError) {
+    observability.logger.error('DLQ send failed: record reported for redelivery', { ...keys, error: messageOf(sendError) });
+    return false;
+  }
+  observability.count(MetricName.SENT_TO_DLQ);
+  observability.logger.warn('record sent to the DLQ', { ...keys, reason, errorName: failure.error.name, error: failure.error.message });
+  return true;
+}
+
+async function pushVisibility(reported: readonly SourceRecord[], options: SettleOptions): Promise<void> {
+  const sqsRecords = reported.filter((record) => record.kind === SourceKind.SQS);
+  if (!options.visibility || sqsRecords.length === 0) return;
+  const { failed } = await options.visibility.apply(sqsRecords);
+  if (failed.length > 0) options.observability.logger.warn('could not change the visibility of some messages', { messageIds: failed });
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import {
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
+  type CancellationReason,
+  type DynamoDBClient,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { TRANSIENT_CANCELLATION_CODES } from './classify';
+import { TransientError } from './errors';
+
+/** `TransactWriteItems` limits. */
+export const TRANSACTION_LIMITS = {
+  maxActions: 100,
+  /** 4 MB is the service limit; the estimate of a request's size leaves room for its envelope. */
+  maxBytes: 3_800_000,
+} as const;
+
+export type TransactionResult =
+  | { readonly committed: true }
+  | { readonly committed: false; readonly reasons: readonly CancellationReason[] };
+
+/**
+ * Commits one transaction. A cancellation caused by failed conditions is returned with its
+ * reasons (same order as the actions); a cancellation any of whose reasons a retry can clear
+ * (conflict, throttling) is thrown as a {@link TransientError}.
+ *
+ * The `ClientRequestToken` is a hash of the actions: a retry of this very request is idempotent
+ * for 10 minutes, and a request with other contents never collides with it.
+ */
+export async function commitTransaction(dynamodb: DynamoDBClient, actions: readonly TransactWriteItem[]): Promise<TransactionResult> {
+  const command = new TransactWriteItemsCommand({ TransactItems: [...actions], ClientRequestToken: tokenFor(actions) });
+  try {
+    await dynamodb.send(command);
+    return { committed: true };
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    if (reasons.length === 0 || reasons.some((reason) => TRANSIENT_CANCELLATION_CODES.has(reason.Code ?? ''))) {
+      throw new TransientError(`transaction cancelled: ${describeReasons(reasons)}`, { cause: error });
+    }
+    return { committed: false, reasons };
+  }
+}
+
+/** A 36-character token derived from the request's contents. */
+export function tokenFor(actions: readonly TransactWriteItem[]): string {
+  return createHash('sha256').update(JSON.stringify(actions)).digest('base64url').slice(0, 36);
+}
+
+/** The reason codes, e.g. `ConditionalCheckFailed, None`. */
+export function describeReasons(reasons: readonly CancellationReason[]): string {
+  return reasons.map((reason) => reason.Code ?? 'Unknown').join(', ') || 'no reasons given';
+}
+
+/** True when the action at `index` failed its condition. */
+export function failedCondition(reasons: readonly CancellationReason[], index: number): boolean {
+  return reasons[index]?.Code === 'ConditionalCheckFailed';
+}

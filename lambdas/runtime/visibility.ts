@@ -1,0 +1,79 @@
+import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { fullJitterDelay, type RandomSource } from './backoff';
+import type { SourceRecord } from './records';
+
+/** Defaults shared by the code and its documentation. */
+export const DEFAULT_VISIBILITY_BACKOFF = {
+  baseSeconds: 2,
+  capSeconds: 300,
+} as const;
+
+/** SQS's ceiling on a message's visibility timeout. */
+const MAX_VISIBILITY_SECONDS = 43_200;
+const SQS_BATCH_LIMIT = 10;
+
+export interface VisibilityBackoffOptions {
+  /** @default 2 */
+  readonly baseSeconds?: number;
+  /** @default 300 */
+  readonly capSeconds?: number;
+  /** @default Math.random */
+  readonly random?: RandomSource;
+  /** The source queue; derived from the record's ARN when absent. */
+  readonly queueUrl?: string;
+}
+
+/**
+ * Pushes the next delivery of failed SQS messages out by full-jitter backoff on their receive
+ * count, so that redeliveries of a failing batch spread out instead of hammering a struggling
+ * dependency in lockstep.
+ */
+export class VisibilityBackoff {
+  public constructor(
+    private readonly sqs: SQSClient,
+    private readonly options: VisibilityBackoffOptions = {},
+  ) {}
+
+  /** The jittered visibility timeout, in whole seconds, for a message received `receiveCount` times. */
+  public timeoutFor(receiveCount: number): number {
+    const { baseSeconds = DEFAULT_VISIBILITY_BACKOFF.baseSeconds, capSeconds = DEFAULT_VISIBILITY_BACKOFF.capSeconds, random } = this.options;
+    const delayMs = fullJitterDelay(Math.max(0, receiveCount - 1), { baseMs: baseSeconds * 1000, capMs: capSeconds * 1000, random });
+    return Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(delayMs / 1000));
+  }
+
+  /** Changes the visibility of the records; returns the timeouts set, by message id. Failures are reported, not thrown. */
+  public async apply(records: readonly SourceRecord[]): Promise<{ timeouts: Map<string, number>; failed: string[] }> {
+    const timeouts = new Map<string, number>();
+    const failed: string[] = [];
+    const withHandles = records.filter((record) => record.receiptHandle);
+    for (let start = 0; start < withHandles.length; start += SQS_BATCH_LIMIT) {
+      const group = withHandles.slice(start, start + SQS_BATCH_LIMIT);
+      group.forEach((record) => timeouts.set(record.itemIdentifier, this.timeoutFor(record.receiveCount)));
+      failed.push(...(await this.changeGroup(group, timeouts)));
+    }
+    return { timeouts, failed };
+  }
+
+  private async changeGroup(group: readonly SourceRecord[], timeouts: ReadonlyMap<string, number>): Promise<string[]> {
+    const entries = group.map((record, position) => ({
+      Id: String(position),
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: timeouts.get(record.itemIdentifier),
+    }));
+    try {
+      const queueUrl = this.options.queueUrl ?? queueUrlFromArn(group[0]?.sourceArn ?? '');
+      const result = await this.sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      return (result.Failed ?? []).map((entry) => group[Number(entry.Id)]?.itemIdentifier ?? '');
+    } catch {
+      return group.map((record) => record.itemIdentifier);
+    }
+  }
+}
+
+/** `arn:aws:sqs:<region>:<account>:<name>` -> `https://sqs.<region>.amazonaws.com/<account>/<name>`. */
+export function queueUrlFromArn(arn: string): string {
+  const [, partition, service, region, account, name] = arn.split(':');
+  if (service !== 'sqs' || !region || !account || !name) throw new TypeError(`not an SQS queue ARN: "${arn}"`);
+  const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+  return `https://sqs.${region}.${domain}/${account}/${name}`;
+}

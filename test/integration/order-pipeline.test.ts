@@ -1,0 +1,127 @@
+/**
+ * order-projection (Kinesis) and shipment-notifier (DynamoDB Streams) against kinesalite,
+ * DynamoDB Local and fauxqs. Records are read back from the engines, so sequence numbers and
+ * stream images are real. Failures of PutItem and of SNS Publish are injected with SDK middleware.
+ */
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { CreateTopicCommand } from '@aws-sdk/client-sns';
+import { createOrderProjection, orderKey } from '../../lambdas/handlers/order-projection';
+import { createShipmentNotifier, notificationIdFor } from '../../lambdas/handlers/shipment-notifier';
+import { outgoingMessage, publishToKinesis } from '../../lambdas/runtime';
+import { destroyClients, type LocalClients } from '../../local/engines';
+import { dynamoEvent, kinesisEvent, lambdaContext, orderStatus } from '../helpers/events';
+import { createQueue, createStream, receiveAll, subscribeQueueToTopic, testClients, uniqueName } from '../helpers/engines';
+import { dlqFailures, idempotencyTable, itemByPk, pkTable } from '../helpers/fixtures';
+import { FaultInjector, serviceError } from '../helpers/sdk';
+import { readKinesis, readTableStream, tableStreamsClient } from '../helpers/streams';
+
+const noWait = { sleep: async () => undefined, maxAttempts: 2 };
+
+let clients: LocalClients;
+let streams: DynamoDBStreamsClient;
+beforeAll(() => {
+  clients = testClients();
+  streams = tableStreamsClient();
+});
+afterAll(() => {
+  destroyClients(clients);
+  streams.destroy();
+});
+
+async function ordersSetUp(dynamodb = clients.dynamodb) {
+  const [orders, stream, dlq] = await Promise.all([
+    pkTable(clients.dynamodb, 'orders', true),
+    createStream(clients.kinesis, uniqueName('orders'), 1),
+    createQueue(clients.sqs, uniqueName('order-projection-dlq')),
+  ]);
+  const handler = createOrderProjection({ ordersTable: orders.tableName, dlqUrl: dlq.url, clients: { ...clients, dynamodb }, retry: noWait });
+  return { handler, orders, stream, dlq };
+}
+
+async function publishOrders(streamName: string, events: ReturnType<typeof orderStatus>[]) {
+  await publishToKinesis(clients.kinesis, streamName, events.map((event) => outgoingMessage(event, String(event.payload.orderId))));
+  return readKinesis(clients.kinesis, streamName);
+}
+
+test('the projection never moves an order back to an older version', async () => {
+  const { handler, orders, stream } = await ordersSetUp();
+  const records = await publishOrders(stream.streamName, [
+    orderStatus('o-1', 'CREATED', 1),
+    orderStatus('o-1', 'SHIPPED', 3),
+    orderStatus('o-1', 'PAID', 2),
+    orderStatus('o-1', 'SHIPPED', 3),
+    orderStatus('o-1', 'CREATED', 1),
+  ]);
+  expect((await handler(kinesisEvent(...records))).batchItemFailures).toEqual([]);
+  await handler(kinesisEvent(...records));
+  expect(await itemByPk(clients.dynamodb, orders.tableName, orderKey('o-1'))).toMatchObject({ status: 'SHIPPED', version: 3 });
+});
+
+test('Kinesis failures are reported by sequence number, from the first failed record on', async () => {
+  const failing = testClients().dynamodb;
+  new FaultInjector(failing, { commandName: 'PutItemCommand', when: (input) => JSON.stringify(input.Item).includes('o-bad'), error: () => serviceError('ServiceUnavailable', 503) });
+  const { handler, stream, dlq } = await ordersSetUp(failing);
+  const records = await publishOrders(stream.streamName, [orderStatus('o-a', 'CREATED', 1), orderStatus('o-bad', 'CREATED', 1), orderStatus('o-c', 'CREATED', 1)]);
+  const sequenceNumbers = records.map((record) => record.kinesis.sequenceNumber);
+  const response = await handler(kinesisEvent(...records));
+  // Lambda resumes the shard at the lowest reported number; later records are not attempted.
+  expect(response.batchItemFailures).toEqual(sequenceNumbers.slice(1).map((itemIdentifier) => ({ itemIdentifier })));
+  expect(await dlqFailures(clients.sqs, dlq.url, 1, 300)).toHaveLength(0);
+  destroyClients({ ...clients, dynamodb: failing });
+});
+
+test('a poison Kinesis record goes to the DLQ with its bytes and the shard moves on', async () => {
+  const { handler, stream, dlq, orders } = await ordersSetUp();
+  await publishToKinesis(clients.kinesis, stream.streamName, [{ body: 'definitely not json', partitionKey: 'x' }, outgoingMessage(orderStatus('o-2', 'PAID', 2))]);
+  const records = await readKinesis(clients.kinesis, stream.streamName);
+  expect((await handler(kinesisEvent(...records))).batchItemFailures).toEqual([]);
+  const [failure] = await dlqFailures(clients.sqs, dlq.url);
+  expect(failure).toMatchObject({ consumer: 'order-projection', error: { name: 'InvalidEnvelopeError' }, source: { kind: 'kinesis', itemIdentifier: records[0]?.kinesis.sequenceNumber } });
+  expect(Buffer.from(failure?.original.body ?? '', 'base64').toString()).toBe('definitely not json');
+  expect(await itemByPk(clients.dynamodb, orders.tableName, orderKey('o-2'))).toMatchObject({ status: 'PAID' });
+});
+
+describe('shipment-notifier', () => {
+  async function notifierSetUp(sns = clients.sns) {
+    const projection = await ordersSetUp();
+    const [idempotency, dlq, inbox] = await Promise.all([
+      idempotencyTable(clients.dynamodb),
+      createQueue(clients.sqs, uniqueName('shipment-notifier-dlq')),
+      createQueue(clients.sqs, uniqueName('inbox')),
+    ]);
+    const { TopicArn = '' } = await clients.sns.send(new CreateTopicCommand({ Name: uniqueName('notifications') }));
+    await subscribeQueueToTopic(clients.sns, { topicArn: TopicArn, queueArn: inbox.arn, rawMessageDelivery: true });
+    const notifier = createShipmentNotifier({ topicArn: TopicArn, idempotencyTable: idempotency, dlqUrl: dlq.url, clients: { ...clients, sns }, retry: noWait });
+    return { ...projection, notifier, inbox, notifierDlq: dlq };
+  }
+
+  async function streamRecords(streamArn: string | undefined) {
+    return readTableStream(streams, streamArn ?? '');
+  }
+
+  test('a replayed stream record and a second SHIPPED write notify once', async () => {
+    const { handler, stream, orders, notifier, inbox } = await notifierSetUp();
+    const records = await publishOrders(stream.streamName, [orderStatus('o-9', 'CREATED', 1), orderStatus('o-9', 'SHIPPED', 2), orderStatus('o-9', 'SHIPPED', 3)]);
+    await handler(kinesisEvent(...records));
+    const changes = await streamRecords(orders.streamArn);
+    expect(changes.map((change) => change.eventName)).toEqual(['INSERT', 'MODIFY', 'MODIFY']);
+    expect((await notifier(dynamoEvent(...changes), lambdaContext())).batchItemFailures).toEqual([]);
+    expect((await notifier(dynamoEvent(...changes), lambdaContext())).batchItemFailures).toEqual([]);
+    const notifications = await receiveAll(clients.sqs, inbox.url, { max: 5, waitMs: 1_500 });
+    expect(notifications.map((message) => JSON.parse(message.Body ?? '{}'))).toEqual([
+      { notificationId: notificationIdFor('o-9'), orderId: 'o-9', status: 'SHIPPED', version: 2 },
+    ]);
+  });
+
+  test('DynamoDB Streams failures are reported by SequenceNumber', async () => {
+    const failingSns = testClients().sns;
+    new FaultInjector(failingSns, { commandName: 'PublishCommand', error: () => serviceError('InternalError', 500) });
+    const { handler, stream, orders, notifier, inbox } = await notifierSetUp(failingSns);
+    await handler(kinesisEvent(...(await publishOrders(stream.streamName, [orderStatus('o-5', 'CREATED', 1), orderStatus('o-5', 'SHIPPED', 2)]))));
+    const changes = await streamRecords(orders.streamArn);
+    const response = await notifier(dynamoEvent(...changes), lambdaContext());
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: changes[1]?.dynamodb?.SequenceNumber }]);
+    expect(await receiveAll(clients.sqs, inbox.url, { max: 1, waitMs: 500 })).toHaveLength(0);
+    destroyClients({ ...clients, sns: failingSns });
+  });
+});
