@@ -1,0 +1,87 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './account';
+import type { EngineEndpoints } from './types';
+
+const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } as const;
+
+/** A DynamoDB client for DynamoDB Local at `endpoint`. */
+export function dynamoDbClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ ...common, endpoint });
+}
+
+/**
+ * An SQS client for fauxqs at `endpoint`. fauxqs's queue URLs name `sqs.<region>.localhost`,
+ * which may not resolve, and by default the client sends to the queue URL's host: so send to
+ * the endpoint instead (fauxqs routes on the path).
+ */
+export function sqsClient(endpoint: string): SQSClient {
+  return new SQSClient({ ...common, endpoint, useQueueUrlAsEndpoint: false });
+}
+
+/** An SNS client for fauxqs at `endpoint` (the same endpoint as SQS). */
+export function snsClient(endpoint: string): SNSClient {
+  return new SNSClient({ ...common, endpoint });
+}
+
+/** A Kinesis client for kinesalite at `endpoint`, over HTTP/1.1: kinesalite has no HTTP/2. */
+export function kinesisClient(endpoint: string): KinesisClient {
+  return new KinesisClient({ ...common, endpoint, requestHandler: new NodeHttpHandler() });
+}
+
+/** One client per local service. */
+export interface LocalClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly sns: SNSClient;
+  readonly kinesis: KinesisClient;
+}
+
+/**
+ * Clients for all local engines. For a subset, use the single-service factories.
+ *
+ * @example
+ * const engines = await startEngines();
+ * const { dynamodb, sqs } = localClients(requireEndpoints(engines.endpoints));
+ */
+export function localClients(endpoints: Required<EngineEndpoints>): LocalClients {
+  return {
+    dynamodb: dynamoDbClient(endpoints.dynamodb),
+    sqs: sqsClient(endpoints.sqs),
+    sns: snsClient(endpoints.sqs),
+    kinesis: kinesisClient(endpoints.kinesis),
+  };
+}
+
+/** Narrows `endpoints` to all three, or throws naming the ones missing. */
+export function requireEndpoints(endpoints: EngineEndpoints): Required<EngineEndpoints> {
+  const { dynamodb, sqs, kinesis } = endpoints;
+  if (dynamodb !== undefined && sqs !== undefined && kinesis !== undefined) return { dynamodb, sqs, kinesis };
+  const missing = (['dynamodb', 'sqs', 'kinesis'] as const).filter((name) => endpoints[name] === undefined);
+  throw new Error(`No endpoint for ${missing.join(', ')}: start those engines first`);
+}
+
+/**
+ * Environment variables that point AWS SDK v3 clients, built without explicit config, at the
+ * local engines (only the engines given). Two things the environment cannot say: an SQS client
+ * must still set `useQueueUrlAsEndpoint: false`, and a Kinesis client needs an HTTP/1.1
+ * `NodeHttpHandler`.
+ */
+export function endpointEnv(endpoints: EngineEndpoints): Record<string, string> {
+  return {
+    ...(endpoints.dynamodb && { AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb }),
+    ...(endpoints.sqs && { AWS_ENDPOINT_URL_SQS: endpoints.sqs, AWS_ENDPOINT_URL_SNS: endpoints.sqs }),
+    ...(endpoints.kinesis && { AWS_ENDPOINT_URL_KINESIS: endpoints.kinesis }),
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  };
+}
+
+/** Closes the clients' sockets, so idle keep-alive connections do not hold a process open. */
+export function destroyClients(clients: LocalClients): void {
+  for (const client of Object.values(clients)) client.destroy();
+}
