@@ -66,7 +66,7 @@ export function notificationIdFor(orderId: string): string {
 export function createShipmentNotifier(config: ShipmentNotifierConfig): BatchHandler {
   const { sns, sqs, dynamodb } = config.clients;
   const notify = idempotentEffect(async (input: NotifyInput) => {
-    const { idempotencyKey: _key, ...notification } = input;
+    const notification: ShipmentNotification = { notificationId: input.notificationId, orderId: input.orderId, status: input.status, version: input.version };
     const result = await sns.send(new PublishCommand({
       TopicArn: config.topicArn,
       Message: JSON.stringify(notification),

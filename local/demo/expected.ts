@@ -1,0 +1,48 @@
+/**
+ * What the final state must be, computed from the workload alone: the reference the demo's
+ * effects are checked against.
+ */
+import { ORDER_STATUSES, type WorkloadEvent } from './workload';
+
+export interface ExpectedState {
+  /** `page#<id>` and `day#<YYYY-MM-DD>` -> views. */
+  readonly counters: Record<string, number>;
+  /** orderId -> its latest status and version. */
+  readonly orders: Record<string, { status: string; version: number }>;
+  /** Orders that must have been notified exactly once. */
+  readonly shippedOrders: readonly string[];
+}
+
+export interface ExpectationOptions {
+  /** Count schema-2 page views too (after the fix is deployed and the DLQ redriven). @default false */
+  readonly includeSchemaV2?: boolean;
+}
+
+/** The state that exactly-once effects of the workload's valid events produce. */
+export function expectedState(workload: readonly WorkloadEvent[], options: ExpectationOptions = {}): ExpectedState {
+  const counters: Record<string, number> = {};
+  const orders: Record<string, { status: string; version: number }> = {};
+  const seen = new Set<string>();
+  for (const event of workload) {
+    if (!event.envelope || seen.has(event.envelope.eventId)) continue;
+    seen.add(event.envelope.eventId);
+    if (event.kind === 'page-view' || (event.kind === 'page-view-v2' && options.includeSchemaV2)) countView(counters, event);
+    if (event.kind === 'order-status') keepLatest(orders, event);
+  }
+  const shipped = ORDER_STATUSES[ORDER_STATUSES.length - 1];
+  const shippedOrders = Object.entries(orders).filter(([, order]) => order.status === shipped).map(([orderId]) => orderId).sort();
+  return { counters, orders, shippedOrders };
+}
+
+function countView(counters: Record<string, number>, event: WorkloadEvent): void {
+  const payload = event.envelope?.payload as { pageId?: string; page?: { id: string } };
+  const pageId = payload.pageId ?? payload.page?.id ?? '';
+  const day = new Date(event.envelope?.occurredAt ?? '').toISOString().slice(0, 10);
+  for (const key of [`page#${pageId}`, `day#${day}`]) counters[key] = (counters[key] ?? 0) + 1;
+}
+
+function keepLatest(orders: Record<string, { status: string; version: number }>, event: WorkloadEvent): void {
+  const { orderId, status, version } = event.envelope?.payload as { orderId: string; status: string; version: number };
+  const current = orders[orderId];
+  if (!current || current.version < version) orders[orderId] = { status, version };
+}

@@ -1,0 +1,130 @@
+/**
+ * The demo's workload: page views and order status changes, generated from a seed, plus the poison
+ * and later-schema events that a real producer fleet sends by mistake. Everything here is pure: the
+ * same options give the same events.
+ */
+import { createEnvelope, type Envelope } from '../../lambdas/runtime';
+import { chance, pick, seededRandom } from '../faults/random';
+import type { Random } from '../types';
+
+export const PAGE_VIEWED = 'page.viewed';
+export const ORDER_STATUS_CHANGED = 'order.status-changed';
+/** The order lifecycle, by version. */
+export const ORDER_STATUSES = ['CREATED', 'PAID', 'SHIPPED'] as const;
+
+export type Target = 'page-views' | 'orders';
+
+/** One logical event of the workload, before any producer retry. */
+export interface WorkloadEvent {
+  readonly target: Target;
+  /** The raw body or record data the producer sends. */
+  readonly body: string;
+  /** Kinesis partition key (the order id), so that one order's records share a shard. */
+  readonly partitionKey?: string;
+  readonly kind: 'page-view' | 'page-view-v2' | 'order-status' | 'poison';
+  /** Present on valid events. */
+  readonly envelope?: Envelope;
+}
+
+export interface WorkloadOptions {
+  readonly events: number;
+  readonly seed: number;
+  /** Share of events that are poison (malformed bodies, unknown types). @default 0.01 */
+  readonly poisonRate?: number;
+  /** Share of page views in the later schema 2 (`{schemaVersion: 2, page: {id}}`). @default 0.01 */
+  readonly schemaV2Rate?: number;
+  /** Share of order events published ahead of an older version of the same order. @default 0.1 */
+  readonly outOfOrderRate?: number;
+  /** @default 40 */
+  readonly pages?: number;
+  /** @default 3 */
+  readonly days?: number;
+}
+
+/** Share of the workload that is page views; the rest are order status changes. */
+const PAGE_VIEW_SHARE = 0.7;
+const FIRST_DAY = Date.UTC(2026, 10, 28);
+const DAY_MS = 86_400_000;
+
+/** Generates the workload in publish order. */
+export function generateWorkload(options: WorkloadOptions): WorkloadEvent[] {
+  const random = seededRandom(options.seed);
+  const poisonCount = Math.round(options.events * (options.poisonRate ?? 0.01));
+  const validCount = options.events - poisonCount;
+  const pageViewCount = Math.round(validCount * PAGE_VIEW_SHARE);
+  const events = [
+    ...pageViews(random, pageViewCount, options),
+    ...orderEvents(random, validCount - pageViewCount, options.outOfOrderRate ?? 0.1),
+    ...Array.from({ length: poisonCount }, (_, i) => poisonEvent(random, i)),
+  ];
+  return shuffleKeepingOrders(random, events);
+}
+
+function pageViews(random: Random, count: number, options: WorkloadOptions): WorkloadEvent[] {
+  const pages = options.pages ?? 40;
+  const days = options.days ?? 3;
+  return Array.from({ length: count }, (_, i) => {
+    const pageId = `page-${pick(random, pages)}`;
+    const occurredAt = new Date(FIRST_DAY + pick(random, days) * DAY_MS + pick(random, DAY_MS)).toISOString();
+    const v2 = chance(random, options.schemaV2Rate ?? 0.01);
+    const payload = v2 ? { schemaVersion: 2, page: { id: pageId } } : { pageId };
+    const envelope = createEnvelope({ type: PAGE_VIEWED, businessKey: `view-${i}`, source: 'demo.web', payload, occurredAt });
+    return { target: 'page-views', body: JSON.stringify(envelope), kind: v2 ? 'page-view-v2' : 'page-view', envelope };
+  });
+}
+
+/**
+ * Orders get versions 1..k of CREATED, PAID, SHIPPED (k drawn per order), so that some orders end
+ * shipped and some not. Out of order at times: a version published before the one below it.
+ */
+function orderEvents(random: Random, count: number, outOfOrderRate: number): WorkloadEvent[] {
+  const events: WorkloadEvent[] = [];
+  for (let order = 0; events.length < count; order += 1) {
+    const versions = Math.min(1 + pick(random, ORDER_STATUSES.length), count - events.length);
+    const orderEvents = Array.from({ length: versions }, (_, v) => orderEvent(`order-${order}`, v + 1));
+    if (versions > 1 && chance(random, outOfOrderRate)) swapLastTwo(orderEvents);
+    events.push(...orderEvents);
+  }
+  return events;
+}
+
+function orderEvent(orderId: string, version: number): WorkloadEvent {
+  const payload = { orderId, status: ORDER_STATUSES[version - 1] as string, version };
+  const occurredAt = new Date(FIRST_DAY + version * 60_000).toISOString();
+  const envelope = createEnvelope({ type: ORDER_STATUS_CHANGED, businessKey: `${orderId}:${version}`, source: 'demo.orders', payload, occurredAt });
+  return { target: 'orders', body: JSON.stringify(envelope), partitionKey: orderId, kind: 'order-status', envelope };
+}
+
+function swapLastTwo<T>(items: T[]): void {
+  const last = items.length - 1;
+  [items[last - 1], items[last]] = [items[last] as T, items[last - 1] as T];
+}
+
+/** Poison of the kinds producers really send: not JSON, the wrong shape, an unknown type. */
+const POISON_BODIES: readonly ((i: number) => string)[] = [
+  (i) => `not json ${i}`,
+  (i) => JSON.stringify({ eventId: i, type: PAGE_VIEWED, occurredAt: '2026-11-30T00:00:00Z', source: 'demo', payload: { pageId: 'x' } }),
+  (i) => JSON.stringify({ eventId: `poison-${i}`, type: 'page.clicked', occurredAt: '2026-11-30T00:00:00Z', source: 'demo', payload: {} }),
+  (i) => JSON.stringify({ eventId: `poison-${i}`, type: PAGE_VIEWED, occurredAt: 'yesterday', source: 'demo', payload: { pageId: 'x' } }),
+  (i) => `{"eventId": "poison-${i}", "truncated`,
+];
+
+function poisonEvent(random: Random, i: number): WorkloadEvent {
+  const target: Target = chance(random, PAGE_VIEW_SHARE) ? 'page-views' : 'orders';
+  const body = (POISON_BODIES[pick(random, POISON_BODIES.length)] as (i: number) => string)(i);
+  return { target, body, partitionKey: target === 'orders' ? `poison-${i}` : undefined, kind: 'poison' };
+}
+
+/** Shuffles the workload while keeping each order's events in their (possibly swapped) order. */
+function shuffleKeepingOrders(random: Random, events: readonly WorkloadEvent[]): WorkloadEvent[] {
+  const keyed = events.map((event, index) => ({ event, index, key: random() }));
+  const firstKeyOfOrder = new Map<string, number>();
+  for (const item of keyed) {
+    const orderId = item.event.kind === 'order-status' ? item.event.partitionKey : undefined;
+    if (orderId === undefined) continue;
+    const first = firstKeyOfOrder.get(orderId);
+    if (first === undefined) firstKeyOfOrder.set(orderId, item.key);
+    else item.key = first + item.index * 1e-12;
+  }
+  return keyed.sort((a, b) => a.key - b.key || a.index - b.index).map((item) => item.event);
+}
