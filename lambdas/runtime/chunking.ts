@@ -110,6 +110,9 @@ function uncommittableReason(event: PendingCommit): string | undefined {
     }
     kindsByItem.set(itemIdOf(effect), kinds.add(effect.kind));
   }
+  if (estimateBytes(event) > TRANSACTION_LIMITS.maxBytes) {
+    return `event ${event.eventId} is about ${estimateBytes(event)} bytes of transaction; at most ${TRANSACTION_LIMITS.maxBytes} fit in one`;
+  }
   const actions = 1 + kindsByItem.size;
   if (actions > TRANSACTION_LIMITS.maxActions) {
     return `event ${event.eventId} needs ${actions} transaction actions; at most ${TRANSACTION_LIMITS.maxActions} fit in one`;

@@ -48,7 +48,7 @@ export class TransactionalCommitter {
     const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
     for (const event of events) {
       if (run.stopOnFailure && hasFailure(outcomes)) outcomes.set(event.index, notAttempted());
-      else await this.commitChunk([event], expiration, outcomes);
+      else await this.commitChunk([event], expiration, outcomes, run);
     }
     return outcomes;
   }
@@ -66,21 +66,21 @@ export class TransactionalCommitter {
     for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
     for (const chunk of plan.chunks) {
       if (run.stopOnFailure && hasFailure(outcomes)) chunk.events.forEach((event) => outcomes.set(event.index, notAttempted()));
-      else await this.commitChunk(chunk.events, expiration, outcomes);
+      else await this.commitChunk(chunk.events, expiration, outcomes, run);
     }
     return outcomes;
   }
 
-  private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>): Promise<void> {
+  private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
     let remaining = events;
     while (remaining.length > 0) {
       const attempt = await this.tryCommit(remaining, expiration);
-      if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes);
+      if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes, run);
       if (attempt.reasons === undefined) return setAll(outcomes, remaining, { status: 'applied' });
       const duplicates = this.markDuplicates(remaining, attempt.reasons, outcomes);
       if (duplicates.size === 0) {
         const error = new PermanentError(`transaction cancelled by an effect's condition: ${describeReasons(attempt.reasons)}`);
-        return this.recoverChunk(remaining, error, expiration, outcomes);
+        return this.recoverChunk(remaining, error, expiration, outcomes, run);
       }
       remaining = remaining.filter((event) => !duplicates.has(event.index));
     }
@@ -97,11 +97,14 @@ export class TransactionalCommitter {
   }
 
   /** A multi-event chunk that failed permanently retries event by event to isolate the culprit. */
-  private async recoverChunk(events: readonly PendingCommit[], error: unknown, expiration: number, outcomes: Map<number, CommitOutcome>): Promise<void> {
+  private async recoverChunk(events: readonly PendingCommit[], error: unknown, expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
     if (events.length === 1 || classifyError(error) === FailureKind.TRANSIENT) {
       return setAll(outcomes, events, { status: 'failed', error });
     }
-    for (const event of events) await this.commitChunk([event], expiration, outcomes);
+    for (const event of events) {
+      if (run.stopOnFailure && hasFailure(outcomes)) outcomes.set(event.index, notAttempted());
+      else await this.commitChunk([event], expiration, outcomes, run);
+    }
   }
 
   private markDuplicates(events: readonly PendingCommit[], reasons: readonly CancellationReason[], outcomes: Map<number, CommitOutcome>): Set<number> {

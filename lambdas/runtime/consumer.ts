@@ -1,7 +1,7 @@
 import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 'aws-lambda';
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
-import { FailureKind } from './errors';
+import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError } from './errors';
 import { payloadHash } from './eventId';
 import { MetricName, createObservability, type Observability } from './observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
@@ -99,7 +99,7 @@ class BatchConsumer<TResult> {
         accepted.push({ index, event, context, invoke: () => route.handle(event as never, context) });
         results.set(index, { record, eventId: event.eventId, eventType: event.type });
       } catch (error) {
-        results.set(index, { record, eventId: decoded?.eventId, eventType: decoded?.type, outcome: { status: 'failed', error } });
+        results.set(index, { record, eventId: decoded?.eventId, eventType: decoded?.type, outcome: { status: 'failed', error: asPermanent(error) } });
       }
     });
     return { accepted, results };
@@ -116,6 +116,12 @@ class BatchConsumer<TResult> {
       this.observability.logger.error('duplicate event id with a different payload: the producer is broken', { eventId, itemIdentifier: record.itemIdentifier });
     }
   }
+}
+
+/** Decoding and validation are pure: whatever they throw, a retry would throw again. */
+function asPermanent(error: unknown): unknown {
+  if (error instanceof EffectivelyOnceError) return error;
+  return new UndecodableRecordError(`record could not be decoded: ${messageOf(error)}`, { cause: error });
 }
 
 /**

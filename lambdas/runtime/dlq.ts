@@ -38,10 +38,8 @@ export class DlqSender {
    * attributes. When even that is too large the send fails: the record stays with its source.
    */
   public async send(failure: FailureEnvelope): Promise<void> {
-    const wrapped = JSON.stringify(failure);
-    const command = Buffer.byteLength(wrapped) <= SQS_MAX_MESSAGE_BYTES
-      ? this.commandFor(wrapped, failure, FAILURE_FORMAT)
-      : this.commandFor(failure.original.body, failure, ATTRIBUTE_CONTEXT_FORMAT);
+    const full = this.commandFor(JSON.stringify(failure), failure, FAILURE_FORMAT);
+    const command = messageBytes(full) <= SQS_MAX_MESSAGE_BYTES ? full : this.commandFor(failure.original.body, failure, ATTRIBUTE_CONTEXT_FORMAT);
     try {
       await withRetries(() => this.sqs.send(command), this.retry);
     } catch (error) {
@@ -52,6 +50,16 @@ export class DlqSender {
   private commandFor(body: string, failure: FailureEnvelope, format: string): SendMessageCommand {
     return new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body, MessageAttributes: contextAttributes(failure, format) });
   }
+}
+
+/** What SQS counts toward its size limit: the body plus each attribute's name, type and value. */
+function messageBytes(command: SendMessageCommand): number {
+  const { MessageBody = '', MessageAttributes = {} } = command.input;
+  let bytes = Buffer.byteLength(MessageBody);
+  for (const [name, value] of Object.entries(MessageAttributes)) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? '');
+  }
+  return bytes;
 }
 
 function contextAttributes(failure: FailureEnvelope, format: string): Record<string, MessageAttributeValue> {

@@ -41,8 +41,8 @@ export function increment(table: string, key: ItemKey, attribute: string, amount
 
 /** Identifies the item an effect touches: a transaction may touch each item once. */
 export function itemIdOf(effect: Pick<Effect, 'table' | 'key'>): string {
-  const keyParts = Object.keys(effect.key).sort().map((name) => `${name}=${String(effect.key[name])}`);
-  return `${effect.table}|${keyParts.join('|')}`;
+  const keyParts = Object.keys(effect.key).sort().map((name) => [name, effect.key[name]]);
+  return JSON.stringify([effect.table, keyParts]);
 }
 
 /** Sums the increments of one item per attribute. */

@@ -82,6 +82,11 @@ function checkString(value: unknown, field: string, maxLength: number): string {
   return value;
 }
 
+/** Checks an event id by the envelope's rules (a string of 1..256 visible ASCII characters). @throws InvalidEnvelopeError */
+export function validateEventId(value: unknown): string {
+  return checkEventId(value);
+}
+
 function checkEventId(value: unknown): string {
   const eventId = checkString(value, 'eventId', ENVELOPE_LIMITS.eventIdMaxLength);
   if (!EVENT_ID_PATTERN.test(eventId)) {
@@ -100,10 +105,17 @@ function checkType(value: unknown): string {
 
 function checkOccurredAt(value: unknown): string {
   const occurredAt = checkString(value, 'occurredAt', 64);
-  if (!ISO_TIMESTAMP_PATTERN.test(occurredAt) || Number.isNaN(Date.parse(occurredAt))) {
+  if (!ISO_TIMESTAMP_PATTERN.test(occurredAt) || Number.isNaN(Date.parse(occurredAt)) || !isCalendarDate(occurredAt)) {
     throw new InvalidEnvelopeError(EnvelopeProblem.INVALID_TIMESTAMP, `occurredAt "${occurredAt}" is not an ISO-8601 timestamp with a time zone`, { field: 'occurredAt' });
   }
   return occurredAt;
+}
+
+/** `Date` rolls 2026-02-30 over to March 2; a timestamp must name a day that exists. */
+function isCalendarDate(timestamp: string): boolean {
+  const [year, month, day] = timestamp.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function checkPayload(value: unknown): Record<string, unknown> {

@@ -140,8 +140,35 @@ export class PublishError extends TransientError {
   }
 }
 
+/** SQS rejected entries as the sender's fault (too large, invalid characters): resending cannot help. */
+export class PublishRejectedError extends PermanentError {
+  /** The ids of the rejected entries. */
+  public readonly rejectedIds: readonly string[];
+
+  public constructor(message: string, rejectedIds: readonly string[]) {
+    super(message);
+    this.name = 'PublishRejectedError';
+    this.rejectedIds = rejectedIds;
+  }
+}
+
+/** A record that no decoder could turn into an event (a DynamoDB number beyond JavaScript's range, say). */
+export class UndecodableRecordError extends PermanentError {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UndecodableRecordError';
+  }
+}
+
 /** The message of anything thrown, for logs and failure context. */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return message;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
 }

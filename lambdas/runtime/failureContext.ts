@@ -1,5 +1,5 @@
 import { classifyError } from './classify';
-import { FailureKind, InvalidEnvelopeError, SchemaViolationError, UnknownEventTypeError } from './errors';
+import { FailureKind, InvalidEnvelopeError, messageOf, SchemaViolationError, UnknownEventTypeError } from './errors';
 import type { OriginalRecord, SourceKind, SourceRecord } from './records';
 
 /** Identifies our DLQ wrapper body; `version` changes only with an incompatible layout. */
@@ -81,12 +81,13 @@ export function describeFailure(failure: FailureDescription): FailureEnvelope {
 }
 
 function describeError(error: unknown): FailureEnvelope['error'] {
-  const asError = error instanceof Error ? error : new Error(String(error));
+  const asError = error instanceof Error ? error : undefined;
+  const thrownName = (error as { name?: unknown } | null)?.name;
   return {
-    name: asError.name,
-    message: asError.message,
+    name: asError?.name ?? (typeof thrownName === 'string' ? thrownName : 'Error'),
+    message: messageOf(error),
     kind: classifyError(error),
-    stack: asError.stack?.split('\n').slice(0, STACK_LINES).join('\n'),
+    stack: asError?.stack?.split('\n').slice(0, STACK_LINES).join('\n'),
     details: detailsOf(error),
   };
 }

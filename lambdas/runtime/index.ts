@@ -18,7 +18,7 @@ export type { DedupSettings } from './dedupRecord';
 export { DlqAttribute, DlqSender, ATTRIBUTE_CONTEXT_FORMAT } from './dlq';
 export { increment } from './effects';
 export type { Effect, Increment, ItemKey, Update } from './effects';
-export { ENVELOPE_LIMITS, decodeUtf8, parseEnvelope } from './envelope';
+export { ENVELOPE_LIMITS, decodeUtf8, parseEnvelope, validateEventId } from './envelope';
 export type { Envelope } from './envelope';
 export {
   ConfigurationError,
@@ -30,9 +30,11 @@ export {
   NotAttemptedError,
   PermanentError,
   PublishError,
+  PublishRejectedError,
   RetriesExhaustedError,
   SchemaViolationError,
   TransientError,
+  UndecodableRecordError,
   UnknownEventTypeError,
 } from './errors';
 export { canonicalJson, eventIdFor, payloadHash } from './eventId';

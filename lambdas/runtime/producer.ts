@@ -4,7 +4,7 @@ import { fullJitterDelay, realSleep, DEFAULT_BACKOFF, type RetryOptions } from '
 import type { Envelope } from './envelope';
 import { eventIdFor } from './eventId';
 import { classifyError } from './classify';
-import { FailureKind, PublishError } from './errors';
+import { FailureKind, PublishError, PublishRejectedError } from './errors';
 
 const SQS_BATCH_LIMIT = 10;
 const KINESIS_BATCH_LIMIT = 500;
@@ -72,7 +72,7 @@ export async function publishToSqs(sqs: SQSClient, queueUrl: string, messages: r
       const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [...pending] }));
       const senderFaults = (result.Failed ?? []).filter((failure) => failure.SenderFault);
       if (senderFaults.length > 0) {
-        throw new PublishError(`SQS rejected ${senderFaults.length} entries: ${senderFaults.map((f) => `${f.Id}: ${f.Code}`).join(', ')}`, senderFaults.map((f) => f.Id ?? ''));
+        throw new PublishRejectedError(`SQS rejected ${senderFaults.length} entries: ${senderFaults.map((f) => `${f.Id}: ${f.Code}`).join(', ')}`, senderFaults.map((f) => f.Id ?? ''));
       }
       const failedIds = new Set((result.Failed ?? []).map((failure) => failure.Id));
       return pending.filter((entry) => failedIds.has(entry.Id));

@@ -1,6 +1,6 @@
 import type { Context, DynamoDBRecord } from 'aws-lambda';
 import type { z } from 'zod';
-import { parseEnvelope, type Envelope } from './envelope';
+import { parseEnvelope, validateEventId, type Envelope } from './envelope';
 import { SchemaViolationError, UnknownEventTypeError } from './errors';
 import { bodyText, SourceKind, unmarshallImage, type SourceRecord } from './records';
 
@@ -67,7 +67,7 @@ export function dynamoStreamDecoder(keyOf?: (change: StreamChange, record: Dynam
       oldImage: unmarshallImage(raw.dynamodb?.OldImage),
     };
     return {
-      eventId: keyOf?.(change, raw) ?? raw.eventID ?? record.itemIdentifier,
+      eventId: validateEventId(keyOf ? keyOf(change, raw) : (raw.eventID ?? record.itemIdentifier)),
       type: `dynamodb.${change.eventName}`,
       occurredAt: record.firstSeenAt ?? new Date().toISOString(),
       source: record.sourceArn,

@@ -48,11 +48,18 @@ export function transactionalStrategy(options: TransactionalStrategyOptions): St
     async apply(events, run) {
       const outcomes = new Map<number, Outcome>();
       const pending = [];
+      let stopped = false;
       for (const accepted of events) {
+        if (stopped) {
+          outcomes.set(accepted.index, { status: 'failed', error: new NotAttemptedError() });
+          continue;
+        }
         try {
           pending.push({ index: accepted.index, eventId: accepted.event.eventId, payloadHash: payloadHash(accepted.event.payload), effects: accepted.invoke() });
         } catch (error) {
           outcomes.set(accepted.index, { status: 'failed', error });
+          // On an ordered source nothing after a transient failure may be applied before it.
+          stopped = run.ordered && classifyError(error) === FailureKind.TRANSIENT;
         }
       }
       const commit = options.mode === 'per-record' ? committer.commitEach(pending, { stopOnFailure: run.ordered }) : committer.commitBatch(pending, { stopOnFailure: run.ordered });

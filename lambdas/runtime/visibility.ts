@@ -72,8 +72,8 @@ export class VisibilityBackoff {
 
 /** `arn:aws:sqs:<region>:<account>:<name>` -> `https://sqs.<region>.amazonaws.com/<account>/<name>`. */
 export function queueUrlFromArn(arn: string): string {
-  const [, partition, service, region, account, name] = arn.split(':');
-  if (service !== 'sqs' || !region || !account || !name) throw new TypeError(`not an SQS queue ARN: "${arn}"`);
+  const [prefix, partition, service, region, account, name] = arn.split(':');
+  if (prefix !== 'arn' || service !== 'sqs' || !region || !account || !name) throw new TypeError(`not an SQS queue ARN: "${arn}"`);
   const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
   return `https://sqs.${region}.${domain}/${account}/${name}`;
 }

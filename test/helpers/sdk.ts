@@ -3,38 +3,35 @@
  * engine produces on demand (throttling, 5xx). The failure injection is a mock of the service's
  * answer, not of its semantics: everything that does reach the engine is real.
  */
-import type { MetadataBearer } from '@smithy/types';
+import type { MetadataBearer, MiddlewareStack } from '@smithy/types';
 
-interface MiddlewareClient {
-  middlewareStack: {
-    add: (middleware: never, options: { step: 'finalizeRequest' | 'initialize'; priority?: 'low' | 'high'; name?: string }) => void;
-  };
+/** Any AWS SDK v3 client. */
+interface SdkClient<Input extends object, Output extends object> {
+  readonly middlewareStack: MiddlewareStack<Input, Output>;
 }
 
 /** Counts of requests by command name; each HTTP attempt counts, SDK retries included. */
-export class RequestCounter {
-  private readonly counts = new Map<string, number>();
+export interface RequestCounter {
+  count(commandName: string): number;
+  total(): number;
+  reset(): void;
+}
 
-  public constructor(client: MiddlewareClient) {
-    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+export function countRequests<Input extends object, Output extends object>(client: SdkClient<Input, Output>): RequestCounter {
+  const counts = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
       const name = context.commandName ?? 'unknown';
-      this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+      counts.set(name, (counts.get(name) ?? 0) + 1);
       return next(args);
-    };
-    client.middlewareStack.add(middleware as never, { step: 'finalizeRequest', priority: 'low' });
-  }
-
-  public count(commandName: string): number {
-    return this.counts.get(commandName) ?? 0;
-  }
-
-  public total(): number {
-    return [...this.counts.values()].reduce((sum, value) => sum + value, 0);
-  }
-
-  public reset(): void {
-    this.counts.clear();
-  }
+    },
+    { step: 'finalizeRequest', priority: 'low' },
+  );
+  return {
+    count: (commandName) => counts.get(commandName) ?? 0,
+    total: () => [...counts.values()].reduce((sum, value) => sum + value, 0),
+    reset: () => counts.clear(),
+  };
 }
 
 /** An error shaped like the AWS SDK's service errors. */
@@ -51,34 +48,33 @@ export interface FaultRule {
   readonly error: () => Error;
 }
 
-/** Fails matching commands before they are sent. Returns how many it failed so far. */
-export class FaultInjector {
-  private failed = 0;
-  private enabled = true;
+/** How many requests a fault rule failed so far, and a switch to end "the outage". */
+export interface FaultInjector {
+  readonly failures: number;
+  disable(): void;
+}
 
-  public constructor(client: MiddlewareClient, private readonly rule: FaultRule) {
-    const middleware = (next: (args: { input: Record<string, unknown> }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) => {
-      if (this.shouldFail(context.commandName, args.input)) {
-        this.failed += 1;
+/** Fails matching commands before they are sent (so the SDK does not retry them). */
+export function injectFaults<Input extends object, Output extends object>(client: SdkClient<Input, Output>, rule: FaultRule): FaultInjector {
+  const state = { failures: 0, enabled: true };
+  const shouldFail = (commandName: string | undefined, input: Record<string, unknown>): boolean =>
+    state.enabled && commandName === rule.commandName && state.failures < (rule.times ?? Infinity) && (rule.when?.(input) ?? true);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (shouldFail(context.commandName, args.input as Record<string, unknown>)) {
+        state.failures += 1;
         throw rule.error();
       }
       return next(args);
-    };
-    client.middlewareStack.add(middleware as never, { step: 'initialize', priority: 'high' });
-  }
-
-  public get failures(): number {
-    return this.failed;
-  }
-
-  /** Stops injecting, e.g. once "the outage is over". */
-  public disable(): void {
-    this.enabled = false;
-  }
-
-  private shouldFail(commandName: string | undefined, input: Record<string, unknown>): boolean {
-    if (!this.enabled || commandName !== this.rule.commandName) return false;
-    if (this.failed >= (this.rule.times ?? Infinity)) return false;
-    return this.rule.when?.(input) ?? true;
-  }
+    },
+    { step: 'initialize', priority: 'high' },
+  );
+  return {
+    get failures() {
+      return state.failures;
+    },
+    disable: () => {
+      state.enabled = false;
+    },
+  };
 }

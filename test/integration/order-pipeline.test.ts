@@ -12,7 +12,7 @@ import { destroyClients, type LocalClients } from '../../local/engines';
 import { dynamoEvent, kinesisEvent, lambdaContext, orderStatus } from '../helpers/events';
 import { createQueue, createStream, receiveAll, subscribeQueueToTopic, testClients, uniqueName } from '../helpers/engines';
 import { dlqFailures, idempotencyTable, itemByPk, pkTable } from '../helpers/fixtures';
-import { FaultInjector, serviceError } from '../helpers/sdk';
+import { injectFaults, serviceError } from '../helpers/sdk';
 import { readKinesis, readTableStream, tableStreamsClient } from '../helpers/streams';
 
 const noWait = { sleep: async () => undefined, maxAttempts: 2 };
@@ -59,7 +59,7 @@ test('the projection never moves an order back to an older version', async () =>
 
 test('Kinesis failures are reported by sequence number, from the first failed record on', async () => {
   const failing = testClients().dynamodb;
-  new FaultInjector(failing, { commandName: 'PutItemCommand', when: (input) => JSON.stringify(input.Item).includes('o-bad'), error: () => serviceError('ServiceUnavailable', 503) });
+  injectFaults(failing, { commandName: 'PutItemCommand', when: (input) => JSON.stringify(input.Item).includes('o-bad'), error: () => serviceError('ServiceUnavailable', 503) });
   const { handler, stream, dlq } = await ordersSetUp(failing);
   const records = await publishOrders(stream.streamName, [orderStatus('o-a', 'CREATED', 1), orderStatus('o-bad', 'CREATED', 1), orderStatus('o-c', 'CREATED', 1)]);
   const sequenceNumbers = records.map((record) => record.kinesis.sequenceNumber);
@@ -115,7 +115,7 @@ describe('shipment-notifier', () => {
 
   test('DynamoDB Streams failures are reported by SequenceNumber', async () => {
     const failingSns = testClients().sns;
-    new FaultInjector(failingSns, { commandName: 'PublishCommand', error: () => serviceError('InternalError', 500) });
+    injectFaults(failingSns, { commandName: 'PublishCommand', error: () => serviceError('InternalError', 500) });
     const { handler, stream, orders, notifier, inbox } = await notifierSetUp(failingSns);
     await handler(kinesisEvent(...(await publishOrders(stream.streamName, [orderStatus('o-5', 'CREATED', 1), orderStatus('o-5', 'SHIPPED', 2)]))));
     const changes = await streamRecords(orders.streamArn);

@@ -12,7 +12,7 @@ import { destroyClients, type LocalClients } from '../../local/engines';
 import { pageView, sqsEvent, sqsRecord } from '../helpers/events';
 import { testClients } from '../helpers/engines';
 import { countersOf, dlqFailures, idempotencyTable, pkTable, queueWithDlq, receiveAsLambdaRecords } from '../helpers/fixtures';
-import { FaultInjector, RequestCounter, serviceError } from '../helpers/sdk';
+import { countRequests, injectFaults, serviceError } from '../helpers/sdk';
 
 const noWait = { sleep: async () => undefined, maxAttempts: 3 };
 
@@ -116,7 +116,7 @@ test('a later schema is a permanent failure until the fix is deployed, then coun
 
 test('a transient failure is reported for redelivery and its visibility pushed out with jitter', async () => {
   const throttled = testClients().dynamodb;
-  const faults = new FaultInjector(throttled, { commandName: 'TransactWriteItemsCommand', error: () => serviceError('ProvisionedThroughputExceededException', 400) });
+  const faults = injectFaults(throttled, { commandName: 'TransactWriteItemsCommand', error: () => serviceError('ProvisionedThroughputExceededException', 400) });
   const { handler, countersTable, queue, sqs, dlq } = await setUp({ visibility: { baseSeconds: 2, capSeconds: 2, random: () => 0.75 } }, throttled);
   await publishToSqs(sqs, queue.url, [outgoingMessage(pageView('home', 'throttled'))]);
   const records = await receiveAsLambdaRecords(sqs, queue, 1);
@@ -137,7 +137,7 @@ test('a transient failure is reported for redelivery and its visibility pushed o
 
 test('a transient failure on the last attempt goes to the DLQ with reason last-attempt', async () => {
   const throttled = testClients().dynamodb;
-  new FaultInjector(throttled, { commandName: 'TransactWriteItemsCommand', error: () => serviceError('InternalServerError', 500) });
+  injectFaults(throttled, { commandName: 'TransactWriteItemsCommand', error: () => serviceError('InternalServerError', 500) });
   const { handler, dlq } = await setUp({}, throttled);
   const last = sqsRecord(pageView('home', 'last'), { receiveCount: 5 });
   expect((await handler(sqsEvent(last))).batchItemFailures).toEqual([]);
@@ -154,7 +154,7 @@ test('a failed DLQ send leaves the poison message failed, never lost', async () 
 
 test('250 records commit exactly in at most ceil(250 / 50) + 2 transactions', async () => {
   const counted = testClients().dynamodb;
-  const requests = new RequestCounter(counted);
+  const requests = countRequests(counted);
   const { handler, countersTable } = await setUp({}, counted);
   const pages = Array.from({ length: 10 }, (_, i) => `page-${i}`);
   const views = Array.from({ length: 250 }, (_, i) => pageView(pages[i % pages.length] as string, `bulk-${i}`, i % 2 ? '2026-11-29T23:59:59Z' : '2026-11-30T00:00:00Z'));
