@@ -1,0 +1,139 @@
+/**
+ * The message CloudWatch publishes to an alarm action's SNS topic: a JSON document (what SQS and
+ * Lambda subscribers receive as the SNS `Message`) and a subject such as
+ * `ALARM: "my-alarm" in US East (N. Virginia)`.
+ */
+import type { AlarmTransition, QueueDepthAlarm } from './types';
+
+/** The names CloudWatch notifications give regions (their `Region` field and subject). */
+const REGION_NAMES: Readonly<Record<string, string>> = {
+  'us-east-1': 'US East (N. Virginia)',
+  'us-east-2': 'US East (Ohio)',
+  'us-west-1': 'US West (N. California)',
+  'us-west-2': 'US West (Oregon)',
+  'ca-central-1': 'Canada (Central)',
+  'eu-west-1': 'EU (Ireland)',
+  'eu-west-2': 'EU (London)',
+  'eu-west-3': 'EU (Paris)',
+  'eu-central-1': 'EU (Frankfurt)',
+  'eu-north-1': 'EU (Stockholm)',
+  'eu-south-1': 'EU (Milan)',
+  'ap-south-1': 'Asia Pacific (Mumbai)',
+  'ap-northeast-1': 'Asia Pacific (Tokyo)',
+  'ap-northeast-2': 'Asia Pacific (Seoul)',
+  'ap-northeast-3': 'Asia Pacific (Osaka)',
+  'ap-southeast-1': 'Asia Pacific (Singapore)',
+  'ap-southeast-2': 'Asia Pacific (Sydney)',
+  'sa-east-1': 'South America (Sao Paulo)',
+};
+
+/** SNS allows subjects of at most 100 characters. */
+const SUBJECT_MAX = 100;
+
+/** Where the alarm lives, for its ARN and the notification's account and region fields. */
+export interface AlarmLocation {
+  readonly region: string;
+  readonly accountId: string;
+  /** When the alarm's configuration was last written (here: when the evaluator was created). */
+  readonly configuredAt: Date;
+}
+
+/** The JSON document of a CloudWatch alarm notification, in CloudWatch's field order. */
+export interface AlarmNotification {
+  readonly AlarmName: string;
+  readonly AlarmDescription: string | null;
+  readonly AWSAccountId: string;
+  readonly AlarmConfigurationUpdatedTimestamp: string;
+  readonly NewStateValue: string;
+  readonly NewStateReason: string;
+  readonly StateChangeTime: string;
+  readonly Region: string;
+  readonly AlarmArn: string;
+  readonly OldStateValue: string;
+  readonly OKActions: readonly string[];
+  readonly AlarmActions: readonly string[];
+  readonly InsufficientDataActions: readonly string[];
+  readonly Trigger: AlarmTrigger;
+}
+
+/** The `Trigger` of a notification for a single-metric alarm. */
+export interface AlarmTrigger {
+  readonly MetricName: string;
+  readonly Namespace: string;
+  readonly StatisticType: 'Statistic';
+  readonly Statistic: string;
+  readonly Unit: null;
+  readonly Dimensions: ReadonlyArray<{ readonly value: string; readonly name: string }>;
+  readonly Period: number;
+  readonly EvaluationPeriods: number;
+  readonly DatapointsToAlarm: number;
+  readonly ComparisonOperator: string;
+  readonly Threshold: number;
+  readonly TreatMissingData: string;
+  readonly EvaluateLowSampleCountPercentile: '';
+}
+
+/** `arn:aws:cloudwatch:<region>:<account>:alarm:<name>`. */
+export function alarmArn(alarm: QueueDepthAlarm, location: AlarmLocation): string {
+  return `arn:aws:cloudwatch:${location.region}:${location.accountId}:alarm:${alarm.alarmName}`;
+}
+
+/** `US East (N. Virginia)` for `us-east-1`; unknown regions keep their code. */
+export function regionName(region: string): string {
+  return REGION_NAMES[region] ?? region;
+}
+
+/** CloudWatch's timestamp format: milliseconds and an offset without a colon, `2026-11-30T10:00:00.000+0000`. */
+export function cloudWatchTime(date: Date): string {
+  return date.toISOString().replace('Z', '+0000');
+}
+
+/** The notification document for one transition. */
+export function alarmNotification(alarm: QueueDepthAlarm, transition: AlarmTransition, location: AlarmLocation): AlarmNotification {
+  return {
+    AlarmName: alarm.alarmName,
+    AlarmDescription: alarm.alarmDescription ?? null,
+    AWSAccountId: location.accountId,
+    AlarmConfigurationUpdatedTimestamp: cloudWatchTime(location.configuredAt),
+    NewStateValue: transition.newState,
+    NewStateReason: transition.reason,
+    StateChangeTime: cloudWatchTime(new Date(transition.timestamp)),
+    Region: regionName(location.region),
+    AlarmArn: alarmArn(alarm, location),
+    OldStateValue: transition.oldState,
+    OKActions: [...alarm.okActions],
+    AlarmActions: [...alarm.alarmActions],
+    InsufficientDataActions: [...(alarm.insufficientDataActions ?? [])],
+    Trigger: alarmTrigger(alarm),
+  };
+}
+
+function alarmTrigger(alarm: QueueDepthAlarm): AlarmTrigger {
+  return {
+    MetricName: alarm.metricName,
+    Namespace: alarm.namespace,
+    StatisticType: 'Statistic',
+    Statistic: alarm.statistic.toUpperCase(),
+    Unit: null,
+    Dimensions: [{ value: alarm.queueName, name: 'QueueName' }],
+    Period: alarm.periodSeconds,
+    EvaluationPeriods: alarm.evaluationPeriods,
+    DatapointsToAlarm: alarm.datapointsToAlarm,
+    ComparisonOperator: alarm.comparisonOperator,
+    Threshold: alarm.threshold,
+    TreatMissingData: alarm.treatMissingData,
+    EvaluateLowSampleCountPercentile: '',
+  };
+}
+
+/**
+ * `<STATE>: "<alarm name>" in <region name>`. Within SNS's 100 characters the name is shortened
+ * with `...`, and characters outside printable ASCII become `_`, as CloudWatch does.
+ */
+export function alarmSubject(alarmName: string, state: string, region: string): string {
+  const where = regionName(region);
+  const budget = SUBJECT_MAX - state.length - where.length - ': "" in '.length;
+  const ascii = alarmName.replace(/[^\x20-\x7e]+/g, '_');
+  const name = ascii.length > budget ? `${ascii.slice(0, budget - 3)}...` : ascii;
+  return `${state}: "${name}" in ${where}`;
+}
