@@ -1,0 +1,82 @@
+/**
+ * Publishes the workload as a producer fleet would: page views to the queue, order changes to the
+ * stream, and at the producer-retry rate the same message a second time (a publish that in fact
+ * succeeded, retried). Records what it sent, for the dump and for verification.
+ */
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import { publishToSqs, type OutgoingMessage } from '../../lambdas/runtime';
+import { chance } from '../faults/random';
+import type { Random } from '../types';
+import type { WorkloadEvent } from './workload';
+
+/** One message as sent; `sequenceNumber` for stream records. */
+export interface PublishedMessage {
+  readonly target: string;
+  readonly body: string;
+  readonly event: WorkloadEvent;
+  readonly retry: boolean;
+  sequenceNumber?: string;
+}
+
+export interface PublishTargets {
+  readonly sqs: SQSClient;
+  readonly kinesis: KinesisClient;
+  readonly pageViewsQueueUrl: string;
+  readonly ordersStreamName: string;
+}
+
+const SQS_CHUNK = 100;
+const KINESIS_CHUNK = 250;
+
+/** Decides which messages the producer sends twice, in workload order. */
+export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsQueueUrl' | 'ordersStreamName'>): PublishedMessage[] {
+  const messages: PublishedMessage[] = [];
+  for (const event of workload) {
+    const target = event.target === 'page-views' ? targets.pageViewsQueueUrl : targets.ordersStreamName;
+    messages.push({ target, body: event.body, event, retry: false });
+    if (chance(random, producerRetryRate)) messages.push({ target, body: event.body, event, retry: true });
+  }
+  return messages;
+}
+
+/** Sends the planned messages in chunks, calling `onProgress` with the count sent so far. */
+export async function publishMessages(messages: readonly PublishedMessage[], targets: PublishTargets, onProgress: (sent: number) => void): Promise<void> {
+  const toQueue = messages.filter((message) => message.target === targets.pageViewsQueueUrl);
+  const toStream = messages.filter((message) => message.target === targets.ordersStreamName);
+  let sent = 0;
+  const report = (count: number) => onProgress((sent += count));
+  await Promise.all([publishQueue(toQueue, targets, report), publishStream(toStream, targets, report)]);
+}
+
+async function publishQueue(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
+  for (let start = 0; start < messages.length; start += SQS_CHUNK) {
+    const chunk = messages.slice(start, start + SQS_CHUNK);
+    await publishToSqs(targets.sqs, targets.pageViewsQueueUrl, chunk.map(toOutgoing));
+    report(chunk.length);
+  }
+}
+
+/** Kinesis records go out one PutRecords at a time so that each record's sequence number is known. */
+async function publishStream(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
+  for (let start = 0; start < messages.length; start += KINESIS_CHUNK) {
+    let pending = messages.slice(start, start + KINESIS_CHUNK);
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (attempt >= 5) throw new Error(`${pending.length} Kinesis records still failing after 5 attempts`);
+      const result = await targets.kinesis.send(new PutRecordsCommand({
+        StreamName: targets.ordersStreamName,
+        Records: pending.map((message) => ({ Data: Buffer.from(message.body, 'utf8'), PartitionKey: message.event.partitionKey ?? 'none' })),
+      }));
+      pending.forEach((message, i) => {
+        message.sequenceNumber = result.Records?.[i]?.SequenceNumber;
+      });
+      pending = pending.filter((_, i) => result.Records?.[i]?.ErrorCode);
+    }
+    report(Math.min(KINESIS_CHUNK, messages.length - start));
+  }
+}
+
+function toOutgoing(message: PublishedMessage): OutgoingMessage {
+  return { body: message.body, eventId: message.event.envelope?.eventId };
+}

@@ -1,0 +1,128 @@
+/**
+ * Checks the final state against what exactly-once effects of the workload must produce, and
+ * accounts for every published event: applied, or in a DLQ with its context.
+ */
+import { dedupKey, type FailureEnvelope } from '../../lambdas/runtime';
+import type { ExpectedState } from './expected';
+import type { PublishedMessage } from './publisher';
+import type { FinalState, OnFailurePointer } from './state';
+import type { WorkloadEvent } from './workload';
+
+export interface Mismatch {
+  readonly key: string;
+  readonly expected: unknown;
+  readonly actual: unknown;
+}
+
+export interface Verification {
+  readonly effects: { readonly exact: boolean; readonly mismatches: Mismatch[] };
+  readonly notifications: { readonly expected: number; readonly sent: number; readonly exact: boolean };
+  readonly dlq: { readonly messages: number; readonly withContext: number; readonly poison: number; readonly poisonPublished: number };
+  /** Valid events neither applied nor in a DLQ. */
+  readonly lost: number;
+  readonly lostExamples: string[];
+  readonly alarms: { readonly notifications: number; readonly alarmed: boolean; readonly recoveredToOk: boolean };
+}
+
+export interface VerifyInput {
+  readonly expected: ExpectedState;
+  readonly state: FinalState;
+  readonly published: readonly PublishedMessage[];
+  /** The consumer whose dedup records mark committed page views. */
+  readonly counterConsumer: string;
+  /** A DLQ should have held something at some point: then an ALARM notification is required. */
+  readonly dlqEverNonEmpty: boolean;
+}
+
+export function verify(input: VerifyInput): Verification {
+  const { expected, state } = input;
+  const mismatches = [...compareRecords('counter', expected.counters, state.counters), ...compareRecords('order', expected.orders, state.orders)];
+  const dlqMessages = state.dlqs.reduce((sum, dlq) => sum + dlq.failures.length + dlq.pointers.length + dlq.bare, 0);
+  const withContext = state.dlqs.reduce((sum, dlq) => sum + dlq.failures.length + dlq.pointers.length, 0);
+  const lost = lostEvents(input);
+  return {
+    effects: { exact: mismatches.length === 0, mismatches },
+    notifications: checkNotifications(expected, state),
+    dlq: { messages: dlqMessages, withContext, ...poisonAccounting(input) },
+    lost: lost.length,
+    lostExamples: lost.slice(0, 5),
+    alarms: alarmAccounting(state, input.dlqEverNonEmpty),
+  };
+}
+
+function compareRecords(prefix: string, expected: Record<string, unknown>, actual: Record<string, unknown>): Mismatch[] {
+  const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
+  const mismatches: Mismatch[] = [];
+  for (const key of [...keys].sort()) {
+    if (JSON.stringify(expected[key]) !== JSON.stringify(actual[key])) mismatches.push({ key: `${prefix}:${key}`, expected: expected[key] ?? null, actual: actual[key] ?? null });
+  }
+  return mismatches;
+}
+
+function checkNotifications(expected: ExpectedState, state: FinalState): Verification['notifications'] {
+  const sentOrders = state.notifications.map((notification) => notification.orderId).sort();
+  const exact = JSON.stringify(sentOrders) === JSON.stringify([...expected.shippedOrders].sort());
+  return { expected: expected.shippedOrders.length, sent: state.notifications.length, exact };
+}
+
+/** Each distinct valid event must be applied (committed, or superseded by a newer version) or be in a DLQ. */
+function lostEvents(input: VerifyInput): string[] {
+  const failures = new Set(input.state.dlqs.flatMap((dlq) => dlq.failures).map((failure) => failure.eventId).filter(Boolean));
+  const pointers = input.state.dlqs.flatMap((dlq) => dlq.pointers);
+  const lost: string[] = [];
+  const seen = new Set<string>();
+  for (const message of input.published) {
+    const envelope = message.event.envelope;
+    if (!envelope || seen.has(envelope.eventId)) continue;
+    seen.add(envelope.eventId);
+    if (failures.has(envelope.eventId) || isApplied(message.event, input) || coveredByPointer(input.published, envelope.eventId, pointers)) continue;
+    lost.push(`${message.event.kind} ${envelope.eventId}`);
+  }
+  return lost;
+}
+
+function isApplied(event: WorkloadEvent, input: VerifyInput): boolean {
+  const envelope = event.envelope;
+  if (!envelope) return false;
+  if (event.kind !== 'order-status') return input.state.committedIds.has(dedupKey(input.counterConsumer, envelope.eventId));
+  const { orderId, version } = envelope.payload as { orderId: string; version: number };
+  return (input.state.orders[orderId]?.version ?? 0) >= version;
+}
+
+/** A stream record in the range of an on-failure pointer is retrievable from the stream: not lost. */
+function coveredByPointer(published: readonly PublishedMessage[], eventId: string, pointers: readonly OnFailurePointer[]): boolean {
+  if (pointers.length === 0) return false;
+  return published.some((message) => {
+    if (message.event.envelope?.eventId !== eventId || !message.sequenceNumber) return false;
+    const sequence = BigInt(message.sequenceNumber);
+    return pointers.some((pointer) => BigInt(pointer.startSequenceNumber) <= sequence && sequence <= BigInt(pointer.endSequenceNumber));
+  });
+}
+
+/** Every poison message published must sit in a DLQ with its original body. */
+function poisonAccounting(input: VerifyInput): { poison: number; poisonPublished: number } {
+  const bodies = new Map<string, number>();
+  for (const failure of input.state.dlqs.flatMap((dlq) => dlq.failures)) {
+    const body = originalText(failure);
+    bodies.set(body, (bodies.get(body) ?? 0) + 1);
+  }
+  let poison = 0;
+  const poisonMessages = input.published.filter((message) => message.event.kind === 'poison');
+  for (const message of poisonMessages) {
+    const left = bodies.get(message.body) ?? 0;
+    if (left > 0) {
+      poison += 1;
+      bodies.set(message.body, left - 1);
+    }
+  }
+  return { poison, poisonPublished: poisonMessages.length };
+}
+
+function originalText(failure: FailureEnvelope): string {
+  return failure.original.encoding === 'base64' ? Buffer.from(failure.original.body, 'base64').toString('utf8') : failure.original.body;
+}
+
+function alarmAccounting(state: FinalState, dlqEverNonEmpty: boolean): Verification['alarms'] {
+  const alarmed = state.alarmNotifications.some((notification) => notification.state === 'ALARM');
+  return { notifications: state.alarmNotifications.length, alarmed: alarmed || !dlqEverNonEmpty, recoveredToOk: state.alarmNotifications.some((notification) => notification.state === 'OK') };
+}
