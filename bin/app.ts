@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { EventPipelineStack } from '../lib';
+
+const app = new App();
+
+/** `cdk synth -c alarmEmail=ops@example.com` subscribes that address to the alarm topic. */
+function alarmEmail(): string | undefined {
+  const value: unknown = app.node.tryGetContext('alarmEmail');
+  if (value === undefined || typeof value === 'string') return value;
+  throw new Error(`context alarmEmail must be an email address (given ${JSON.stringify(value)})`);
+}
+
+// Environment-agnostic on purpose: synth needs no credentials, no lookups and no network.
+new EventPipelineStack(app, 'EffectivelyOnce', {
+  description: 'effectively-once: event pipelines that stay correct under at-least-once delivery',
+  alarmEmail: alarmEmail(),
+});
+
+// cdk-nag v3 is a policy validation plugin, not an aspect: an unacknowledged finding fails synth.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,97 @@
+import type { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { CONSUMER_ENV, type ConsumerProps } from './consumer-props';
+import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
+
+/** What a consumer's function is wired to, beyond its props. */
+export interface ConsumerFunctionWiring {
+  /** The consumer's DLQ: the function sends permanent failures there, wrapped with their context. */
+  readonly deadLetterQueue: IQueue;
+  /** The TTL of the dedup records, after the construct applied its default. */
+  readonly dedupTtl: Duration;
+  /** Environment that only this kind of source needs (e.g. the SQS source queue's URL). */
+  readonly sourceEnvironment?: Readonly<Record<string, string>>;
+}
+
+/** The esbuild target that matches a Node.js Lambda runtime, e.g. `nodejs24.x` -> `node24`. */
+function esbuildTarget(runtime: Runtime): string {
+  return runtime.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
+}
+
+const BUNDLING: BundlingOptions = {
+  minify: true,
+  // Stack excerpts in DLQ failure context are only useful when they map back to the source.
+  sourceMap: true,
+  target: esbuildTarget(CONSUMER_RUNTIME),
+};
+
+/**
+ * Adds a consumer's function (ids `Role`, `LogGroup`, `Function` in `scope`) with least-privilege
+ * access: write its own logs, send to its DLQ, read/write the tables in its props. The event
+ * source grants its own reads when it is added.
+ */
+export function addConsumerFunction(
+  scope: Construct,
+  props: ConsumerProps,
+  wiring: ConsumerFunctionWiring,
+): NodejsFunction {
+  const role = addRole(scope);
+  const fn = new NodejsFunction(scope, 'Function', {
+    entry: props.entry,
+    handler: props.handler ?? 'handler',
+    runtime: CONSUMER_RUNTIME,
+    architecture: Architecture.ARM_64,
+    timeout: props.timeout ?? CONSUMER_DEFAULTS.timeout,
+    memorySize: props.memorySize ?? CONSUMER_DEFAULTS.memorySize,
+    role,
+    logGroup: addLogGroup(scope, role),
+    environment: consumerEnvironment(props, wiring),
+    bundling: BUNDLING,
+  });
+  wiring.deadLetterQueue.grantSendMessages(fn);
+  grantTables(fn, props.tables ?? {});
+  return fn;
+}
+
+/**
+ * An execution role with no managed policy: `AWSLambdaBasicExecutionRole` would allow writing to
+ * any log group, where this function needs only its own.
+ */
+function addRole(scope: Construct): Role {
+  return new Role(scope, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+}
+
+function addLogGroup(scope: Construct, writer: Role): LogGroup {
+  const logGroup = new LogGroup(scope, 'LogGroup', { retention: CONSUMER_DEFAULTS.logRetention });
+  logGroup.grantWrite(writer);
+  return logGroup;
+}
+
+/** The function's environment: what the runtime needs to know about its infrastructure. */
+function consumerEnvironment(props: ConsumerProps, wiring: ConsumerFunctionWiring): Record<string, string> {
+  const tableNames = Object.entries(props.tables ?? {}).map(([name, table]) => [name, table.tableName]);
+  return {
+    ...props.environment,
+    ...Object.fromEntries(tableNames),
+    ...wiring.sourceEnvironment,
+    [CONSUMER_ENV.consumerName]: props.consumerName,
+    [CONSUMER_ENV.dlqUrl]: wiring.deadLetterQueue.queueUrl,
+    // Rounded up: a TTL a fraction of a second short of the validated window is still too short.
+    [CONSUMER_ENV.dedupTtlSeconds]: String(Math.ceil(wiring.dedupTtl.toMilliseconds() / 1000)),
+    [CONSUMER_ENV.serviceName]: props.serviceName ?? props.consumerName,
+    [CONSUMER_ENV.metricsNamespace]: METRICS_NAMESPACE,
+    [CONSUMER_ENV.nodeOptions]: '--enable-source-maps',
+  };
+}
+
+function grantTables(fn: NodejsFunction, tables: Readonly<Record<string, ITable>>): void {
+  for (const table of Object.values(tables)) {
+    table.grantReadWriteData(fn);
+  }
+}

@@ -1,0 +1,57 @@
+import { Duration } from 'aws-cdk-lib';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/**
+ * The runtime of every consumer function: the newest Node.js runtime that aws-cdk-lib knows.
+ * The esbuild target is derived from it, so the bundle never uses syntax the runtime lacks.
+ */
+export const CONSUMER_RUNTIME = Runtime.NODEJS_24_X;
+
+/** The CloudWatch namespace that the runtime's Powertools metrics are written to. */
+export const METRICS_NAMESPACE = 'EffectivelyOnce';
+
+/**
+ * How long a DLQ keeps a message: the SQS maximum, so that triage is never raced by expiry.
+ * It is also a term of the dedup window: a message redriven from the DLQ must still be caught.
+ */
+export const DLQ_RETENTION = Duration.days(14);
+
+/** DynamoDB Streams keep a record for 24 hours; this cannot be configured. */
+export const DYNAMODB_STREAM_RETENTION = Duration.hours(24);
+
+/** Defaults shared by every consumer construct; the props' `@default` tags name these values. */
+export const CONSUMER_DEFAULTS = {
+  /** Function timeout. */
+  timeout: Duration.seconds(30),
+  /** Function memory, in MiB. */
+  memorySize: 256,
+  /** Time allowed between a message reaching a DLQ and its redrive finishing. */
+  redriveAllowance: Duration.days(1),
+  /** How long the function's log group keeps its logs. */
+  logRetention: RetentionDays.ONE_MONTH,
+} as const;
+
+/** Defaults of {@link QueueConsumer}. */
+export const QUEUE_CONSUMER_DEFAULTS = {
+  /** Messages per invocation. */
+  batchSize: 10,
+  /** Receives before SQS moves a message to the DLQ. */
+  maxReceiveCount: 6,
+  /** The source queue's message retention (the SQS default). */
+  retentionPeriod: Duration.days(4),
+} as const;
+
+/** Defaults of {@link KinesisConsumer} and {@link DynamoStreamConsumer}. */
+export const STREAM_CONSUMER_DEFAULTS = {
+  /** Records per invocation. */
+  batchSize: 100,
+  /** Retries of a failed batch (after bisection) before it goes to the on-failure destination. */
+  retryAttempts: 3,
+  /** Records older than this go to the on-failure destination instead of being processed. */
+  maxRecordAge: Duration.hours(1),
+  /** Iterator age above which the consumer is alarmed as falling behind. */
+  iteratorAgeThreshold: Duration.minutes(1),
+  /** The Kinesis stream's retention when the construct creates it (the Kinesis default). */
+  kinesisRetentionPeriod: Duration.hours(24),
+} as const;

@@ -1,0 +1,57 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Props of {@link DlqAlarm}. */
+export interface DlqAlarmProps {
+  /** The dead-letter queue to watch. */
+  readonly queue: IQueue;
+  /** The topic notified when the queue gets a message, and again when it is empty. */
+  readonly topic: ITopic;
+  /**
+   * The alarm's description, shown in the notification.
+   * @default - names the queue and says that any message is a question
+   */
+  readonly description?: string;
+}
+
+/**
+ * Alarms as soon as a dead-letter queue holds a message. A DLQ's normal depth is zero: anything
+ * else is a question for a human, so a single one-minute datapoint is enough, and the OK action
+ * tells the same people when the queue is drained.
+ */
+export class DlqAlarm extends Construct {
+  /** The CloudWatch alarm. */
+  public readonly alarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: DlqAlarmProps) {
+    super(scope, id);
+    this.alarm = this.addAlarm(props);
+    this.addActions(props.topic);
+  }
+
+  private addAlarm(props: DlqAlarmProps): Alarm {
+    const depth = props.queue.metricApproximateNumberOfMessagesVisible({
+      statistic: 'Maximum',
+      period: Duration.minutes(1),
+    });
+    return depth.createAlarm(this, 'Alarm', {
+      alarmDescription: props.description ?? `Messages are waiting in dead-letter queue ${props.queue.node.path}.`,
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      // An empty queue publishes no datapoints in some periods: that is the healthy state.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  private addActions(topic: ITopic): void {
+    const action = new SnsAction(topic);
+    this.alarm.addAlarmAction(action);
+    this.alarm.addOkAction(action);
+  }
+}

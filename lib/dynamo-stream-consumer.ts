@@ -1,0 +1,85 @@
+import { Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { addConsumerFunction } from './consumer-function';
+import { DYNAMODB_STREAM_RETENTION } from './defaults';
+import type { DlqAlarm } from './dlq-alarm';
+import { IteratorAgeAlarm } from './iterator-age-alarm';
+import {
+  addStreamDlq,
+  type StreamConsumerProps,
+  streamDedupTtl,
+  streamEventSourceProps,
+  validateStreamConsumerProps,
+} from './stream-consumer';
+
+/** Props of {@link DynamoStreamConsumer}. */
+export interface DynamoStreamConsumerProps extends StreamConsumerProps {
+  /** The table whose stream to consume. It must have a stream (`stream: StreamViewType...`). */
+  readonly table: ITable;
+}
+
+/**
+ * A DynamoDB table's stream consumed by a Lambda function with safe retry settings: bisect on
+ * error, bounded retries and record age, partial batch responses, an alarmed DLQ as the
+ * on-failure destination, and an iterator age alarm. The stream keeps records for 24 hours.
+ */
+export class DynamoStreamConsumer extends Construct {
+  /** The consumer's name. */
+  public readonly consumerName: string;
+  /** The DLQ: the on-failure destination, and where the function sends permanent failures. */
+  public readonly deadLetterQueue: Queue;
+  /** The alarm on the DLQ's depth. */
+  public readonly dlqAlarm: DlqAlarm;
+  /** The consumer function. */
+  public readonly function: NodejsFunction;
+  /** The alarm on the function's iterator age. */
+  public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+
+  constructor(scope: Construct, id: string, props: DynamoStreamConsumerProps) {
+    super(scope, id);
+    validateStreamConsumerProps(props, DYNAMODB_STREAM_RETENTION);
+    if (props.table.tableStreamArn === undefined) {
+      throw new Error(`table must have a stream (given ${props.table.node.path}, which has none)`);
+    }
+    this.consumerName = props.consumerName;
+    const dlq = addStreamDlq(this, props);
+    this.deadLetterQueue = dlq.queue;
+    this.dlqAlarm = dlq.alarm;
+    this.function = this.addFunction(props);
+    this.addEventSource(props);
+    this.iteratorAgeAlarm = this.addIteratorAgeAlarm(props);
+  }
+
+  private addFunction(props: DynamoStreamConsumerProps): NodejsFunction {
+    return addConsumerFunction(this, props, {
+      deadLetterQueue: this.deadLetterQueue,
+      dedupTtl: streamDedupTtl(props, DYNAMODB_STREAM_RETENTION),
+    });
+  }
+
+  /** Also grants the function read access to the stream and send access to the DLQ. */
+  private addEventSource(props: DynamoStreamConsumerProps): void {
+    const source = new DynamoEventSource(props.table, streamEventSourceProps(props, this.deadLetterQueue));
+    this.function.addEventSource(source);
+    // addConsumerFunction always gives the function a role of its own.
+    Validations.of(this.function.role as IRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams, which the DynamoDB event source needs, supports no resource-level ' +
+        'permissions; every other statement of this role names its resources.',
+    });
+  }
+
+  private addIteratorAgeAlarm(props: DynamoStreamConsumerProps): IteratorAgeAlarm {
+    return new IteratorAgeAlarm(this, 'IteratorAgeAlarm', {
+      function: this.function,
+      topic: props.alarmTopic,
+      threshold: props.iteratorAgeThreshold,
+    });
+  }
+}

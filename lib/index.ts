@@ -1,0 +1,28 @@
+export { AlarmTopic } from './alarm-topic';
+export type { AlarmTopicProps } from './alarm-topic';
+export { CONSUMER_ENV, CONSUMER_NAME_PATTERN } from './consumer-props';
+export type { ConsumerProps } from './consumer-props';
+export {
+  CONSUMER_DEFAULTS,
+  CONSUMER_RUNTIME,
+  DLQ_RETENTION,
+  DYNAMODB_STREAM_RETENTION,
+  METRICS_NAMESPACE,
+  QUEUE_CONSUMER_DEFAULTS,
+  STREAM_CONSUMER_DEFAULTS,
+} from './defaults';
+export { DlqAlarm } from './dlq-alarm';
+export type { DlqAlarmProps } from './dlq-alarm';
+export { DynamoStreamConsumer } from './dynamo-stream-consumer';
+export type { DynamoStreamConsumerProps } from './dynamo-stream-consumer';
+export { EventPipelineStack } from './event-pipeline-stack';
+export type { EventPipelineStackProps } from './event-pipeline-stack';
+export { IDEMPOTENCY_KEY_ATTRIBUTE, IDEMPOTENCY_TTL_ATTRIBUTE, IdempotencyTable } from './idempotency-table';
+export type { IdempotencyTableProps } from './idempotency-table';
+export { IteratorAgeAlarm } from './iterator-age-alarm';
+export type { IteratorAgeAlarmProps } from './iterator-age-alarm';
+export { KinesisConsumer } from './kinesis-consumer';
+export type { KinesisConsumerProps } from './kinesis-consumer';
+export { QueueConsumer } from './queue-consumer';
+export type { QueueConsumerProps } from './queue-consumer';
+export type { StreamConsumerProps } from './stream-consumer';

@@ -1,0 +1,106 @@
+import { Duration } from 'aws-cdk-lib';
+import { type IStream, Stream, StreamEncryption } from 'aws-cdk-lib/aws-kinesis';
+import { KinesisEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { addConsumerFunction } from './consumer-function';
+import { STREAM_CONSUMER_DEFAULTS } from './defaults';
+import type { DlqAlarm } from './dlq-alarm';
+import { IteratorAgeAlarm } from './iterator-age-alarm';
+import {
+  addStreamDlq,
+  type StreamConsumerProps,
+  streamDedupTtl,
+  streamEventSourceProps,
+  validateStreamConsumerProps,
+} from './stream-consumer';
+import { checkDurationRange } from './validation';
+
+/** Props of {@link KinesisConsumer}. */
+export interface KinesisConsumerProps extends StreamConsumerProps {
+  /**
+   * The stream to consume. When given, `retentionPeriod` is required and must state the
+   * stream's retention, which the dedup window depends on.
+   * @default - a new stream: one shard, encrypted with `aws/kinesis`
+   */
+  readonly stream?: IStream;
+  /**
+   * The stream's retention period: 24 hours..365 days. Sets a new stream's retention, or states
+   * a given stream's.
+   * @default 24 hours (`STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod`)
+   */
+  readonly retentionPeriod?: Duration;
+}
+
+/**
+ * A Kinesis stream consumed by a Lambda function with safe retry settings: bisect on error,
+ * bounded retries and record age, partial batch responses, an alarmed DLQ as the on-failure
+ * destination, and an iterator age alarm.
+ */
+export class KinesisConsumer extends Construct {
+  /** The consumer's name. */
+  public readonly consumerName: string;
+  /** The source stream. */
+  public readonly stream: IStream;
+  /** The DLQ: the on-failure destination, and where the function sends permanent failures. */
+  public readonly deadLetterQueue: Queue;
+  /** The alarm on the DLQ's depth. */
+  public readonly dlqAlarm: DlqAlarm;
+  /** The consumer function. */
+  public readonly function: NodejsFunction;
+  /** The alarm on the function's iterator age. */
+  public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+
+  constructor(scope: Construct, id: string, props: KinesisConsumerProps) {
+    super(scope, id);
+    validateKinesisConsumerProps(props);
+    const retention = props.retentionPeriod ?? STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod;
+    this.consumerName = props.consumerName;
+    this.stream = props.stream ?? this.addStream(retention);
+    const dlq = addStreamDlq(this, props);
+    this.deadLetterQueue = dlq.queue;
+    this.dlqAlarm = dlq.alarm;
+    this.function = this.addFunction(props, retention);
+    this.addEventSource(props);
+    this.iteratorAgeAlarm = this.addIteratorAgeAlarm(props);
+  }
+
+  private addStream(retentionPeriod: Duration): Stream {
+    return new Stream(this, 'Stream', {
+      shardCount: 1,
+      retentionPeriod,
+      encryption: StreamEncryption.MANAGED,
+    });
+  }
+
+  private addFunction(props: KinesisConsumerProps, retention: Duration): NodejsFunction {
+    return addConsumerFunction(this, props, {
+      deadLetterQueue: this.deadLetterQueue,
+      dedupTtl: streamDedupTtl(props, retention),
+    });
+  }
+
+  /** Also grants the function read access to the stream and send access to the DLQ. */
+  private addEventSource(props: KinesisConsumerProps): void {
+    const source = new KinesisEventSource(this.stream, streamEventSourceProps(props, this.deadLetterQueue));
+    this.function.addEventSource(source);
+  }
+
+  private addIteratorAgeAlarm(props: KinesisConsumerProps): IteratorAgeAlarm {
+    return new IteratorAgeAlarm(this, 'IteratorAgeAlarm', {
+      function: this.function,
+      topic: props.alarmTopic,
+      threshold: props.iteratorAgeThreshold,
+    });
+  }
+}
+
+function validateKinesisConsumerProps(props: KinesisConsumerProps): void {
+  checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.hours(24), Duration.days(365));
+  // A given stream's retention cannot be read back; guessing it could shorten the dedup window.
+  if (props.stream !== undefined && props.retentionPeriod === undefined) {
+    throw new Error(`retentionPeriod must be given with stream (given stream ${props.stream.node.path} alone)`);
+  }
+  validateStreamConsumerProps(props, props.retentionPeriod ?? STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod);
+}

@@ -1,0 +1,235 @@
+import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { addConsumerFunction } from './consumer-function';
+import { CONSUMER_ENV, type ConsumerProps, validateConsumerProps } from './consumer-props';
+import { CONSUMER_DEFAULTS, DLQ_RETENTION, QUEUE_CONSUMER_DEFAULTS } from './defaults';
+import type { DlqAlarm } from './dlq-alarm';
+import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
+import {
+  checkDedupTtl,
+  checkDurationRange,
+  checkIntegerRange,
+  type DedupWindowTerms,
+  defaultOrThrow,
+  formatDuration,
+  minimumDedupTtl,
+  sumDurations,
+} from './validation';
+
+/** The lowest `maxReceiveCount` accepted: fewer receives turn a burst of throttling into DLQ traffic. */
+const MIN_MAX_RECEIVE_COUNT = 5;
+
+/** The visibility timeout must cover this many function timeouts (plus the batching window). */
+const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/** Props of {@link QueueConsumer}. */
+export interface QueueConsumerProps extends ConsumerProps {
+  /**
+   * Messages per invocation: 1..10000, and at most 10 without a `maxBatchingWindow`.
+   * @default 10 (`QUEUE_CONSUMER_DEFAULTS.batchSize`)
+   */
+  readonly batchSize?: number;
+  /**
+   * How long Lambda gathers messages before invoking: 0..5 minutes.
+   * @default - no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+  /**
+   * Receives before SQS moves a message to the DLQ (the backstop for crashes and timeouts): 5..1000.
+   * @default 6 (`QUEUE_CONSUMER_DEFAULTS.maxReceiveCount`)
+   */
+  readonly maxReceiveCount?: number;
+  /**
+   * The receive count at which the consumer itself sends a failing message to the DLQ, with its
+   * failure context (`MAX_ATTEMPTS`). Must be below `maxReceiveCount`, so that the consumer's
+   * last attempt comes before the queue's context-free redrive.
+   * @default - maxReceiveCount - 1
+   */
+  readonly maxAttempts?: number;
+  /**
+   * How long the source queue keeps a message: 1 minute..14 days.
+   * @default 4 days (`QUEUE_CONSUMER_DEFAULTS.retentionPeriod`)
+   */
+  readonly retentionPeriod?: Duration;
+  /**
+   * The source queue's visibility timeout: at least 6 x the function timeout + `maxBatchingWindow`,
+   * so a message is not redelivered while an invocation (with its retries) still holds it.
+   * @default - exactly that minimum
+   */
+  readonly visibilityTimeout?: Duration;
+}
+
+/** The props with their defaults applied. */
+interface QueueSettings {
+  readonly batchSize: number;
+  readonly maxBatchingWindow?: Duration;
+  readonly maxReceiveCount: number;
+  readonly maxAttempts: number;
+  readonly retentionPeriod: Duration;
+  readonly visibilityTimeout: Duration;
+  readonly dedupTtl: Duration;
+}
+
+/**
+ * An SQS queue consumed by a Lambda function that dedups, retries and dead-letters by itself:
+ * the source queue, its DLQ (alarmed), the function, and an event source mapping with partial
+ * batch responses.
+ */
+export class QueueConsumer extends Construct {
+  /** The consumer's name. */
+  public readonly consumerName: string;
+  /** The source queue. */
+  public readonly queue: Queue;
+  /** The dead-letter queue: the queue's redrive target, and where the function sends failures. */
+  public readonly deadLetterQueue: Queue;
+  /** The alarm on the DLQ's depth. */
+  public readonly dlqAlarm: DlqAlarm;
+  /** The consumer function. */
+  public readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: QueueConsumerProps) {
+    super(scope, id);
+    validateQueueConsumerProps(props);
+    const settings = queueSettings(props);
+    this.consumerName = props.consumerName;
+    const queueName = this.sourceQueueName();
+    const dlq = this.addDlq(props, queueName);
+    this.deadLetterQueue = dlq.queue;
+    this.dlqAlarm = dlq.alarm;
+    this.queue = this.addQueue(settings, queueName);
+    this.function = this.addFunction(props, settings);
+    this.addEventSource(settings);
+  }
+
+  /**
+   * The source queue is named up front: the DLQ's redrive-allow policy must name the source
+   * queue, which names the DLQ in its redrive policy; a known name breaks that reference cycle.
+   */
+  private sourceQueueName(): string {
+    return Names.uniqueResourceName(this, { maxLength: 80, separator: '-', allowedSpecialCharacters: '-_' });
+  }
+
+  private addDlq(props: QueueConsumerProps, sourceQueueName: string): MonitoredDlq {
+    const sourceQueueArn = Stack.of(this).formatArn({ service: 'sqs', resource: sourceQueueName });
+    return addMonitoredDlq(this, {
+      consumerName: props.consumerName,
+      alarmTopic: props.alarmTopic,
+      redriveAllowPolicy: { sourceQueues: [Queue.fromQueueArn(this, 'SourceQueueRef', sourceQueueArn)] },
+    });
+  }
+
+  private addQueue(settings: QueueSettings, queueName: string): Queue {
+    return new Queue(this, 'Queue', {
+      queueName,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: settings.retentionPeriod,
+      visibilityTimeout: settings.visibilityTimeout,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+    });
+  }
+
+  private addFunction(props: QueueConsumerProps, settings: QueueSettings): NodejsFunction {
+    return addConsumerFunction(this, props, {
+      deadLetterQueue: this.deadLetterQueue,
+      dedupTtl: settings.dedupTtl,
+      sourceEnvironment: {
+        [CONSUMER_ENV.maxAttempts]: String(settings.maxAttempts),
+        [CONSUMER_ENV.sourceQueueUrl]: this.queue.queueUrl,
+      },
+    });
+  }
+
+  /** Also grants the function receive, delete and change-visibility on the source queue. */
+  private addEventSource(settings: QueueSettings): void {
+    this.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: settings.batchSize,
+        maxBatchingWindow: settings.maxBatchingWindow,
+        reportBatchItemFailures: true,
+      }),
+    );
+  }
+}
+
+function queueSettings(props: QueueConsumerProps): QueueSettings {
+  const maxReceiveCount = props.maxReceiveCount ?? QUEUE_CONSUMER_DEFAULTS.maxReceiveCount;
+  const minimumVisibility = minimumVisibilityTimeout(props);
+  const minimumDedup = minimumDedupTtl(dedupTerms(props));
+  return {
+    batchSize: props.batchSize ?? QUEUE_CONSUMER_DEFAULTS.batchSize,
+    maxBatchingWindow: props.maxBatchingWindow,
+    maxReceiveCount,
+    maxAttempts: props.maxAttempts ?? defaultMaxAttempts(maxReceiveCount),
+    retentionPeriod: props.retentionPeriod ?? QUEUE_CONSUMER_DEFAULTS.retentionPeriod,
+    visibilityTimeout:
+      props.visibilityTimeout ?? defaultOrThrow('visibilityTimeout', minimumVisibility, 'timeout or maxBatchingWindow'),
+    dedupTtl: props.dedupTtl ?? defaultOrThrow('dedupTtl', minimumDedup, 'retentionPeriod or redriveAllowance'),
+  };
+}
+
+/** One receive short of the queue's redrive, so that the last attempt is the consumer's own. */
+function defaultMaxAttempts(maxReceiveCount: number): number {
+  const known = Token.isUnresolved(maxReceiveCount) ? undefined : maxReceiveCount - 1;
+  return defaultOrThrow('maxAttempts', known, 'maxReceiveCount');
+}
+
+function dedupTerms(props: QueueConsumerProps): DedupWindowTerms {
+  return {
+    sourceRetention: props.retentionPeriod ?? QUEUE_CONSUMER_DEFAULTS.retentionPeriod,
+    dlqRetention: DLQ_RETENTION,
+    redriveAllowance: props.redriveAllowance ?? CONSUMER_DEFAULTS.redriveAllowance,
+  };
+}
+
+/** 6 x timeout + batching window; `undefined` when either is a token. */
+function minimumVisibilityTimeout(props: QueueConsumerProps): Duration | undefined {
+  const timeout = props.timeout ?? CONSUMER_DEFAULTS.timeout;
+  const timeouts = Array<Duration>(VISIBILITY_TIMEOUT_FACTOR).fill(timeout);
+  return sumDurations([...timeouts, props.maxBatchingWindow ?? Duration.seconds(0)]);
+}
+
+function validateQueueConsumerProps(props: QueueConsumerProps): void {
+  validateConsumerProps(props);
+  checkBatching(props);
+  checkRedrive(props);
+  checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.minutes(1), Duration.days(14));
+  checkVisibilityTimeout(props);
+  checkDedupTtl(props.dedupTtl, dedupTerms(props));
+}
+
+function checkBatching(props: QueueConsumerProps): void {
+  checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.minutes(5));
+  checkIntegerRange('batchSize', props.batchSize, 1, 10_000);
+  const window = props.maxBatchingWindow;
+  const windowless = window === undefined || (!window.isUnresolved() && window.toMilliseconds() === 0);
+  // Lambda only accepts batches above 10 messages with a batching window.
+  if (windowless) checkIntegerRange('batchSize', props.batchSize, 1, 10, 'without a maxBatchingWindow');
+}
+
+function checkRedrive(props: QueueConsumerProps): void {
+  checkIntegerRange('maxReceiveCount', props.maxReceiveCount, MIN_MAX_RECEIVE_COUNT, 1_000);
+  const maxReceiveCount = props.maxReceiveCount ?? QUEUE_CONSUMER_DEFAULTS.maxReceiveCount;
+  if (Token.isUnresolved(maxReceiveCount)) return;
+  const condition = `to stay below maxReceiveCount ${maxReceiveCount}`;
+  checkIntegerRange('maxAttempts', props.maxAttempts, 1, maxReceiveCount - 1, condition);
+}
+
+function checkVisibilityTimeout(props: QueueConsumerProps): void {
+  const given = props.visibilityTimeout;
+  checkDurationRange('visibilityTimeout', given, Duration.seconds(0), Duration.hours(12));
+  const minimum = minimumVisibilityTimeout(props);
+  if (given === undefined || given.isUnresolved() || minimum === undefined) return;
+  if (given.toMilliseconds() < minimum.toMilliseconds()) {
+    const timeout = props.timeout ?? CONSUMER_DEFAULTS.timeout;
+    const window = props.maxBatchingWindow ?? Duration.seconds(0);
+    throw new Error(
+      `visibilityTimeout must be at least ${VISIBILITY_TIMEOUT_FACTOR} x timeout ` +
+        `+ maxBatchingWindow = ${formatDuration(minimum)} (given ${formatDuration(given)}; ` +
+        `timeout ${formatDuration(timeout)}, maxBatchingWindow ${formatDuration(window)})`,
+    );
+  }
+}

@@ -1,0 +1,116 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { SqsDlq, type StreamEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { type IQueue, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { type ConsumerProps, validateConsumerProps } from './consumer-props';
+import { CONSUMER_DEFAULTS, DLQ_RETENTION, STREAM_CONSUMER_DEFAULTS } from './defaults';
+import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
+import {
+  checkDedupTtl,
+  checkDurationRange,
+  checkIntegerRange,
+  defaultOrThrow,
+  type DedupWindowTerms,
+  minimumDedupTtl,
+} from './validation';
+
+/** Props that the Kinesis and DynamoDB Streams consumers share. */
+export interface StreamConsumerProps extends ConsumerProps {
+  /**
+   * Records per invocation: 1..10000.
+   * @default 100 (`STREAM_CONSUMER_DEFAULTS.batchSize`)
+   */
+  readonly batchSize?: number;
+  /**
+   * How long Lambda gathers records before invoking: 0..5 minutes.
+   * @default - no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+  /**
+   * Retries of a failing batch before its metadata goes to the DLQ: 0..10000. Never unbounded:
+   * an unbounded retry lets one poison record block its shard until the record expires.
+   * @default 3 (`STREAM_CONSUMER_DEFAULTS.retryAttempts`)
+   */
+  readonly retryAttempts?: number;
+  /**
+   * Records older than this go to the DLQ instead of being processed: 1 minute..7 days.
+   * @default 1 hour (`STREAM_CONSUMER_DEFAULTS.maxRecordAge`)
+   */
+  readonly maxRecordAge?: Duration;
+  /**
+   * Concurrent batches per shard: 1..10. Above 1, order holds per partition key (per item for
+   * DynamoDB), no longer per shard.
+   * @default 1
+   */
+  readonly parallelizationFactor?: number;
+  /**
+   * Iterator age above which the consumer is alarmed as falling behind its stream.
+   * @default 1 minute (`STREAM_CONSUMER_DEFAULTS.iteratorAgeThreshold`)
+   */
+  readonly iteratorAgeThreshold?: Duration;
+}
+
+/** Throws on the first invalid stream consumer prop; `sourceRetention` is the stream's. */
+export function validateStreamConsumerProps(props: StreamConsumerProps, sourceRetention: Duration): void {
+  validateConsumerProps(props);
+  checkIntegerRange('batchSize', props.batchSize, 1, 10_000);
+  checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.minutes(5));
+  checkIntegerRange('retryAttempts', props.retryAttempts, 0, 10_000);
+  checkDurationRange('maxRecordAge', props.maxRecordAge, Duration.minutes(1), Duration.days(7));
+  checkIntegerRange('parallelizationFactor', props.parallelizationFactor, 1, 10);
+  checkDurationRange('iteratorAgeThreshold', props.iteratorAgeThreshold, Duration.seconds(1), Duration.days(7));
+  checkDedupTtl(props.dedupTtl, streamDedupTerms(props, sourceRetention));
+}
+
+/** The dedup TTL the function is given: the prop, or the shortest safe window. */
+export function streamDedupTtl(props: StreamConsumerProps, sourceRetention: Duration): Duration {
+  const minimum = minimumDedupTtl(streamDedupTerms(props, sourceRetention));
+  return props.dedupTtl ?? defaultOrThrow('dedupTtl', minimum, 'the retention or redriveAllowance');
+}
+
+function streamDedupTerms(props: StreamConsumerProps, sourceRetention: Duration): DedupWindowTerms {
+  return {
+    sourceRetention,
+    dlqRetention: DLQ_RETENTION,
+    redriveAllowance: props.redriveAllowance ?? CONSUMER_DEFAULTS.redriveAllowance,
+  };
+}
+
+/**
+ * Adds a stream consumer's DLQ. It receives Lambda's on-failure records and the runtime's
+ * permanent failures; it is nobody's redrive target, so its redrive-allow policy denies all.
+ */
+export function addStreamDlq(scope: Construct, props: StreamConsumerProps): MonitoredDlq {
+  const dlq = addMonitoredDlq(scope, {
+    consumerName: props.consumerName,
+    alarmTopic: props.alarmTopic,
+    redriveAllowPolicy: { redrivePermission: RedrivePermission.DENY_ALL },
+  });
+  Validations.of(dlq.queue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      'This queue is itself a dead-letter queue: the on-failure destination of a stream event source ' +
+      'mapping. cdk-nag only recognises DLQs that another queue names in its RedrivePolicy.',
+  });
+  return dlq;
+}
+
+/**
+ * The event source mapping settings of a stream consumer. Not CDK's defaults, which retry
+ * forever: bisect a failing batch, retry it a bounded number of times, skip records older than
+ * `maxRecordAge`, and send what is given up to the DLQ (metadata only: shard, sequence numbers).
+ */
+export function streamEventSourceProps(props: StreamConsumerProps, deadLetterQueue: IQueue): StreamEventSourceProps {
+  return {
+    startingPosition: StartingPosition.TRIM_HORIZON,
+    batchSize: props.batchSize ?? STREAM_CONSUMER_DEFAULTS.batchSize,
+    maxBatchingWindow: props.maxBatchingWindow,
+    parallelizationFactor: props.parallelizationFactor,
+    bisectBatchOnError: true,
+    retryAttempts: props.retryAttempts ?? STREAM_CONSUMER_DEFAULTS.retryAttempts,
+    maxRecordAge: props.maxRecordAge ?? STREAM_CONSUMER_DEFAULTS.maxRecordAge,
+    onFailure: new SqsDlq(deadLetterQueue),
+    reportBatchItemFailures: true,
+  };
+}

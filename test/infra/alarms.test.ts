@@ -1,0 +1,70 @@
+import { Duration } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { DlqAlarm, IteratorAgeAlarm } from '../../lib';
+import { logicalId, testStack } from './support';
+
+describe('DlqAlarm', () => {
+  const { stack, alarmTopic } = testStack();
+  const queue = new Queue(stack, 'Dlq');
+  new DlqAlarm(stack, 'DlqAlarm', { queue, topic: alarmTopic });
+  const template = Template.fromStack(stack);
+
+  test('alarms on the first visible message, and says so again when the queue is empty', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue'), 'QueueName'] } },
+      ],
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic') }],
+      OKActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic') }],
+    });
+  });
+});
+
+describe('IteratorAgeAlarm', () => {
+  function synth(threshold?: Duration): Template {
+    const { stack, alarmTopic } = testStack();
+    const fn = new LambdaFunction(stack, 'Fn', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('exports.handler = async () => ({})'),
+    });
+    new IteratorAgeAlarm(stack, 'Lag', { function: fn, topic: alarmTopic, threshold });
+    return Template.fromStack(stack);
+  }
+
+  test('alarms when the function is more than a minute behind its stream', () => {
+    const template = synth();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(template, 'AWS::Lambda::Function') } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 60_000,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic') }],
+      OKActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic') }],
+    });
+  });
+
+  test('takes the threshold from its props, in milliseconds', () => {
+    synth(Duration.minutes(10)).hasResourceProperties('AWS::CloudWatch::Alarm', { Threshold: 600_000 });
+  });
+
+  test.each([Duration.seconds(0), Duration.days(8)])('fails if the threshold is %s', (threshold) => {
+    expect(() => synth(threshold)).toThrow('threshold must be 1 second..7 days');
+  });
+});

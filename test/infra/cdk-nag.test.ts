@@ -1,0 +1,48 @@
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { EventPipelineStack } from '../../lib';
+import { testApp } from './support';
+
+/** Every acknowledgement in the tree, as "<construct path> <rule id>", with its reason. */
+function acknowledgements(root: IConstruct): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const construct of root.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+        found.set(`${construct.node.path} ${id.replace(/^annotation::/i, '')}`, reason);
+      }
+    }
+  }
+  return found;
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  const app = testApp();
+  const stack = new EventPipelineStack(app, 'EffectivelyOnce', { alarmEmail: 'oncall@example.com' });
+
+  test('finds nothing unacknowledged: no error and no warning', () => {
+    const report = new AwsSolutionsChecks(app).validateScope(stack);
+    const findings = report.violations.flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath}`),
+    );
+    expect(findings).toEqual([]);
+  });
+
+  test('acknowledges only the reviewed findings, each on one resource, each with a reason', () => {
+    const found = acknowledgements(stack);
+    expect([...found.keys()].sort()).toEqual([
+      'EffectivelyOnce/OrderProjection/Dlq AwsSolutions-SQS3',
+      'EffectivelyOnce/ShipmentNotifier/Dlq AwsSolutions-SQS3',
+      'EffectivelyOnce/ShipmentNotifier/Role AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      'EffectivelyOnce/ShipmentNotifier/Role AwsSolutions-IAM5[Resource::*]',
+    ]);
+    for (const reason of found.values()) expect(reason.length).toBeGreaterThan(40);
+  });
+
+  test('synthesizes with the checks registered as bin/app.ts registers them', () => {
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+  });
+});
