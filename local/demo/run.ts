@@ -1,0 +1,197 @@
+/**
+ * The main job: run the synthesized stack on local engines, publish a workload with duplicates,
+ * crashes, throttling and poison, drain, and prove the effects exact.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CONSUMER_NAME as COUNTER_CONSUMER } from '../../lambdas/handlers/page-view-counter';
+import { checkRate, DeliveryFaultPlan } from '../faults/plan';
+import { seededRandom } from '../faults/random';
+import { fileOutput } from '../functions';
+import type { SqsMappingStats, StreamMappingStats } from '../event-sources';
+import { output } from '../stack/outputs';
+import { startLocalStack, type LocalStack } from '../stack/runtime';
+import { DeliveryCounter } from './deliveries';
+import { expectedState } from './expected';
+import type { Progress } from './progress';
+import { planMessages, publishMessages, type PublishedMessage } from './publisher';
+import { violationsOf, type DemoReport } from './report';
+import { readState, type FinalState } from './state';
+import { verify } from './verify';
+import { generateWorkload, type WorkloadEvent } from './workload';
+
+/** Defaults shared by the CLI's help and the code. */
+export const DEMO_DEFAULTS = {
+  events: 5000,
+  seed: 42,
+  duplicateRate: 0.1,
+  producerRetryRate: 0.03,
+  crashRate: 0.1,
+  slowRate: 0.05,
+  throttleRate: 0.02,
+  serverErrorRate: 0.005,
+  poisonRate: 0.01,
+  schemaV2Rate: 0.01,
+  drainTimeoutMs: 150_000,
+} as const;
+
+export interface DemoOptions {
+  readonly events: number;
+  readonly seed: number;
+  readonly duplicateRate: number;
+  readonly producerRetryRate: number;
+  readonly crashRate: number;
+  readonly slowRate: number;
+  readonly throttleRate: number;
+  readonly serverErrorRate: number;
+  readonly poisonRate: number;
+  readonly schemaV2Rate: number;
+  readonly dumpDir?: string;
+  readonly drainTimeoutMs: number;
+  readonly progress: Progress;
+}
+
+/** Runs the demo end to end; the engines are stopped however it ends. */
+export async function runDemo(options: DemoOptions): Promise<DemoReport> {
+  validate(options);
+  const started = Date.now();
+  const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate });
+  const faults = new DeliveryFaultPlan(seededRandom(options.seed ^ 0xfa17), { duplicate: options.duplicateRate, crash: options.crashRate, slow: options.slowRate });
+  const deliveries = new DeliveryCounter();
+  const logDir = options.dumpDir ?? path.join(process.cwd(), '.eo');
+  mkdirSync(logDir, { recursive: true });
+  const log = fileOutput(path.join(logDir, 'functions.log'));
+  const stack = await startLocalStack({
+    seed: options.seed,
+    faults,
+    throttleRate: options.throttleRate,
+    serverErrorRate: options.serverErrorRate,
+    output: log.sink,
+    wrapInvoker: (id, invoke) => deliveries.wrap(id, invoke),
+    onPhase: (phase) => options.progress.phase(phase),
+  });
+  try {
+    const messages = planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, {
+      pageViewsQueueUrl: output(stack.outputs, 'PageViewsQueueUrl'),
+      ordersStreamName: output(stack.outputs, 'OrdersStreamName'),
+    });
+    await publish(stack, messages, options.progress);
+    await drain(stack, deliveries, messages.length, options);
+    const state = await settledState(stack);
+    const report = buildReport({ options, workload, messages, state, stack, deliveries, faults, started });
+    if (options.dumpDir) writeDump(options.dumpDir, messages, state);
+    return report;
+  } finally {
+    options.progress.phase('stopping the engines');
+    await stack.stop();
+    await log.close();
+  }
+}
+
+function validate(options: DemoOptions): void {
+  if (!Number.isInteger(options.events) || options.events < 1) throw new RangeError(`--events must be a whole number >= 1 (given ${options.events})`);
+  if (!Number.isInteger(options.seed)) throw new RangeError(`--seed must be a whole number (given ${options.seed})`);
+  const rates: [string, number][] = [
+    ['--duplicate-rate', options.duplicateRate], ['--producer-retry-rate', options.producerRetryRate], ['--crash-rate', options.crashRate],
+    ['--slow-rate', options.slowRate], ['--throttle-rate', options.throttleRate], ['--server-error-rate', options.serverErrorRate],
+    ['--poison-rate', options.poisonRate], ['--schema-v2-rate', options.schemaV2Rate],
+  ];
+  for (const [name, rate] of rates) checkRate(name, rate);
+  if (options.throttleRate + options.serverErrorRate > 1) throw new RangeError('--throttle-rate plus --server-error-rate must be at most 1');
+}
+
+async function publish(stack: LocalStack, messages: readonly PublishedMessage[], progress: Progress): Promise<void> {
+  progress.phase(`publishing ${messages.length} messages (producer retries and poison included)`);
+  await publishMessages(messages, { sqs: stack.clients.sqs, kinesis: stack.clients.kinesis, pageViewsQueueUrl: output(stack.outputs, 'PageViewsQueueUrl'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') }, (sent) =>
+    progress.update('published', sent, messages.length),
+  );
+  progress.done();
+}
+
+/** Quiet means: no mapping saw anything for longer than a (compressed) visibility timeout. */
+async function drain(stack: LocalStack, deliveries: DeliveryCounter, published: number, options: DemoOptions): Promise<void> {
+  options.progress.phase('draining: functions consume until every source is quiet');
+  const quietMs = 1_000 + Math.max(...[...stack.resources.queues.values()].map((queue) => queue.localVisibilityTimeoutSeconds)) * 1_000;
+  const ticker = setInterval(() => options.progress.update('delivered', Math.min(deliveries.total, published), published), 250);
+  try {
+    await stack.drain({ quietMs, timeoutMs: options.drainTimeoutMs });
+  } finally {
+    clearInterval(ticker);
+    options.progress.done();
+  }
+}
+
+/** Gives the alarm evaluator two periods to see the final DLQ depths, then reads everything back. */
+async function settledState(stack: LocalStack): Promise<FinalState> {
+  await sleep(2_500);
+  await stack.alarmEvaluator.evaluateNow();
+  return readState({
+    dynamodb: stack.clients.dynamodb,
+    sqs: stack.clients.sqs,
+    countersTable: output(stack.outputs, 'CountersTableName'),
+    ordersTable: output(stack.outputs, 'OrdersTableName'),
+    idempotencyTable: output(stack.outputs, 'IdempotencyTableName'),
+    notificationsInboxUrl: inboxOf(stack, output(stack.outputs, 'NotificationsTopicArn')),
+    alarmsInboxUrl: inboxOf(stack, output(stack.outputs, 'AlarmTopicArn')),
+    deadLetterQueues: stack.deadLetterQueues,
+  });
+}
+
+function inboxOf(stack: LocalStack, topicArn: string): string {
+  const topic = [...stack.resources.topics.values()].find((candidate) => candidate.arn === topicArn);
+  if (!topic) throw new Error(`no local topic with ARN ${topicArn}`);
+  return topic.inbox.url;
+}
+
+interface ReportInput {
+  readonly options: DemoOptions;
+  readonly workload: readonly WorkloadEvent[];
+  readonly messages: readonly PublishedMessage[];
+  readonly state: FinalState;
+  readonly stack: LocalStack;
+  readonly deliveries: DeliveryCounter;
+  readonly faults: DeliveryFaultPlan;
+  readonly started: number;
+}
+
+function buildReport(input: ReportInput): DemoReport {
+  const { options, workload, messages, state, stack } = input;
+  const dlqEverNonEmpty = state.dlqs.some((dlq) => dlq.failures.length + dlq.pointers.length + dlq.bare > 0);
+  const verification = verify({ expected: expectedState(workload), state, published: messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty });
+  const stats = stack.mappings.map((spec) => spec.mapping.stats as Partial<SqsMappingStats & StreamMappingStats>);
+  const sum = (pick: (s: Partial<SqsMappingStats & StreamMappingStats>) => number | undefined) => stats.reduce((total, s) => total + (pick(s) ?? 0), 0);
+  const durationMs = Date.now() - input.started;
+  return {
+    seed: options.seed,
+    published: {
+      logicalEvents: workload.length,
+      messages: messages.length,
+      producerRetries: messages.filter((message) => message.retry).length,
+      poison: messages.filter((message) => message.event.kind === 'poison').length,
+    },
+    deliveries: { total: input.deliveries.total, duplicates: input.deliveries.duplicates },
+    faults: {
+      crashAfterCommit: sum((s) => s.crashes),
+      visibilityExpired: sum((s) => s.visibilityOutlived),
+      throttled: stack.proxy.stats().throttled,
+      serverErrors: stack.proxy.stats().serverErrors,
+      duplicateBatches: input.faults.decided.duplicate,
+    },
+    effects: verification.effects,
+    notifications: { expected: verification.notifications.expected, sent: verification.notifications.sent },
+    dlq: { messages: verification.dlq.messages, withContext: verification.dlq.withContext },
+    lost: verification.lost,
+    alarms: { notifications: verification.alarms.notifications },
+    durationMs,
+    eventsPerSecond: Math.round((workload.length / durationMs) * 1000),
+    violations: violationsOf(verification),
+  };
+}
+
+function writeDump(dir: string, messages: readonly PublishedMessage[], state: FinalState): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'published.jsonl'), messages.map((message) => JSON.stringify({ target: message.target.split('/').pop(), body: message.body })).join('\n') + '\n');
+  const orders = Object.fromEntries(Object.entries(state.orders).map(([orderId, order]) => [orderId, { status: order.status, version: order.version }]));
+  writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ counters: state.counters, orders, notifications: state.notifications }, null, 2));
+}

@@ -1,0 +1,147 @@
+/**
+ * The synthesized stack running on local engines: engines started, resources provisioned from the
+ * template, the bundled functions loaded, event source mappings and depth alarms emulated. Used by
+ * the demo and by `eo local up`.
+ */
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { AlarmEvaluator } from '../alarms';
+import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, startEngines, type Engines, type LocalClients } from '../engines';
+import { untilQuiet } from '../event-sources';
+import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
+import { seededRandom } from '../faults/random';
+import type { LocalFunction, OutputSink } from '../functions';
+import { depthOf } from '../queues/peek';
+import type { DeliveryFaults, Invoker } from '../types';
+import { alarmSpecs, type AlarmSpecs } from './alarms';
+import { ensureSynthesized } from './cloud-assembly';
+import { functionSpecs, startFunctions } from './functions';
+import { createMappings, type MappingSpec } from './mappings';
+import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
+import { provision, type ProvisionedStack } from './provision';
+import type { Template } from './template';
+
+/** Local mode compresses time: one template minute of visibility timeout or alarm period is a local second. */
+export const DEFAULT_TIME_SCALE = 1 / 60;
+
+export interface LocalStackOptions {
+  /** Seeds the fault proxy's decisions. */
+  readonly seed?: number;
+  readonly faults?: DeliveryFaults;
+  /** Share of DynamoDB data calls from the functions answered with a throttle. @default 0 */
+  readonly throttleRate?: number;
+  /** Share answered with a 500. @default 0 */
+  readonly serverErrorRate?: number;
+  /** @default DEFAULT_TIME_SCALE */
+  readonly timeScale?: number;
+  /** Concurrent executions per function. @default 2 */
+  readonly concurrency?: number;
+  /** Where the functions' stdout and stderr go. @default dropped */
+  readonly output?: OutputSink;
+  /** Wraps each function's invoker as the mappings see it, e.g. to count deliveries. */
+  readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
+  /** Synthesize even when cdk.out looks current. @default false */
+  readonly forceSynth?: boolean;
+  readonly onPhase?: (phase: string) => void;
+}
+
+export interface LocalStack {
+  readonly stackName: string;
+  readonly template: Template;
+  readonly outputs: Record<string, string>;
+  readonly resources: ProvisionedStack;
+  readonly clients: LocalClients;
+  readonly dynamodbStreams: DynamoDBStreamsClient;
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string };
+  readonly functions: ReadonlyMap<string, LocalFunction>;
+  readonly mappings: readonly MappingSpec[];
+  readonly alarms: AlarmSpecs;
+  readonly alarmEvaluator: AlarmEvaluator;
+  readonly deadLetterQueues: readonly DeadLetterQueue[];
+  readonly proxy: DynamoFaultProxy;
+  readonly synthesized: boolean;
+  /** Waits until every mapping is idle and every source queue is empty. */
+  drain(options: { quietMs: number; timeoutMs: number }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts everything; on a failure part way, stops what it started before rethrowing. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const phase = options.onPhase ?? (() => undefined);
+  phase('synthesizing the CDK app');
+  const synth = await ensureSynthesized({ force: options.forceSynth });
+  phase('starting DynamoDB Local, fauxqs and kinesalite');
+  const engines = await startEngines();
+  const stoppers: (() => Promise<void>)[] = [() => engines.stop()];
+  try {
+    return await assemble(synth, engines, stoppers, options, phase);
+  } catch (error) {
+    await stopAll(stoppers);
+    throw error;
+  }
+}
+
+async function assemble(synth: Awaited<ReturnType<typeof ensureSynthesized>>, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
+  const endpoints = requireEndpoints(engines.endpoints);
+  const clients = localClients(endpoints);
+  const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
+  stoppers.unshift(async () => {
+    destroyClients(clients);
+    dynamodbStreams.destroy();
+  });
+  const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
+  phase('creating the template\'s queues, tables, streams and topics');
+  const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale });
+  const proxy = await startDynamoFaultProxy({ target: endpoints.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
+  stoppers.unshift(() => proxy.stop());
+  phase('loading the bundled functions from cdk.out');
+  const extraEnvironment = { ...endpointEnv(endpoints), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const functions = startFunctions(functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, extraEnvironment }), { concurrency: options.concurrency ?? 2, output: options.output });
+  stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
+  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, faults: options.faults, wrapInvoker: options.wrapInvoker, log: () => undefined });
+  const alarms = alarmSpecs(synth.template, resources);
+  const periodMs = Math.max(250, Math.round(60_000 * timeScale));
+  const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.queueDepth, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
+  phase('starting event source mappings and alarms');
+  for (const spec of mappings) spec.mapping.start();
+  alarmEvaluator.start();
+  stoppers.unshift(() => alarmEvaluator.stop(), () => Promise.all(mappings.map((spec) => spec.mapping.stop())).then(() => undefined));
+  const sourceQueueUrls = mappings.flatMap((spec) => (spec.sourceQueueUrl ? [spec.sourceQueueUrl] : []));
+  return {
+    stackName: synth.stackName,
+    template: synth.template,
+    outputs: resolveOutputs(synth.template, resources),
+    resources,
+    clients,
+    dynamodbStreams,
+    endpoints,
+    functions,
+    mappings,
+    alarms,
+    alarmEvaluator,
+    deadLetterQueues: deadLetterQueues(synth.template, resources),
+    proxy,
+    synthesized: synth.synthesized,
+    drain: (drainOptions) => drain(mappings, clients, sourceQueueUrls, drainOptions),
+    stop: () => stopAll(stoppers),
+  };
+}
+
+async function drain(mappings: readonly MappingSpec[], clients: LocalClients, sourceQueueUrls: readonly string[], options: { quietMs: number; timeoutMs: number }): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    await untilQuiet(mappings.map((spec) => spec.mapping), { quietMs: options.quietMs, timeoutMs: Math.max(1, deadline - Date.now()) });
+    const depths = await Promise.all(sourceQueueUrls.map((url) => depthOf(clients.sqs, url)));
+    if (depths.every((depth) => depth.visible + depth.inFlight === 0)) return;
+    if (Date.now() >= deadline) throw new Error(`the source queues did not drain within ${options.timeoutMs} ms`);
+  }
+}
+
+async function stopAll(stoppers: readonly (() => Promise<void>)[]): Promise<void> {
+  for (const stop of stoppers) {
+    try {
+      await stop();
+    } catch {
+      // Best effort: the next stopper still runs, and the engines' own reaper kills children on exit.
+    }
+  }
+}
