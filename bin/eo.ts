@@ -42,6 +42,18 @@ interface DemoFlags {
   json?: string;
   dumpDir?: string;
   quiet?: boolean;
+  pageViewShare?: number;
+  sqsBatchSize?: number;
+  sqsBatchingWindow?: number;
+  streamBatchSize?: number;
+  concurrency?: number;
+  timeScale?: number;
+}
+
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
+  return parsed;
 }
 
 const program = new Command('eo').description('effectively-once: event pipelines that stay correct under at-least-once delivery');
@@ -62,6 +74,12 @@ program
   .option('--json <file>', 'write the JSON report to a file (- for stdout)')
   .option('--dump-dir <dir>', 'write published.jsonl, state.json and the functions\' log here')
   .option('--quiet', 'no progress output')
+  .addOption(rateOption('--page-view-share', 'share of valid events that are page views (the rest are order changes)', 0.7))
+  .addOption(new Option('--sqs-batch-size <n>', 'replace the template\'s SQS batch size').argParser(wholeNumber))
+  .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
+  .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))
+  .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
+  .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts and alarm periods').argParser(positiveNumber).default(1 / 60))
   .action(async (flags: DemoFlags) => {
     const report = await runDemo({ ...flags, drainTimeoutMs: DEMO_DEFAULTS.drainTimeoutMs, progress: createProgress(process.stderr, flags.quiet) });
     printReport(report, flags.json);

@@ -50,13 +50,22 @@ export interface DemoOptions {
   readonly dumpDir?: string;
   readonly drainTimeoutMs: number;
   readonly progress: Progress;
+  /** Share of valid events that are page views. @default 0.7 */
+  readonly pageViewShare?: number;
+  /** Replace the template's mapping batch sizes and window (chaos schedules explore them). @default - the template's */
+  readonly sqsBatchSize?: number;
+  readonly sqsBatchingWindow?: number;
+  readonly streamBatchSize?: number;
+  /** SQS pollers per mapping and execution environments per function. @default 2 */
+  readonly concurrency?: number;
+  /** Local seconds per template second for visibility timeouts and alarm periods. @default 1/60 */
+  readonly timeScale?: number;
 }
 
 /** Runs the demo end to end; the engines are stopped however it ends. */
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   validate(options);
   const started = Date.now();
-  const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate });
   const faults = new DeliveryFaultPlan(seededRandom(options.seed ^ 0xfa17), { duplicate: options.duplicateRate, crash: options.crashRate, slow: options.slowRate });
   const deliveries = new DeliveryCounter();
   const logDir = options.dumpDir ?? path.join(process.cwd(), '.eo');
@@ -70,23 +79,43 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     output: log.sink,
     wrapInvoker: (id, invoke) => deliveries.wrap(id, invoke),
     onPhase: (phase) => options.progress.phase(phase),
+    timeScale: options.timeScale,
+    concurrency: options.concurrency,
+    sqsConcurrency: options.concurrency,
+    mappingOverrides: { sqsBatchSize: options.sqsBatchSize, sqsBatchingWindowSeconds: options.sqsBatchingWindow, streamBatchSize: options.streamBatchSize },
   });
   try {
-    const messages = planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, {
-      pageViewsQueueUrl: output(stack.outputs, 'PageViewsQueueUrl'),
-      ordersStreamName: output(stack.outputs, 'OrdersStreamName'),
-    });
-    await publish(stack, messages, options.progress);
-    await drain(stack, deliveries, messages.length, options);
-    const state = await settledState(stack);
-    const report = buildReport({ options, workload, messages, state, stack, deliveries, faults, started });
-    if (options.dumpDir) writeDump(options.dumpDir, messages, state);
-    return report;
+    return await runScenario(stack, { faults, deliveries, started }, options);
   } finally {
     options.progress.phase('stopping the engines');
     await stack.stop();
     await log.close();
   }
+}
+
+/** What a scenario needs from whoever started the stack. */
+export interface ScenarioContext {
+  readonly faults: DeliveryFaultPlan;
+  readonly deliveries: DeliveryCounter;
+  readonly started: number;
+}
+
+/** The settings of one scenario on a running stack. */
+export type ScenarioOptions = Pick<DemoOptions, 'events' | 'seed' | 'producerRetryRate' | 'poisonRate' | 'schemaV2Rate' | 'drainTimeoutMs' | 'progress' | 'dumpDir' | 'pageViewShare'>;
+
+/** Publishes a workload to a running stack, drains it, and verifies the final state. */
+export async function runScenario(stack: LocalStack, context: ScenarioContext, options: ScenarioOptions): Promise<DemoReport> {
+  const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate, pageViewShare: options.pageViewShare });
+  const messages = planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, {
+    pageViewsQueueUrl: output(stack.outputs, 'PageViewsQueueUrl'),
+    ordersStreamName: output(stack.outputs, 'OrdersStreamName'),
+  });
+  await publish(stack, messages, options.progress);
+  await drain(stack, context.deliveries, messages.length, options);
+  const state = await settledState(stack);
+  const report = buildReport({ seed: options.seed, workload, messages, state, stack, deliveries: context.deliveries, faults: context.faults, started: context.started });
+  if (options.dumpDir) writeDump(options.dumpDir, messages, state);
+  return report;
 }
 
 function validate(options: DemoOptions): void {
@@ -110,7 +139,7 @@ async function publish(stack: LocalStack, messages: readonly PublishedMessage[],
 }
 
 /** Quiet means: no mapping saw anything for longer than a (compressed) visibility timeout. */
-async function drain(stack: LocalStack, deliveries: DeliveryCounter, published: number, options: DemoOptions): Promise<void> {
+async function drain(stack: LocalStack, deliveries: DeliveryCounter, published: number, options: ScenarioOptions): Promise<void> {
   options.progress.phase('draining: functions consume until every source is quiet');
   const quietMs = 1_000 + Math.max(...[...stack.resources.queues.values()].map((queue) => queue.localVisibilityTimeoutSeconds)) * 1_000;
   const ticker = setInterval(() => options.progress.update('delivered', Math.min(deliveries.total, published), published), 250);
@@ -124,7 +153,7 @@ async function drain(stack: LocalStack, deliveries: DeliveryCounter, published: 
 
 /** Gives the alarm evaluator two periods to see the final DLQ depths, then reads everything back. */
 async function settledState(stack: LocalStack): Promise<FinalState> {
-  await sleep(2_500);
+  await sleep(2 * stack.alarmPeriodMs);
   await stack.alarmEvaluator.evaluateNow();
   return readState({
     dynamodb: stack.clients.dynamodb,
@@ -145,7 +174,7 @@ function inboxOf(stack: LocalStack, topicArn: string): string {
 }
 
 interface ReportInput {
-  readonly options: DemoOptions;
+  readonly seed: number;
   readonly workload: readonly WorkloadEvent[];
   readonly messages: readonly PublishedMessage[];
   readonly state: FinalState;
@@ -156,14 +185,14 @@ interface ReportInput {
 }
 
 function buildReport(input: ReportInput): DemoReport {
-  const { options, workload, messages, state, stack } = input;
+  const { workload, messages, state, stack } = input;
   const dlqEverNonEmpty = state.dlqs.some((dlq) => dlq.failures.length + dlq.pointers.length + dlq.bare > 0);
   const verification = verify({ expected: expectedState(workload), state, published: messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty });
   const stats = stack.mappings.map((spec) => spec.mapping.stats as Partial<SqsMappingStats & StreamMappingStats>);
   const sum = (pick: (s: Partial<SqsMappingStats & StreamMappingStats>) => number | undefined) => stats.reduce((total, s) => total + (pick(s) ?? 0), 0);
   const durationMs = Date.now() - input.started;
   return {
-    seed: options.seed,
+    seed: input.seed,
     published: {
       logicalEvents: workload.length,
       messages: messages.length,

@@ -35,14 +35,15 @@ export interface WorkloadOptions {
   readonly schemaV2Rate?: number;
   /** Share of order events published ahead of an older version of the same order. @default 0.1 */
   readonly outOfOrderRate?: number;
+  /** Share of valid events that are page views; the rest are order status changes. @default 0.7 */
+  readonly pageViewShare?: number;
   /** @default 40 */
   readonly pages?: number;
   /** @default 3 */
   readonly days?: number;
 }
 
-/** Share of the workload that is page views; the rest are order status changes. */
-const PAGE_VIEW_SHARE = 0.7;
+const DEFAULT_PAGE_VIEW_SHARE = 0.7;
 const FIRST_DAY = Date.UTC(2026, 10, 28);
 const DAY_MS = 86_400_000;
 
@@ -51,7 +52,7 @@ export function generateWorkload(options: WorkloadOptions): WorkloadEvent[] {
   const random = seededRandom(options.seed);
   const poisonCount = Math.round(options.events * (options.poisonRate ?? 0.01));
   const validCount = options.events - poisonCount;
-  const pageViewCount = Math.round(validCount * PAGE_VIEW_SHARE);
+  const pageViewCount = Math.round(validCount * (options.pageViewShare ?? DEFAULT_PAGE_VIEW_SHARE));
   const events = [
     ...pageViews(random, pageViewCount, options),
     ...orderEvents(random, validCount - pageViewCount, options.outOfOrderRate ?? 0.1),
@@ -110,7 +111,7 @@ const POISON_BODIES: readonly ((i: number) => string)[] = [
 ];
 
 function poisonEvent(random: Random, i: number): WorkloadEvent {
-  const target: Target = chance(random, PAGE_VIEW_SHARE) ? 'page-views' : 'orders';
+  const target: Target = chance(random, DEFAULT_PAGE_VIEW_SHARE) ? 'page-views' : 'orders';
   const body = (POISON_BODIES[pick(random, POISON_BODIES.length)] as (i: number) => string)(i);
   return { target, body, partitionKey: target === 'orders' ? `poison-${i}` : undefined, kind: 'poison' };
 }

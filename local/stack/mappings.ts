@@ -38,8 +38,16 @@ export interface MappingOptions {
   /** Rest between polls of a stream with nothing new, in ms. @default 200 */
   readonly streamPollIntervalMs?: number;
   readonly log?: MappingLog;
+  /** Settings that replace the template's, for schedules that explore other batch shapes. */
+  readonly overrides?: MappingOverrides;
   /** Wraps a function's invoker, e.g. to count deliveries. */
   readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
+}
+
+export interface MappingOverrides {
+  readonly sqsBatchSize?: number;
+  readonly sqsBatchingWindowSeconds?: number;
+  readonly streamBatchSize?: number;
 }
 
 /** Builds (without starting) one mapping per template mapping. */
@@ -68,8 +76,8 @@ function sqsMapping(props: Record<string, unknown>, queue: LocalQueue, invoke: I
     queueUrl: queue.url,
     queueArn: queue.arn,
     region: LOCAL_REGION,
-    batchSize: numberProp(props, 'BatchSize') ?? 10,
-    maximumBatchingWindowSeconds: numberProp(props, 'MaximumBatchingWindowInSeconds') ?? 0,
+    batchSize: options.overrides?.sqsBatchSize ?? numberProp(props, 'BatchSize') ?? 10,
+    maximumBatchingWindowSeconds: options.overrides?.sqsBatchingWindowSeconds ?? numberProp(props, 'MaximumBatchingWindowInSeconds') ?? 0,
     reportBatchItemFailures,
     visibilityTimeoutSeconds: queue.localVisibilityTimeoutSeconds,
     concurrency: options.sqsConcurrency ?? 2,
@@ -91,7 +99,7 @@ function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamo
     streamArn,
     region: LOCAL_REGION,
     functionArn: options.stack.context.resources.get(functionLogicalId)?.attributes.Arn ?? '',
-    batchSize: numberProp(props, 'BatchSize') ?? 100,
+    batchSize: options.overrides?.streamBatchSize ?? numberProp(props, 'BatchSize') ?? 100,
     bisectBatchOnFunctionError: props.BisectBatchOnFunctionError === true || props.BisectBatchOnFunctionError === 'true',
     maximumRetryAttempts: numberProp(props, 'MaximumRetryAttempts') ?? -1,
     // Not compressed: DynamoDB Local rounds record times down to the minute, so a compressed age would expire records at once.

@@ -64,6 +64,8 @@ export interface ProvisionOptions {
   readonly clients: LocalClients;
   /** Local seconds per template second for visibility timeouts. @default 1 */
   readonly timeScale?: number;
+  /** Appended to every physical name, so that several copies of the stack share one set of engines. @default '' */
+  readonly nameSuffix?: string;
 }
 
 /** Provisions the template's resources. Queues first (DLQs before their sources), then the rest. */
@@ -97,6 +99,12 @@ export function physicalName(stackName: string, logicalId: string, maxLength = 8
   return `${stackName}-${logicalId}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, maxLength);
 }
 
+/** A name with the copy's suffix, cut to the service's limit from the front so that the suffix survives. */
+function suffixed(name: string, options: ProvisionOptions, maxLength: number): string {
+  const suffix = options.nameSuffix ?? '';
+  return `${name.slice(0, maxLength - suffix.length)}${suffix}`;
+}
+
 async function provisionAll<T extends { logicalId: string }>(items: readonly NamedResource[], create: (resource: NamedResource) => Promise<T>): Promise<Map<string, T>> {
   const created = await Promise.all(items.map(create));
   return new Map(created.map((item) => [item.logicalId, item]));
@@ -114,7 +122,7 @@ async function provisionQueues(options: ProvisionOptions, context: ResolveContex
 async function createQueue(options: ProvisionOptions, resource: NamedResource, context: ResolveContext, resources: Map<string, LocalResource>): Promise<LocalQueue> {
   const { sqs } = options.clients;
   const props = resource.properties;
-  const name = stringProp(props, 'QueueName') ?? physicalName(options.stackName, resource.logicalId);
+  const name = suffixed(stringProp(props, 'QueueName') ?? physicalName(options.stackName, resource.logicalId), options, 80);
   const visibilityTimeoutSeconds = numberProp(props, 'VisibilityTimeout') ?? 30;
   const localVisibilityTimeoutSeconds = Math.max(1, Math.round(visibilityTimeoutSeconds * (options.timeScale ?? 1)));
   const redrive = props.RedrivePolicy === undefined ? undefined : (resolveValue(props.RedrivePolicy, context) as { deadLetterTargetArn: string; maxReceiveCount: number });
@@ -134,7 +142,7 @@ async function createQueue(options: ProvisionOptions, resource: NamedResource, c
 async function createTable(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalTable> {
   const { dynamodb } = options.clients;
   const props = resource.properties;
-  const name = stringProp(props, 'TableName') ?? physicalName(options.stackName, resource.logicalId, 255);
+  const name = suffixed(stringProp(props, 'TableName') ?? physicalName(options.stackName, resource.logicalId, 255), options, 255);
   const streamSpec = props.StreamSpecification as { StreamViewType?: string } | undefined;
   const input: CreateTableCommandInput = {
     TableName: name,
@@ -167,7 +175,7 @@ function stripBilling(indexes: unknown): unknown {
 async function createStream(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalStream> {
   const { kinesis } = options.clients;
   const props = resource.properties;
-  const name = stringProp(props, 'Name') ?? physicalName(options.stackName, resource.logicalId, 128);
+  const name = suffixed(stringProp(props, 'Name') ?? physicalName(options.stackName, resource.logicalId, 128), options, 128);
   await kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: numberProp(props, 'ShardCount') ?? 1 }));
   const arn = await waitFor(async () => {
     const { StreamDescriptionSummary: summary } = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: name }));
@@ -179,7 +187,7 @@ async function createStream(options: ProvisionOptions, resource: NamedResource, 
 
 async function createTopic(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalTopic> {
   const { sns, sqs } = options.clients;
-  const name = stringProp(resource.properties, 'TopicName') ?? physicalName(options.stackName, resource.logicalId, 256);
+  const name = suffixed(stringProp(resource.properties, 'TopicName') ?? physicalName(options.stackName, resource.logicalId, 256), options, 256);
   const { TopicArn: arn = '' } = await sns.send(new CreateTopicCommand({ Name: name }));
   const { QueueUrl: inboxUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: `${name.slice(0, 70)}-inbox` }));
   const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: inboxUrl, AttributeNames: ['QueueArn'] }));
@@ -204,7 +212,7 @@ async function subscribeQueues(options: ProvisionOptions, context: ResolveContex
 
 function nameFunctions(options: ProvisionOptions, resources: Map<string, LocalResource>): void {
   for (const fn of resourcesOfType(options.template, ResourceType.FUNCTION)) {
-    const name = stringProp(fn.properties, 'FunctionName') ?? physicalName(options.stackName, fn.logicalId, 64);
+    const name = suffixed(stringProp(fn.properties, 'FunctionName') ?? physicalName(options.stackName, fn.logicalId, 64), options, 64);
     resources.set(fn.logicalId, { ref: name, attributes: { Arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}` } });
   }
 }

@@ -13,9 +13,9 @@ import type { LocalFunction, OutputSink } from '../functions';
 import { depthOf } from '../queues/peek';
 import type { DeliveryFaults, Invoker } from '../types';
 import { alarmSpecs, type AlarmSpecs } from './alarms';
-import { ensureSynthesized } from './cloud-assembly';
+import { ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
 import { functionSpecs, startFunctions } from './functions';
-import { createMappings, type MappingSpec } from './mappings';
+import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
 import { provision, type ProvisionedStack } from './provision';
 import type { Template } from './template';
@@ -39,6 +39,16 @@ export interface LocalStackOptions {
   readonly output?: OutputSink;
   /** Wraps each function's invoker as the mappings see it, e.g. to count deliveries. */
   readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
+  /** Engines already running (shared by several copies of the stack); they are left running on stop. @default - started here */
+  readonly engines?: Engines;
+  /** An already loaded assembly, to skip the staleness check. @default - synthesized when stale */
+  readonly synthesized?: SynthesizedStack;
+  /** Appended to every physical name (see {@link ProvisionOptions.nameSuffix}). @default '' */
+  readonly nameSuffix?: string;
+  /** Replaces some of the template's mapping settings. @default - the template's */
+  readonly mappingOverrides?: MappingOverrides;
+  /** SQS pollers per mapping. @default 2 */
+  readonly sqsConcurrency?: number;
   /** Synthesize even when cdk.out looks current. @default false */
   readonly forceSynth?: boolean;
   readonly onPhase?: (phase: string) => void;
@@ -56,8 +66,11 @@ export interface LocalStack {
   readonly mappings: readonly MappingSpec[];
   readonly alarms: AlarmSpecs;
   readonly alarmEvaluator: AlarmEvaluator;
+  /** The local length of a 60-second alarm period. */
+  readonly alarmPeriodMs: number;
   readonly deadLetterQueues: readonly DeadLetterQueue[];
   readonly proxy: DynamoFaultProxy;
+  /** Whether this start ran `cdk synth`. */
   readonly synthesized: boolean;
   /** Waits until every mapping is idle and every source queue is empty. */
   drain(options: { quietMs: number; timeoutMs: number }): Promise<void>;
@@ -68,10 +81,10 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const phase = options.onPhase ?? (() => undefined);
   phase('synthesizing the CDK app');
-  const synth = await ensureSynthesized({ force: options.forceSynth });
+  const synth = options.synthesized ?? (await ensureSynthesized({ force: options.forceSynth }));
   phase('starting DynamoDB Local, fauxqs and kinesalite');
-  const engines = await startEngines();
-  const stoppers: (() => Promise<void>)[] = [() => engines.stop()];
+  const engines = options.engines ?? (await startEngines());
+  const stoppers: (() => Promise<void>)[] = options.engines ? [] : [() => engines.stop()];
   try {
     return await assemble(synth, engines, stoppers, options, phase);
   } catch (error) {
@@ -80,7 +93,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-async function assemble(synth: Awaited<ReturnType<typeof ensureSynthesized>>, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
+async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
   const endpoints = requireEndpoints(engines.endpoints);
   const clients = localClients(endpoints);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
@@ -90,14 +103,14 @@ async function assemble(synth: Awaited<ReturnType<typeof ensureSynthesized>>, en
   });
   const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
   phase('creating the template\'s queues, tables, streams and topics');
-  const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale });
+  const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
   const proxy = await startDynamoFaultProxy({ target: endpoints.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
   stoppers.unshift(() => proxy.stop());
   phase('loading the bundled functions from cdk.out');
   const extraEnvironment = { ...endpointEnv(endpoints), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   const functions = startFunctions(functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, extraEnvironment }), { concurrency: options.concurrency ?? 2, output: options.output });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
-  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, faults: options.faults, wrapInvoker: options.wrapInvoker, log: () => undefined });
+  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const alarms = alarmSpecs(synth.template, resources);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.queueDepth, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
@@ -118,9 +131,10 @@ async function assemble(synth: Awaited<ReturnType<typeof ensureSynthesized>>, en
     mappings,
     alarms,
     alarmEvaluator,
+    alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     proxy,
-    synthesized: synth.synthesized,
+    synthesized: 'synthesized' in synth && synth.synthesized === true,
     drain: (drainOptions) => drain(mappings, clients, sourceQueueUrls, drainOptions),
     stop: () => stopAll(stoppers),
   };

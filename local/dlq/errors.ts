@@ -1,0 +1,53 @@
+/** Errors of the DLQ operations; each message says what to do next. */
+
+/** Base class: the CLI prints the message and exits non-zero. */
+export class DlqOperationError extends Error {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DlqOperationError';
+  }
+}
+
+/** No AWS credentials or region could be found. */
+export class MissingCredentialsError extends DlqOperationError {
+  public constructor(detail: string, options?: { cause?: unknown }) {
+    super(
+      `${detail}. Set AWS_PROFILE (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) and AWS_REGION, ` +
+        'or run against the local engines: start them with `npm run eo -- local up` and add --local.',
+      options,
+    );
+    this.name = 'MissingCredentialsError';
+  }
+}
+
+/** `--local` was given but no local stack is running. */
+export class LocalStackNotRunningError extends DlqOperationError {
+  public constructor(detail: string) {
+    super(`${detail}. Start the local stack first: \`npm run eo -- local up\` (it keeps running until Ctrl-C), then run this command with --local in another terminal.`);
+    this.name = 'LocalStackNotRunningError';
+  }
+}
+
+/** The stack could not be found or read. */
+export class StackNotFoundError extends DlqOperationError {
+  public constructor(stackName: string, region: string, options?: { cause?: unknown }) {
+    super(`stack ${stackName} was not found in ${region}: deploy it (\`npx cdk deploy\`), or name another one with --stack`, options);
+    this.name = 'StackNotFoundError';
+  }
+}
+
+/** The queue argument names no dead-letter queue of the stack. */
+export class UnknownQueueError extends DlqOperationError {
+  public constructor(query: string, known: readonly string[]) {
+    super(`"${query}" is not a dead-letter queue of the stack; give a name, URL, ARN, output name or a unique part of a name: ${known.join(', ') || '(the stack has none)'}`);
+    this.name = 'UnknownQueueError';
+  }
+}
+
+/** Bad option values (filters, rates, caps). */
+export class InvalidOptionError extends DlqOperationError {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'InvalidOptionError';
+  }
+}

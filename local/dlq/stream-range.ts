@@ -1,0 +1,80 @@
+/**
+ * Reads the records an on-failure pointer names back from the stream: an iterator
+ * `AT_SEQUENCE_NUMBER` the range's start, then reads until past its end. What the stream no
+ * longer holds (past its retention, or a shard that is gone) is counted as missing, never
+ * silently dropped.
+ */
+import type { StreamBatchInfo } from '../event-sources/on-failure-record';
+import { compareSequenceNumbers, type StreamReader, type StreamRecord } from '../event-sources/stream-reader';
+import { dynamoDbStreamReader } from '../event-sources/dynamodb-stream-reader';
+import { kinesisReader } from '../event-sources/kinesis-reader';
+import type { DlqClients } from './types';
+
+/** Defaults shared by the code and its documentation. */
+export const RANGE_READ_DEFAULTS = {
+  /** Reads in a row that return nothing before the range is taken as read to the shard's tip. */
+  maxEmptyReads: 3,
+  /** Records asked for per read: a pointer's range is one batch (at most 10,000 records). */
+  limit: 1_000,
+} as const;
+
+/** Errors that mean "the stream no longer holds this position", as opposed to a failure to ask. */
+const UNREADABLE_ERRORS = new Set(['TrimmedDataAccessException', 'InvalidArgumentException', 'ResourceNotFoundException', 'ValidationException']);
+
+export interface RangeRead {
+  /** The records of the range still in the stream, in shard order. */
+  readonly records: readonly StreamRecord[];
+  /** Records the pointer's batch size promises that the stream did not return. */
+  readonly missing: number;
+  /** Why nothing could be read at all (the stream's own error), when that is the case. */
+  readonly unreadable?: string;
+}
+
+/** A reader for the stream an ARN names: Kinesis (`:stream/`) or a table's stream (`:table/.../stream/`). */
+export function readerFor(clients: DlqClients, streamArn: string): StreamReader {
+  return isTableStreamArn(streamArn)
+    ? dynamoDbStreamReader({ streams: clients.dynamodbStreams, streamArn, region: clients.region })
+    : kinesisReader({ kinesis: clients.kinesis, streamArn, region: clients.region });
+}
+
+export function isTableStreamArn(arn: string): boolean {
+  return /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/[^/]+\/stream\//.test(arn);
+}
+
+/** Reads the records of `range` (inclusive at both ends). */
+export async function readRange(reader: StreamReader, range: StreamBatchInfo, maxEmptyReads: number = RANGE_READ_DEFAULTS.maxEmptyReads): Promise<RangeRead> {
+  const found: StreamRecord[] = [];
+  try {
+    const first = await reader.iterator(range.shardId, { type: 'AT_SEQUENCE_NUMBER', sequenceNumber: range.startSequenceNumber });
+    await readInto(found, reader, range, first, maxEmptyReads);
+  } catch (error) {
+    if (!isUnreadable(error)) throw error;
+    return { records: found, missing: Math.max(0, range.batchSize - found.length), unreadable: `${(error as Error).name}: ${(error as Error).message}` };
+  }
+  return { records: found, missing: Math.max(0, range.batchSize - found.length) };
+}
+
+async function readInto(found: StreamRecord[], reader: StreamReader, range: StreamBatchInfo, first: string, maxEmptyReads: number): Promise<void> {
+  let iterator: string | undefined = first;
+  for (let emptyReads = 0; iterator !== undefined && emptyReads < maxEmptyReads; ) {
+    const read = await reader.read(range.shardId, iterator, Math.min(reader.maxRecordsPerRead, RANGE_READ_DEFAULTS.limit));
+    emptyReads = read.records.length === 0 ? emptyReads + 1 : 0;
+    if (collectInRange(found, read.records, range)) return;
+    iterator = read.nextIterator;
+  }
+}
+
+/** Adds the records inside the range; true once the range's end is reached or passed. */
+function collectInRange(found: StreamRecord[], records: readonly StreamRecord[], range: StreamBatchInfo): boolean {
+  for (const record of records) {
+    const toEnd = compareSequenceNumbers(record.sequenceNumber, range.endSequenceNumber);
+    if (toEnd > 0) return true;
+    if (compareSequenceNumbers(record.sequenceNumber, range.startSequenceNumber) >= 0) found.push(record);
+    if (toEnd === 0) return true;
+  }
+  return false;
+}
+
+function isUnreadable(error: unknown): boolean {
+  return error instanceof Error && UNREADABLE_ERRORS.has(error.name);
+}

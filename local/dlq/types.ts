@@ -1,0 +1,73 @@
+/**
+ * What the DLQ operations work on: the stack's dead-letter queues and what feeds them, resolved
+ * either from a deployed stack (CloudFormation) or from the local stack's state file, and one
+ * client per service, pointed at AWS or at the local engines.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+
+/** The clients the operations use; AWS's or the local engines'. */
+export interface DlqClients {
+  readonly sqs: SQSClient;
+  readonly kinesis: KinesisClient;
+  readonly dynamodb: DynamoDBClient;
+  readonly dynamodbStreams: DynamoDBStreamsClient;
+  /** Put in the Lambda-shaped records read back from streams. */
+  readonly region: string;
+}
+
+/**
+ * How a queue feeds a DLQ: `redrive` when SQS moves messages there after `maxReceiveCount`
+ * (the source is a queue), `on-failure` when a stream mapping sends its on-failure records there
+ * (the source is a Kinesis stream or a table's stream).
+ */
+export type DlqRole = 'redrive' | 'on-failure';
+
+export interface DlqSource {
+  readonly role: DlqRole;
+  /** The source queue's or stream's ARN. */
+  readonly arn: string;
+}
+
+export interface QueueRef {
+  readonly name: string;
+  readonly url: string;
+  readonly arn: string;
+}
+
+/** A dead-letter queue of the stack, with every source that feeds it. */
+export interface DlqInfo extends QueueRef {
+  readonly sources: readonly DlqSource[];
+}
+
+export interface StreamRef {
+  readonly name: string;
+  readonly arn: string;
+  readonly retentionHours: number;
+}
+
+export interface TableRef {
+  readonly name: string;
+  readonly arn: string;
+  readonly streamArn?: string;
+}
+
+/** The parts of a stack the DLQ operations need, wherever it runs. */
+export interface StackTopology {
+  readonly stackName: string;
+  readonly region: string;
+  readonly outputs: Readonly<Record<string, string>>;
+  readonly deadLetterQueues: readonly DlqInfo[];
+  /** Every queue of the stack, to find a source queue's URL from its ARN. */
+  readonly queues: readonly QueueRef[];
+  readonly streams: readonly StreamRef[];
+  readonly tables: readonly TableRef[];
+}
+
+/** What every operation is given: where the stack is and how to talk to it. */
+export interface DlqContext {
+  readonly clients: DlqClients;
+  readonly topology: StackTopology;
+}
