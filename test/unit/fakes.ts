@@ -10,7 +10,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Observability } from '../../lambdas/runtime/observability';
 import type { MetricName } from '../../lambdas/runtime/observability';
-import type { RandomSource, Sleep } from '../../lambdas/runtime/backoff';
+import type { Sleep } from '../../lambdas/runtime/backoff';
 
 /** An AWS SDK v3 command as the fake sees it: its class name and its input. */
 export interface RecordedCommand {
@@ -64,17 +64,8 @@ export function recordingSleep(): Sleep & { readonly delays: number[] } {
 
 export const noSleep: Sleep = async () => undefined;
 
-/** mulberry32: a small seeded PRNG, so that statistical tests are reproducible. */
-export function seededRandom(seed: number): RandomSource {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A seeded PRNG (the one local mode draws its faults from), so that statistical tests are reproducible. */
+export { seededRandom } from '../../local/faults/random';
 
 /**
  * Observability that prints nothing and records metric counts, so that tests can assert on them.
