@@ -87,9 +87,25 @@ export function resolveRoute<TResult>(routes: Routes<TResult>, event: ConsumedEv
   if (!found) throw new UnknownEventTypeError(event.type, Object.keys(routes));
   if (!found.schema) return { route: found, event };
   const parsed = found.schema.safeParse(event.payload);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`);
-    throw new SchemaViolationError(event.type, issues, { cause: parsed.error });
-  }
+  if (!parsed.success) throw new SchemaViolationError(event.type, issueLines(parsed.error.issues), { cause: parsed.error });
   return { route: found, event: { ...event, payload: parsed.data } };
+}
+
+type ZodIssue = z.core.$ZodIssue;
+
+/**
+ * One line per violation, `<path>: <problem>`. A union that matched none of its alternatives
+ * reports the alternative that came closest (fewest violations) rather than zod's bare
+ * "Invalid input", so that the line names the field at fault.
+ */
+function issueLines(issues: readonly ZodIssue[], prefix: readonly PropertyKey[] = []): string[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) return closestAlternative(issue.errors.map((alternative) => issueLines(alternative, path)));
+    return [`${path.map(String).join('.') || '(payload)'}: ${issue.message}`];
+  });
+}
+
+function closestAlternative(alternatives: readonly string[][]): string[] {
+  return alternatives.reduce((closest, candidate) => (candidate.length < closest.length ? candidate : closest));
 }

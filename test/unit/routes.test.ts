@@ -94,6 +94,27 @@ describe('resolveRoute', () => {
     expect(violation.issues).toEqual([expect.stringMatching(/^\(payload\): /)]);
   });
 
+  describe('a union of payload schemas (schema versions)', () => {
+    const versions = z.union([
+      z.object({ schemaVersion: z.literal(1).optional(), pageId: z.string() }),
+      z.object({ schemaVersion: z.literal(2), page: z.object({ id: z.string() }) }),
+    ]);
+    const routes: Routes<string> = { 'page.viewed': route(versions, () => 'ok') };
+    const issuesOf = (payload: Record<string, unknown>) => (thrownBy(() => resolveRoute(routes, eventOf('page.viewed', payload))) as SchemaViolationError).issues;
+
+    test.each([
+      ['a missing field of version 1', {}, ['pageId: Invalid input: expected string, received undefined']],
+      ['a wrong type in version 1', { pageId: 42 }, ['pageId: Invalid input: expected string, received number']],
+      ['a missing nested field of version 2', { schemaVersion: 2, page: {} }, ['page.id: Invalid input: expected string, received undefined']],
+    ])('%s names the field of the closest alternative, not "Invalid input"', (_case, payload, expected) => {
+      expect(issuesOf(payload)).toEqual(expected);
+    });
+
+    test('alternatives equally close: the first is reported', () => {
+      expect(issuesOf({ schemaVersion: 3, pageId: 'home' })).toEqual(['schemaVersion: Invalid input: expected 1']);
+    });
+  });
+
   test('route() ties a schema to its handler', () => {
     const schema = z.object({ id: z.string() });
     const handle = () => 1;
