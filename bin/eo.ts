@@ -5,6 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { registerDlqCommands } from '../local/cli/dlq-commands';
+import { registerLocalCommands } from '../local/cli/local-commands';
+import { registerDocsCommands } from '../local/cli/docs-commands';
+import { registerNewCommands } from '../local/cli/new-commands';
 import { createProgress } from '../local/demo/progress';
 import { summaryTable, type DemoReport } from '../local/demo/report';
 import { DEMO_DEFAULTS, runDemo } from '../local/demo/run';
@@ -94,6 +98,12 @@ function printReport(report: DemoReport, json: string | undefined): void {
   if (json) writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`${summaryTable(report)}\n`);
 }
+
+registerNewCommands(program);
+registerDocsCommands(program);
+
+registerLocalCommands(program);
+registerDlqCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`eo: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,19 +1,26 @@
 import * as path from 'node:path';
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { AlarmTopic } from './alarm-topic';
+import { GENERATED_CONSUMERS } from './consumers';
 import { DynamoStreamConsumer } from './dynamo-stream-consumer';
 import { addEncryptedTopic } from './encrypted-topic';
 import { IdempotencyTable } from './idempotency-table';
 import { KinesisConsumer } from './kinesis-consumer';
 import { QueueConsumer } from './queue-consumer';
 import { tableDefaults } from './table-defaults';
+import { grantPublishToEncryptedTopic } from './topic-publisher';
 
 /** Where the handlers live in this repository. */
 const DEFAULT_HANDLERS_DIR = path.join(__dirname, '..', 'lambdas', 'handlers');
+
+/**
+ * Adds one consumer, and whatever only it uses, to the pipeline. It receives the stack, whose
+ * public members are the shared resources (alarm topic, idempotency table, tables, topics).
+ */
+export type AddConsumer = (pipeline: EventPipelineStack) => unknown;
 
 /** Props of {@link EventPipelineStack}. */
 export interface EventPipelineStackProps extends StackProps {
@@ -28,6 +35,11 @@ export interface EventPipelineStackProps extends StackProps {
    * @default - `lambdas/handlers` of this repository
    */
   readonly handlersDir?: string;
+  /**
+   * Consumers added after the examples, each with the stack's shared resources.
+   * @default - `GENERATED_CONSUMERS` of `lib/consumers/index.ts`, which `eo new consumer` appends to
+   */
+  readonly consumers?: readonly AddConsumer[];
 }
 
 /**
@@ -35,7 +47,8 @@ export interface EventPipelineStackProps extends StackProps {
  * - page views: SQS queue -> `page-view-counter` (dedup in the same transaction as the count);
  * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table;
  * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS.
- * Every DLQ and every stream consumer notifies the alarm topic.
+ * Every DLQ and every stream consumer notifies the alarm topic. Consumers that `eo new consumer`
+ * generated (or that `consumers` lists) come after the examples.
  */
 export class EventPipelineStack extends Stack {
   /** The topic every alarm notifies. */
@@ -54,19 +67,26 @@ export class EventPipelineStack extends Stack {
   public readonly orderProjection: KinesisConsumer;
   /** orders table stream -> shipment-notifier. */
   public readonly shipmentNotifier: DynamoStreamConsumer;
+  private readonly handlersDir: string;
 
   constructor(scope: Construct, id: string, props: EventPipelineStackProps = {}) {
     super(scope, id, props);
-    const handlers = props.handlersDir ?? DEFAULT_HANDLERS_DIR;
+    this.handlersDir = props.handlersDir ?? DEFAULT_HANDLERS_DIR;
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail });
     this.idempotencyTable = new IdempotencyTable(this, 'IdempotencyTable');
     this.countersTable = this.addCountersTable();
     this.ordersTable = this.addOrdersTable();
     this.notificationsTopic = this.addNotificationsTopic();
-    this.pageViewCounter = this.addPageViewCounter(path.join(handlers, 'page-view-counter.ts'));
-    this.orderProjection = this.addOrderProjection(path.join(handlers, 'order-projection.ts'));
-    this.shipmentNotifier = this.addShipmentNotifier(path.join(handlers, 'shipment-notifier.ts'));
+    this.pageViewCounter = this.addPageViewCounter(this.handlerEntry('page-view-counter.ts'));
+    this.orderProjection = this.addOrderProjection(this.handlerEntry('order-projection.ts'));
+    this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
     this.addOutputs();
+    for (const addConsumer of props.consumers ?? GENERATED_CONSUMERS) addConsumer(this);
+  }
+
+  /** The path of a handler file, e.g. `handlerEntry('page-view-counter.ts')`. */
+  public handlerEntry(fileName: string): string {
+    return path.join(this.handlersDir, fileName);
   }
 
   private addCountersTable(): Table {
@@ -122,13 +142,7 @@ export class EventPipelineStack extends Stack {
       tables: { IDEMPOTENCY_TABLE: this.idempotencyTable.table },
       environment: { NOTIFICATIONS_TOPIC_ARN: this.notificationsTopic.topicArn },
     });
-    this.notificationsTopic.grantPublish(notifier.function);
-    Validations.of(notifier.function.role as IRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-      reason:
-        'Publishing to an SSE-KMS topic needs kms:GenerateDataKey* (granted by Topic.grantPublish, as ' +
-        'the SNS documentation lists it) on the one key that encrypts the notifications topic.',
-    });
+    grantPublishToEncryptedTopic(this.notificationsTopic, notifier.function);
     return notifier;
   }
 

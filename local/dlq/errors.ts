@@ -51,3 +51,11 @@ export class InvalidOptionError extends DlqOperationError {
     this.name = 'InvalidOptionError';
   }
 }
+
+/** A DLQ message whose content cannot be redriven as it is (a broken body, an ARN of no known kind). */
+export class MalformedEntryError extends DlqOperationError {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MalformedEntryError';
+  }
+}

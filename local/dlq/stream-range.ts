@@ -8,7 +8,10 @@ import type { StreamBatchInfo } from '../event-sources/on-failure-record';
 import { compareSequenceNumbers, type StreamReader, type StreamRecord } from '../event-sources/stream-reader';
 import { dynamoDbStreamReader } from '../event-sources/dynamodb-stream-reader';
 import { kinesisReader } from '../event-sources/kinesis-reader';
-import type { DlqClients } from './types';
+import type { DlqClients, StackTopology } from './types';
+
+/** Hours a DynamoDB stream keeps records (fixed by AWS); also Kinesis's default. */
+export const DEFAULT_RETENTION_HOURS = 24;
 
 /** Defaults shared by the code and its documentation. */
 export const RANGE_READ_DEFAULTS = {
@@ -77,4 +80,16 @@ function collectInRange(found: StreamRecord[], records: readonly StreamRecord[],
 
 function isUnreadable(error: unknown): boolean {
   return error instanceof Error && UNREADABLE_ERRORS.has(error.name);
+}
+
+/** The retention of a stream of the stack: the template's for Kinesis, 24 h for a table's stream. */
+export function retentionHoursOf(topology: StackTopology, streamArn: string): number {
+  return topology.streams.find((stream) => stream.arn === streamArn)?.retentionHours ?? DEFAULT_RETENTION_HOURS;
+}
+
+/** Why records of a range are missing, in words an operator can act on. */
+export function describeMissing(range: StreamBatchInfo, read: RangeRead, retentionHours: number, now: Date): string {
+  const ageHours = (now.getTime() - Date.parse(range.approximateArrivalOfFirstRecord)) / 3_600_000;
+  const why = ageHours > retentionHours ? `past the stream's ${retentionHours} h retention (the range arrived ${ageHours.toFixed(1)} h ago)` : (read.unreadable ?? 'not returned by the stream');
+  return `${read.missing} of ${range.batchSize} records of ${range.shardId} ${range.startSequenceNumber}..${range.endSequenceNumber} are no longer readable: ${why}`;
 }

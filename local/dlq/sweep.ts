@@ -53,31 +53,51 @@ export interface SweepStats {
  * await sweep(sqs, url, async (message) => (await redriveOne(message)) ? Verdict.DONE : Verdict.KEEP);
  */
 export async function sweep(sqs: SQSClient, queueUrl: string, visit: (message: Message) => Promise<Verdict>, options: SweepOptions = {}): Promise<SweepStats> {
-  const kept = new Map<string, Message>();
-  const visited = new Set<string>();
-  let pending: Message[] = [];
+  const pass = new Pass(visit);
   try {
-    for (;;) {
-      pending = await receive(sqs, queueUrl, options);
-      if (pending.length === 0) return { visited: visited.size, kept: kept.size, stopped: false };
-      while (pending.length > 0) {
-        const message = pending[0] as Message;
-        const id = message.MessageId ?? '';
-        if (visited.has(id)) {
-          // Back after its visibility expired: keep the newest receipt handle, do not visit twice.
-          if (kept.has(id)) kept.set(id, message);
-          pending.shift();
-          continue;
-        }
-        const verdict = await visit(message);
-        if (verdict === Verdict.STOP) return { visited: visited.size, kept: kept.size, stopped: true };
-        visited.add(id);
-        if (verdict === Verdict.KEEP) kept.set(id, message);
-        pending.shift();
-      }
+    for (let batch = await receive(sqs, queueUrl, options); batch.length > 0; batch = await receive(sqs, queueUrl, options)) {
+      if (await pass.visitBatch(batch)) return pass.stats(true);
     }
+    return pass.stats(false);
   } finally {
-    await putBack(sqs, queueUrl, [...kept.values(), ...pending]);
+    await putBack(sqs, queueUrl, pass.toPutBack());
+  }
+}
+
+/** What one pass has seen, kept, and not yet got to. */
+class Pass {
+  private readonly kept = new Map<string, Message>();
+  private readonly visited = new Set<string>();
+  private pending: Message[] = [];
+
+  public constructor(private readonly visit: (message: Message) => Promise<Verdict>) {}
+
+  /** Visits a batch in order; true when the visitor stopped the pass. */
+  public async visitBatch(batch: readonly Message[]): Promise<boolean> {
+    this.pending = [...batch];
+    for (let message = this.pending[0]; message !== undefined; message = this.pending[0]) {
+      const id = message.MessageId ?? '';
+      if (this.visited.has(id)) {
+        // Back after its visibility expired: keep the newest receipt handle, do not visit twice.
+        if (this.kept.has(id)) this.kept.set(id, message);
+      } else {
+        const verdict = await this.visit(message);
+        if (verdict === Verdict.STOP) return true;
+        this.visited.add(id);
+        if (verdict === Verdict.KEEP) this.kept.set(id, message);
+      }
+      this.pending.shift();
+    }
+    return false;
+  }
+
+  public stats(stopped: boolean): SweepStats {
+    return { visited: this.visited.size, kept: this.kept.size, stopped };
+  }
+
+  /** Kept messages and the rest of the batch a stop or an error left unvisited. */
+  public toPutBack(): Message[] {
+    return [...this.kept.values(), ...this.pending];
   }
 }
 

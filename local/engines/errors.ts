@@ -53,8 +53,10 @@ export class JavaNotFoundError extends EngineError {
   constructor(options?: { cause?: unknown }) {
     super(
       'dynamodb',
-      'DynamoDB Local needs Java 17+ but `java` was not found on the PATH. ' +
-        'Install it (e.g. `apt-get install openjdk-17-jre-headless`), or start with { dynamodb: false }.',
+      'DynamoDB Local needs Java 17 or later, and `java` was not found on the PATH. Install a Java ' +
+        'runtime (on Debian or Ubuntu: `apt-get install openjdk-17-jre-headless`), check that ' +
+        '`java -version` works in this shell, then run the command again. (In code, ' +
+        '`startEngines({ dynamodb: false })` starts the other engines without it.)',
       options,
     );
     this.name = 'JavaNotFoundError';

@@ -1,6 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { EventPipelineStack } from '../../lib';
-import { logicalId, testApp } from './support';
+import { EventPipelineStack, QueueConsumer } from '../../lib';
+import { FIXTURE_HANDLER, logicalId, testApp } from './support';
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -10,7 +10,8 @@ interface Resource {
   readonly Properties: Record<string, any>;
 }
 
-const stack = new EventPipelineStack(testApp(), 'EffectivelyOnce', { alarmEmail: 'oncall@example.com' });
+// The examples alone: consumers that `eo new consumer` added to lib/consumers/ have their own tests.
+const stack = new EventPipelineStack(testApp(), 'EffectivelyOnce', { alarmEmail: 'oncall@example.com', consumers: [] });
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const alarmTopicId = logicalId(template, 'AWS::SNS::Topic', 'AlarmsTopic');
@@ -218,5 +219,35 @@ describe('EventPipelineStack', () => {
       .map(([, alarm]) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]);
     const dlqUrls = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables.DLQ_URL.Ref);
     expect(dlqUrls.sort()).toEqual(depthAlarmed.sort());
+  });
+});
+
+describe('EventPipelineStack consumers', () => {
+  const withExtra = new EventPipelineStack(testApp(), 'EffectivelyOnce', {
+    alarmEmail: 'oncall@example.com',
+    consumers: [
+      (pipeline) =>
+        new QueueConsumer(pipeline, 'AuditTrail', {
+          consumerName: 'audit-trail',
+          entry: FIXTURE_HANDLER,
+          alarmTopic: pipeline.alarmTopic.topic,
+          tables: { IDEMPOTENCY_TABLE: pipeline.idempotencyTable.table },
+        }),
+    ],
+  });
+  const extended = Template.fromStack(withExtra).toJSON() as { Resources: Record<string, Resource> };
+
+  test('adds each one after the examples, with the shared alarm topic and idempotency table', () => {
+    const added = Object.keys(extended.Resources).filter((id) => !(id in resources));
+    expect(added.every((id) => id.startsWith('AuditTrail'))).toBe(true);
+    const types = added.map((id) => extended.Resources[id]?.Type);
+    expect(types.filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+    expect(types.filter((type) => type === 'AWS::CloudWatch::Alarm')).toHaveLength(1);
+    const [, alarm] = Object.entries(extended.Resources).find(([id, r]) => id.startsWith('AuditTrail') && r.Type === 'AWS::CloudWatch::Alarm') ?? [];
+    expect(alarm?.Properties.AlarmActions).toEqual([{ Ref: alarmTopicId }]);
+  });
+
+  test('leaves the examples exactly as they are', () => {
+    for (const [id, resource] of Object.entries(resources)) expect(extended.Resources[id]).toEqual(resource);
   });
 });

@@ -1,0 +1,85 @@
+/**
+ * `eo local up`: runs the synthesized stack on the local engines until Ctrl-C, prints the
+ * endpoints and the `export` lines that point the AWS CLI and SDK at them, and writes the state
+ * file that `eo dlq ... --local` reads.
+ */
+import { mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { Option, type Command } from 'commander';
+import { createProgress } from '../demo/progress';
+import { DEFAULT_STATE_FILE, localStateOf, removeLocalState, writeLocalState, type LocalStateFile } from '../dlq';
+import { fileOutput } from '../functions';
+import { startLocalStack } from '../stack/runtime';
+import { sourceLabel } from './dlq-output';
+import { renderTable } from './table';
+
+interface UpFlags {
+  readonly state: string;
+  readonly functionsLog: string;
+  readonly quiet?: boolean;
+}
+
+/** Adds `local up` to the program. */
+export function registerLocalCommands(program: Command): void {
+  const local = program.command('local').description('the stack on local engines (DynamoDB Local, fauxqs, kinesalite)');
+  local
+    .command('up')
+    .description('start the synthesized stack on local engines and keep it running until Ctrl-C; prints endpoints and `export` lines')
+    .addOption(new Option('--state <file>', 'where to write the state that `eo dlq ... --local` reads').default(DEFAULT_STATE_FILE))
+    .addOption(new Option('--functions-log <file>', 'where the functions\' stdout and stderr go').default(path.join('.eo', 'functions.log')))
+    .option('--quiet', 'no progress output')
+    .action(up);
+}
+
+async function up(flags: UpFlags): Promise<void> {
+  const progress = createProgress(process.stderr, flags.quiet);
+  mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
+  const log = fileOutput(flags.functionsLog);
+  try {
+    const stack = await startLocalStack({ output: log.sink, onPhase: (phase) => progress.phase(phase) });
+    const state = localStateOf(stack);
+    writeLocalState(flags.state, state);
+    process.stdout.write(`${banner(state, flags)}\n`);
+    await untilInterrupted();
+    progress.phase('stopping the local stack');
+    removeLocalState(flags.state);
+    await stack.stop();
+  } finally {
+    await log.close();
+  }
+}
+
+/** Everything an operator needs to reach the stack from another terminal. */
+export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'functionsLog'>): string {
+  const { topology, endpoints } = state;
+  const outputs = renderTable(['output', 'value'], Object.entries(topology.outputs).map(([name, value]) => [name, value]));
+  const dlqs = renderTable(['dead-letter queue', 'fed by'], topology.deadLetterQueues.map((dlq) => [dlq.name, dlq.sources.map((source) => `${source.role}: ${sourceLabel(source.arn)}`).join(', ')]));
+  return [
+    `The local stack ${topology.stackName} is up.`,
+    `  DynamoDB and DynamoDB Streams  ${endpoints.dynamodb}`,
+    `  SQS and SNS (fauxqs)           ${endpoints.sqs}`,
+    `  Kinesis (kinesalite)           ${endpoints.kinesis}`,
+    '',
+    outputs,
+    dlqs,
+    '',
+    'Point the AWS CLI and SDK at it:',
+    `export ${Object.entries(state.env).map(([name, value]) => `${name}=${value}`).join(' ')}`,
+    '(SDK clients must also set useQueueUrlAsEndpoint: false for SQS, and an HTTP/1.1 handler for Kinesis; see local/engines/clients.ts.)',
+    '',
+    `State: ${flags.state} (read by \`npm run eo -- dlq list --local\`); functions' log: ${flags.functionsLog}`,
+    'Press Ctrl-C to stop.',
+  ].join('\n');
+}
+
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * `dlq redrive`: sends a DLQ's messages back to their sources, one message at a time, and deletes
+ * each only after its republish succeeded. A stop at any point loses nothing: a message is either
+ * still in the DLQ, or republished and deleted, or (a crash between the two) republished and still
+ * in the DLQ, so the next redrive republishes it once more, which the idempotent consumers absorb.
+ */
+import { DeleteMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { entryOf, sentAt, type DlqEntry, type EntryKind } from './entry';
+import { InvalidOptionError } from './errors';
+import { describeFilter, matches, type EntryFilter } from './filter';
+import { createPacer, type Pacer } from './pacer';
+import { redriveEntry, type EntryOutcome, type EntryRedrive } from './redrive-entry';
+import { sweep, SWEEP_DEFAULTS, Verdict, type SweepOptions } from './sweep';
+import { findDlq } from './topology';
+import type { DlqContext, DlqInfo } from './types';
+
+/** The reason given for messages the filter leaves out. */
+export const NOT_SELECTED = 'not selected by the filter';
+/**
+ * The reason given for messages that reached the DLQ after the redrive began: typically a
+ * redriven message that failed again. Leaving them for the next run keeps a poison message from
+ * cycling between its source and the DLQ for as long as the redrive runs.
+ */
+export const ARRIVED_DURING_REDRIVE = 'arrived in the DLQ after this redrive began: left for the next run';
+
+export interface RedriveOptions {
+  /** Read and report, write nothing, delete nothing. @default false */
+  readonly dryRun?: boolean;
+  /** Only messages that match. @default - every message */
+  readonly filter?: EntryFilter;
+  /** At most this many selected messages are redriven (or fail). @default - no cap */
+  readonly max?: number;
+  /** At most this many messages per second. @default - no cap */
+  readonly rate?: number;
+  /** Called after each message. */
+  readonly onMessage?: (detail: RedriveDetail) => void;
+  /** How the DLQ is read (visibility timeout, long poll). */
+  readonly sweep?: SweepOptions;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/** A DLQ (name, URL, ARN, output name or unique part of a name) of the stack in `context`. */
+export interface RedriveRequest extends DlqContext {
+  readonly queue: string;
+}
+
+export type RedriveStatus = EntryOutcome['status'];
+
+/** What happened to one message. */
+export interface RedriveDetail {
+  readonly messageId: string;
+  readonly kind: EntryKind;
+  readonly errorType: string;
+  readonly consumer?: string;
+  readonly eventId?: string;
+  readonly status: RedriveStatus;
+  /** The queue URL, stream name or table name it went (or would go) to. */
+  readonly target?: string;
+  /** Messages or stream records republished (or that would be). */
+  readonly records?: number;
+  /** Stream records of a pointer that the stream no longer holds. */
+  readonly missing?: number;
+  /** Why it stayed in the DLQ, or failed. */
+  readonly reason?: string;
+  /** Something the operator should know about a redriven message. */
+  readonly note?: string;
+}
+
+export interface RedriveResult {
+  readonly queue: { readonly name: string; readonly url: string };
+  readonly dryRun: boolean;
+  readonly filter: string;
+  /** Republished and deleted from the DLQ (in a dry run: would be). */
+  readonly redriven: number;
+  /** Left in the DLQ: not selected by the filter, or not replayable (reason in the details). */
+  readonly skipped: number;
+  /** Left in the DLQ: the republish or delete failed, or no source could be found. */
+  readonly failed: number;
+  /** Pointers left in the DLQ because some of their records are past the stream's retention. */
+  readonly pastRetention: number;
+  /** Messages and stream records republished (or that would be). */
+  readonly records: number;
+  /** Why the redrive stopped before the DLQ was read to its end (`--max`, a failure). */
+  readonly stoppedEarly?: string;
+  readonly details: readonly RedriveDetail[];
+}
+
+/**
+ * Redrives one DLQ of the stack.
+ *
+ * @example
+ * const result = await redriveQueue({ ...dlqContextOfLocalStack(stack), queue: 'PageViewCounterDlqUrl' }, { filter: { errorType: ['SchemaViolationError'] } });
+ */
+export async function redriveQueue(request: RedriveRequest, options: RedriveOptions = {}): Promise<RedriveResult> {
+  validate(options);
+  const dlq = findDlq(request.topology, request.queue);
+  const run = new RedriveRun(dlq, { ...request, dlq, dryRun: options.dryRun ?? false, now: options.now ?? (() => new Date()) }, options);
+  await sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep });
+  return run.result();
+}
+
+function validate(options: RedriveOptions): void {
+  if (options.max !== undefined && (!Number.isInteger(options.max) || options.max < 1)) throw new InvalidOptionError(`--max must be a whole number >= 1 (given ${options.max})`);
+  if (options.rate !== undefined && !(options.rate > 0)) throw new InvalidOptionError(`--rate must be a number of messages per second > 0 (given ${options.rate})`);
+}
+
+/** Long enough for a batch of 10 at the given rate, with room for reading a stream range. */
+function visibilityFor(rate: number | undefined): number {
+  return Math.max(SWEEP_DEFAULTS.visibilityTimeoutSeconds, rate ? Math.ceil(10 / rate) + 60 : 0);
+}
+
+class RedriveRun {
+  private readonly details: RedriveDetail[] = [];
+  private readonly pacer: Pacer;
+  private attempted = 0;
+  private stoppedEarly?: string;
+  private readonly startedAt: number;
+
+  public constructor(
+    private readonly dlq: DlqInfo,
+    private readonly context: EntryRedrive,
+    private readonly options: RedriveOptions,
+  ) {
+    this.pacer = createPacer(options.rate);
+    this.startedAt = context.now().getTime();
+  }
+
+  public async visit(message: Message): Promise<Verdict> {
+    const entry = entryOf(message);
+    if (Date.parse(sentAt(message)) > this.startedAt) return this.record(entry, { status: 'skipped', reason: ARRIVED_DURING_REDRIVE }, Verdict.KEEP);
+    if (!matches(entry, this.options.filter ?? {})) return this.record(entry, { status: 'skipped', reason: NOT_SELECTED }, Verdict.KEEP);
+    if (this.options.max !== undefined && this.attempted >= this.options.max) return this.stop(`--max ${this.options.max} reached`);
+    this.attempted += 1;
+    await this.pacer.next();
+    let outcome: EntryOutcome;
+    try {
+      outcome = await redriveEntry(entry, this.context);
+    } catch (error) {
+      this.record(entry, { status: 'failed', reason: `republish failed: ${messageOf(error)}` }, Verdict.STOP);
+      return this.stop('a republish failed: the message stays in the DLQ; run the redrive again once the cause is fixed');
+    }
+    return this.settle(entry, outcome);
+  }
+
+  /** Deletes a redriven message; anything else stays in the DLQ. */
+  private async settle(entry: DlqEntry, outcome: EntryOutcome): Promise<Verdict> {
+    if (outcome.status !== 'redriven' || this.context.dryRun) return this.record(entry, outcome, Verdict.KEEP);
+    try {
+      await this.context.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: this.dlq.url, ReceiptHandle: entry.message.ReceiptHandle }));
+    } catch (error) {
+      this.record(entry, { status: 'failed', reason: `republished to ${outcome.target}, but not deleted from the DLQ (${messageOf(error)}): the next redrive republishes it again, which the consumers absorb` }, Verdict.STOP);
+      return this.stop('a delete from the DLQ failed');
+    }
+    return this.record(entry, outcome, Verdict.DONE);
+  }
+
+  private record(entry: DlqEntry, outcome: EntryOutcome, verdict: Verdict): Verdict {
+    const detail: RedriveDetail = { messageId: entry.messageId, kind: entry.kind, errorType: entry.errorType, consumer: entry.consumer, eventId: entry.eventId, ...outcome };
+    this.details.push(detail);
+    this.options.onMessage?.(detail);
+    return verdict;
+  }
+
+  private stop(reason: string): Verdict {
+    this.stoppedEarly ??= reason;
+    return Verdict.STOP;
+  }
+
+  public result(): RedriveResult {
+    const count = (status: RedriveStatus) => this.details.filter((detail) => detail.status === status).length;
+    return {
+      queue: { name: this.dlq.name, url: this.dlq.url },
+      dryRun: this.context.dryRun,
+      filter: describeFilter(this.options.filter ?? {}),
+      redriven: count('redriven'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      pastRetention: count('past-retention'),
+      records: this.details.reduce((sum, detail) => sum + (detail.records ?? 0), 0),
+      stoppedEarly: this.stoppedEarly,
+      details: this.details,
+    };
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,65 @@
+/**
+ * Rebuilds the message a consumer originally received, for `SendMessage` to its source queue:
+ * the original body byte for byte (so the envelope and its `eventId` are unchanged) and the
+ * original message attributes. The failure wrapper and the `eo-*` context attributes stay behind.
+ */
+import { createHash } from 'node:crypto';
+import { GetQueueUrlCommand, SendMessageCommand, type Message, type MessageAttributeValue, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSMessageAttributes } from 'aws-lambda';
+import { DlqAttribute, type FailureEnvelope } from '../../lambdas/runtime';
+import type { StackTopology } from './types';
+
+/** The attribute the producer library sets; restored from `eo-event-id` when only the context survived. */
+const EVENT_ID_ATTRIBUTE = 'eventId';
+
+/** What to send for one of our wrappers. */
+export function messageFromWrapper(failure: FailureEnvelope): Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'> {
+  return { MessageBody: failure.original.body, MessageAttributes: fromLambdaAttributes(failure.original.messageAttributes) };
+}
+
+/** What to send for the attribute fallback: the body is the original; the `eo-*` context is dropped. */
+export function messageFromAttributeFallback(message: Message): Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'> {
+  const eventId = message.MessageAttributes?.[DlqAttribute.EVENT_ID]?.StringValue;
+  return { MessageBody: message.Body ?? '', MessageAttributes: eventId ? { [EVENT_ID_ATTRIBUTE]: { DataType: 'String', StringValue: eventId } } : undefined };
+}
+
+/** What to send for a message SQS moved: it is the original already. */
+export function messageFromBare(message: Message): Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'> {
+  const attributes = message.MessageAttributes && Object.keys(message.MessageAttributes).length > 0 ? message.MessageAttributes : undefined;
+  return { MessageBody: message.Body ?? '', MessageAttributes: attributes };
+}
+
+/** Lambda's attribute shape (`stringValue`, base64 `binaryValue`) back to the SQS API's. */
+export function fromLambdaAttributes(attributes: SQSMessageAttributes | undefined): Record<string, MessageAttributeValue> | undefined {
+  const entries = Object.entries(attributes ?? {}).map(([name, value]): [string, MessageAttributeValue] => [
+    name,
+    {
+      DataType: value.dataType,
+      ...(value.stringValue !== undefined && { StringValue: value.stringValue }),
+      ...(value.binaryValue !== undefined && { BinaryValue: Buffer.from(value.binaryValue, 'base64') }),
+    },
+  ]);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/**
+ * Sends to the source queue. A FIFO queue needs the original group and a deduplication id: the
+ * DLQ message's id, so that a redrive repeated within SQS's 5-minute window is dropped by SQS.
+ */
+export async function sendToQueue(sqs: SQSClient, queueUrl: string, message: Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'>, dlqMessage: Message, groupId?: string): Promise<void> {
+  const fifo = queueUrl.endsWith('.fifo')
+    ? { MessageGroupId: groupId ?? dlqMessage.Attributes?.MessageGroupId ?? 'redrive', MessageDeduplicationId: createHash('sha256').update(dlqMessage.MessageId ?? '').digest('hex') }
+    : {};
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message, ...fifo }));
+}
+
+/** The URL of a queue of the stack by ARN; for a queue outside it, asks SQS. */
+export async function queueUrlOf(sqs: SQSClient, topology: StackTopology, arn: string): Promise<string> {
+  const known = topology.queues.find((queue) => queue.arn === arn);
+  if (known) return known.url;
+  const [, , , , account, name] = arn.split(':');
+  if (!name) throw new Error(`not an SQS queue ARN: ${arn}`);
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account || undefined }));
+  if (!QueueUrl) throw new Error(`no URL for queue ${arn}`);
+  return QueueUrl;
+}

@@ -1,0 +1,45 @@
+/** Finding a DLQ of the stack by what an operator types, and the topology of a running local stack. */
+import { LOCAL_REGION } from '../engines';
+import type { LocalStack } from '../stack/runtime';
+import { UnknownQueueError } from './errors';
+import type { DlqInfo, DlqSource, StackTopology } from './types';
+
+/**
+ * The DLQ `query` names: its URL, ARN or name, the output that holds its URL
+ * (`PageViewCounterDlqUrl`), or a part of its name that only it contains (case-insensitive).
+ *
+ * @throws UnknownQueueError listing the DLQs there are
+ */
+export function findDlq(topology: StackTopology, query: string): DlqInfo {
+  const dlqs = topology.deadLetterQueues;
+  const byOutput = topology.outputs[query];
+  const exact = dlqs.find((dlq) => [dlq.url, dlq.arn, dlq.name, byOutput].includes(query) || dlq.url === byOutput);
+  if (exact) return exact;
+  const partial = dlqs.filter((dlq) => dlq.name.toLowerCase().includes(query.toLowerCase()));
+  if (partial.length === 1 && partial[0]) return partial[0];
+  throw new UnknownQueueError(query, dlqs.map((dlq) => dlq.name));
+}
+
+/** The topology of a local stack started in this process (the demo, tests). */
+export function topologyOfLocalStack(stack: LocalStack): StackTopology {
+  const queues = [...stack.resources.queues.values()].map(({ name, url, arn }) => ({ name, url, arn }));
+  return {
+    stackName: stack.stackName,
+    region: LOCAL_REGION,
+    outputs: stack.outputs,
+    deadLetterQueues: groupDlqs(stack.deadLetterQueues.map((dlq) => ({ queue: dlq.queue, source: { role: dlq.role, arn: dlq.sourceArn } }))),
+    queues,
+    streams: [...stack.resources.streams.values()].map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
+    tables: [...stack.resources.tables.values()].map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
+  };
+}
+
+/** One entry per queue, with every source that feeds it. */
+export function groupDlqs(links: readonly { queue: { name: string; url: string; arn: string }; source: DlqSource }[]): DlqInfo[] {
+  const byArn = new Map<string, DlqInfo>();
+  for (const { queue, source } of links) {
+    const known = byArn.get(queue.arn);
+    byArn.set(queue.arn, { name: queue.name, url: queue.url, arn: queue.arn, sources: [...(known?.sources ?? []), source] });
+  }
+  return [...byArn.values()];
+}
