@@ -11,6 +11,8 @@ export interface DemoReport {
   readonly dlq: { readonly messages: number; readonly withContext: number };
   readonly lost: number;
   readonly alarms: { readonly notifications: number };
+  /** The fix-and-redrive phase: the counter accepts schema 2, its DLQ is redriven, the stack drained again. */
+  readonly redrive?: { readonly redriven: number; readonly remainingInDlq: number; readonly exactAfter: boolean; readonly alarmsConsistent: boolean };
   readonly durationMs: number;
   readonly eventsPerSecond: number;
   /** Invariants that failed; empty when the run proves the effects exact. */
@@ -29,6 +31,22 @@ export function violationsOf(verification: Verification): string[] {
   return violations;
 }
 
+/** The invariants of the fix-and-redrive phase. */
+export function redriveViolationsOf(redrive: NonNullable<DemoReport['redrive']>, after: Verification): string[] {
+  const violations: string[] = [];
+  if (!redrive.exactAfter) violations.push(`after the redrive: ${violationsOf(after).join('; ') || 'effects differ'}`);
+  if (!redrive.alarmsConsistent) violations.push('after the redrive, a DLQ alarm does not match its queue (ALARM while non-empty, OK once drained)');
+  return violations;
+}
+
+function redriveRows(report: DemoReport): [string, string][] {
+  if (!report.redrive) return [];
+  return [
+    ['fix deployed, DLQ redriven (remaining)', `${report.redrive.redriven} (${report.redrive.remainingInDlq})`],
+    ['effects exact after the redrive', report.redrive.exactAfter ? 'yes' : 'NO'],
+  ];
+}
+
 /** The summary table printed at the end of a run. */
 export function summaryTable(report: DemoReport): string {
   const rows: [string, string][] = [
@@ -45,6 +63,7 @@ export function summaryTable(report: DemoReport): string {
     ['DLQ messages (with context)', `${report.dlq.messages} (${report.dlq.withContext})`],
     ['lost events', String(report.lost)],
     ['alarm notifications', String(report.alarms.notifications)],
+    ...redriveRows(report),
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${report.eventsPerSecond} events/s)`],
     ['result', report.violations.length === 0 ? 'PASS: every effect exact, nothing lost' : `FAIL: ${report.violations.join('; ')}`],
   ];

@@ -10,13 +10,14 @@ import { checkRate, DeliveryFaultPlan } from '../faults/plan';
 import { seededRandom } from '../faults/random';
 import { fileOutput } from '../functions';
 import type { SqsMappingStats, StreamMappingStats } from '../event-sources';
+import { dlqContextOfLocalStack, redriveQueue } from '../dlq';
 import { output } from '../stack/outputs';
 import { startLocalStack, type LocalStack } from '../stack/runtime';
 import { DeliveryCounter } from './deliveries';
 import { expectedState } from './expected';
 import type { Progress } from './progress';
 import { planMessages, publishMessages, type PublishedMessage } from './publisher';
-import { violationsOf, type DemoReport } from './report';
+import { redriveViolationsOf, violationsOf, type DemoReport } from './report';
 import { readState, type FinalState } from './state';
 import { verify } from './verify';
 import { generateWorkload, type WorkloadEvent } from './workload';
@@ -113,9 +114,71 @@ export async function runScenario(stack: LocalStack, context: ScenarioContext, o
   await publish(stack, messages, options.progress);
   await drain(stack, context.deliveries, messages.length, options);
   const state = await settledState(stack);
-  const report = buildReport({ seed: options.seed, workload, messages, state, stack, deliveries: context.deliveries, faults: context.faults, started: context.started });
-  if (options.dumpDir) writeDump(options.dumpDir, messages, state);
-  return report;
+  const firstPhase = buildReport({ seed: options.seed, workload, messages, state, stack, deliveries: context.deliveries, faults: context.faults, started: context.started });
+  const fixed = await fixAndRedrive(stack, { workload, messages, deliveries: context.deliveries, options });
+  if (options.dumpDir) writeDump(options.dumpDir, messages, fixed.state);
+  const durationMs = Date.now() - context.started;
+  return {
+    ...firstPhase,
+    redrive: fixed.redrive,
+    durationMs,
+    eventsPerSecond: Math.round((workload.length / durationMs) * 1000),
+    violations: [...firstPhase.violations, ...fixed.violations],
+  };
+}
+
+/** Errors that the fix (or time) cures: the rest, malformed bodies and unknown types, stay in the DLQ. */
+const FIXABLE_ERRORS = ['SchemaViolationError', 'RetriesExhaustedError'];
+
+interface RedrivePhaseInput {
+  readonly workload: readonly WorkloadEvent[];
+  readonly messages: readonly PublishedMessage[];
+  readonly deliveries: DeliveryCounter;
+  readonly options: ScenarioOptions;
+}
+
+/**
+ * "Deploys the fix" (the counter accepts schema 2), redrives the page-views DLQ's fixable failures,
+ * drains again, and checks that the state is now exact with schema-2 page views counted.
+ */
+async function fixAndRedrive(stack: LocalStack, input: RedrivePhaseInput): Promise<{ redrive: NonNullable<DemoReport['redrive']>; violations: string[]; state: FinalState }> {
+  const { options } = input;
+  options.progress.phase('deploying the fix (ACCEPT_SCHEMA_V2=true) and redriving the page-views DLQ');
+  await deployFix(stack);
+  const result = await redriveQueue({ ...dlqContextOfLocalStack(stack), queue: 'PageViewCounterDlqUrl' }, { filter: { errorType: FIXABLE_ERRORS } });
+  await drain(stack, input.deliveries, input.messages.length, options);
+  const state = await settledState(stack);
+  const after = verify({ expected: expectedState(input.workload, { includeSchemaV2: true }), state, published: input.messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty: true });
+  const pageViewDlq = dlqNamed(stack, output(stack.outputs, 'PageViewCounterDlqUrl'));
+  const remaining = state.dlqs.find((dlq) => dlq.queueName === pageViewDlq);
+  const redrive = {
+    redriven: result.redriven,
+    remainingInDlq: remaining ? remaining.failures.length + remaining.pointers.length + remaining.bare : 0,
+    exactAfter: violationsOf(after).length === 0,
+    alarmsConsistent: alarmsMatchQueues(stack, state),
+  };
+  return { redrive, violations: redriveViolationsOf(redrive, after), state };
+}
+
+async function deployFix(stack: LocalStack): Promise<void> {
+  const counter = [...stack.functionSpecs.values()].find((spec) => spec.environment.CONSUMER_NAME === COUNTER_CONSUMER);
+  const fn = counter && stack.functions.get(counter.logicalId);
+  if (!counter || !fn) throw new Error(`no local function runs ${COUNTER_CONSUMER}`);
+  await fn.setEnvironment({ ...counter.environment, ACCEPT_SCHEMA_V2: 'true' });
+}
+
+function dlqNamed(stack: LocalStack, url: string): string {
+  return [...stack.resources.queues.values()].find((queue) => queue.url === url)?.name ?? url;
+}
+
+/** Every depth alarm is in ALARM while its queue holds messages and OK once it is empty. */
+function alarmsMatchQueues(stack: LocalStack, state: FinalState): boolean {
+  const states = stack.alarmEvaluator.states();
+  return stack.alarms.queueDepth.every((alarm) => {
+    const dlq = state.dlqs.find((candidate) => candidate.queueName === alarm.queueName);
+    const depth = dlq ? dlq.failures.length + dlq.pointers.length + dlq.bare : 0;
+    return states[alarm.alarmName] === (depth > 0 ? 'ALARM' : 'OK');
+  });
 }
 
 function validate(options: DemoOptions): void {

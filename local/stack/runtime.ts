@@ -14,7 +14,7 @@ import { depthOf } from '../queues/peek';
 import type { DeliveryFaults, Invoker } from '../types';
 import { alarmSpecs, type AlarmSpecs } from './alarms';
 import { ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
-import { functionSpecs, startFunctions } from './functions';
+import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
 import { provision, type ProvisionedStack } from './provision';
@@ -63,6 +63,8 @@ export interface LocalStack {
   readonly dynamodbStreams: DynamoDBStreamsClient;
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string };
   readonly functions: ReadonlyMap<string, LocalFunction>;
+  /** What each function was started with (its resolved environment included), by logical id. */
+  readonly functionSpecs: ReadonlyMap<string, FunctionSpec>;
   readonly mappings: readonly MappingSpec[];
   readonly alarms: AlarmSpecs;
   readonly alarmEvaluator: AlarmEvaluator;
@@ -108,7 +110,8 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   stoppers.unshift(() => proxy.stop());
   phase('loading the bundled functions from cdk.out');
   const extraEnvironment = { ...endpointEnv(endpoints), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  const functions = startFunctions(functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, extraEnvironment }), { concurrency: options.concurrency ?? 2, output: options.output });
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, extraEnvironment });
+  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
   const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const alarms = alarmSpecs(synth.template, resources);
@@ -128,6 +131,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     dynamodbStreams,
     endpoints,
     functions,
+    functionSpecs: new Map(specs.map((spec) => [spec.logicalId, spec])),
     mappings,
     alarms,
     alarmEvaluator,
