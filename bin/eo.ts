@@ -11,7 +11,7 @@ import { registerDocsCommands } from '../local/cli/docs-commands';
 import { registerNewCommands } from '../local/cli/new-commands';
 import { createProgress } from '../local/demo/progress';
 import { summaryTable, type DemoReport } from '../local/demo/report';
-import { DEMO_DEFAULTS, runDemo } from '../local/demo/run';
+import { DEMO_DEFAULTS, drainTimeoutFor, runDemo } from '../local/demo/run';
 
 // The SDK's notice that its 2027 releases need Node.js 22 would break the progress bar; the README says it once.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -85,7 +85,7 @@ program
   .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
   .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts and alarm periods').argParser(positiveNumber).default(1 / 60))
   .action(async (flags: DemoFlags) => {
-    const report = await runDemo({ ...flags, drainTimeoutMs: DEMO_DEFAULTS.drainTimeoutMs, progress: createProgress(process.stderr, flags.quiet) });
+    const report = await runDemo({ ...flags, drainTimeoutMs: drainTimeoutFor(flags.events), progress: createProgress(process.stderr, flags.quiet) });
     printReport(report, flags.json);
     process.exitCode = report.violations.length === 0 ? 0 : 1;
   });

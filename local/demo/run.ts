@@ -37,6 +37,14 @@ export const DEMO_DEFAULTS = {
   drainTimeoutMs: 150_000,
 } as const;
 
+/** Draining may take this long per published event, beyond the default: large runs need longer. */
+const DRAIN_MS_PER_EVENT = 30;
+
+/** The drain timeout for a run of `events`: the default, or more for large runs. */
+export function drainTimeoutFor(events: number): number {
+  return Math.max(DEMO_DEFAULTS.drainTimeoutMs, events * DRAIN_MS_PER_EVENT);
+}
+
 export interface DemoOptions {
   readonly events: number;
   readonly seed: number;
