@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Template } from './template';
 
 /** The repository root: local/stack/ is two levels below it. */
@@ -67,8 +68,29 @@ export async function synthesize(outDir: string = DEFAULT_OUT_DIR, root: string 
 export async function ensureSynthesized(options: { outDir?: string; force?: boolean } = {}): Promise<SynthesizedStack & { synthesized: boolean }> {
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const synthesized = options.force === true || isStale(outDir);
-  if (synthesized) await synthesize(outDir);
+  if (synthesized) await synthesizeOnce(outDir, options.force === true);
   return { ...loadStack(outDir), synthesized };
+}
+
+/** How long to wait for another process's `cdk synth` into the same directory. */
+const CONCURRENT_SYNTH_WAIT_MS = 300_000;
+
+/**
+ * The CDK CLI refuses a second synth into a directory another CLI is synthesizing into. Two test
+ * workers (or a test and a demo) can get there together: wait for the other one, then use its
+ * result unless the sources changed again meanwhile.
+ */
+async function synthesizeOnce(outDir: string, force: boolean): Promise<void> {
+  const deadline = Date.now() + CONCURRENT_SYNTH_WAIT_MS;
+  for (;;) {
+    try {
+      return await synthesize(outDir);
+    } catch (error) {
+      if (!(error instanceof CloudAssemblyError) || !/Another CLI .* is currently synthing/.test(error.message) || Date.now() > deadline) throw error;
+    }
+    await sleep(1_000);
+    if (!force && !isStale(outDir)) return;
+  }
 }
 
 /** Loads the one CloudFormation stack of an assembly (or the named one). */
