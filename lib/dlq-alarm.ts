@@ -1,9 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { notifyOnAlarmAndOk } from './alarm-actions';
 
 /** Props of {@link DlqAlarm}. */
 export interface DlqAlarmProps {
@@ -30,7 +30,7 @@ export class DlqAlarm extends Construct {
   constructor(scope: Construct, id: string, props: DlqAlarmProps) {
     super(scope, id);
     this.alarm = this.addAlarm(props);
-    this.addActions(props.topic);
+    notifyOnAlarmAndOk(this.alarm, props.topic);
   }
 
   private addAlarm(props: DlqAlarmProps): Alarm {
@@ -47,11 +47,5 @@ export class DlqAlarm extends Construct {
       // An empty queue publishes no datapoints in some periods: that is the healthy state.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-  }
-
-  private addActions(topic: ITopic): void {
-    const action = new SnsAction(topic);
-    this.alarm.addAlarmAction(action);
-    this.alarm.addOkAction(action);
   }
 }

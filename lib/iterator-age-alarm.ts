@@ -1,9 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { notifyOnAlarmAndOk } from './alarm-actions';
 import { STREAM_CONSUMER_DEFAULTS } from './defaults';
 import { checkDurationRange, formatDuration } from './validation';
 
@@ -37,7 +37,7 @@ export class IteratorAgeAlarm extends Construct {
     super(scope, id);
     checkDurationRange('threshold', props.threshold, Duration.seconds(1), Duration.days(7));
     this.alarm = this.addAlarm(props);
-    this.addActions(props.topic);
+    notifyOnAlarmAndOk(this.alarm, props.topic);
   }
 
   private addAlarm(props: IteratorAgeAlarmProps): Alarm {
@@ -54,11 +54,5 @@ export class IteratorAgeAlarm extends Construct {
       // No invocations means no datapoints, and an idle consumer is not behind.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-  }
-
-  private addActions(topic: ITopic): void {
-    const action = new SnsAction(topic);
-    this.alarm.addAlarmAction(action);
-    this.alarm.addOkAction(action);
   }
 }
