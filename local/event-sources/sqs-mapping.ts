@@ -14,7 +14,9 @@
  * - FIFO queues get no special treatment beyond what fauxqs does (it locks a message group
  *   while one of its messages is in flight).
  * - Timing is compressed when the caller passes a shorter visibility timeout or batching window
- *   than the deployed stack has; relative timings (window vs. visibility) are what matter.
+ *   than the deployed stack has; relative timings (window vs. visibility) are what matter. With
+ *   `keepHeldInvisible`, the mapping extends a held batch's visibility until its invocation
+ *   returns, as the deployed stack's timeout rules guarantee on AWS (see visibility-keeper.ts).
  * - `stop()` abandons long polls in progress: fauxqs may still hand those polls messages, which
  *   then stay invisible until their visibility timeout passes.
  * - The `duplicate` fault delivers the batch twice and acts on the second response only (the
@@ -30,6 +32,7 @@ import { invocationOutcome, invokeSafely } from './invocation-outcome';
 import { sqsLambdaRecord } from './lambda-records';
 import { engineBackoffMs, pause, warnOnConsole, type MappingLog } from './polling';
 import { deleteMessages, fillBatch, receiveMessages, SQS_LONG_POLL_SECONDS, type ReceiveTarget } from './sqs-receive';
+import { VisibilityKeeper } from './visibility-keeper';
 
 /** Defaults of {@link SqsMappingConfig}. */
 export const SQS_MAPPING_DEFAULTS = {
@@ -52,6 +55,13 @@ export interface SqsMappingConfig {
   readonly reportBatchItemFailures: boolean;
   /** The queue's visibility timeout, for the `outliveVisibility` fault. */
   readonly visibilityTimeoutSeconds: number;
+  /**
+   * Extend the visibility of a batch's messages from their receipt until the invocation returns,
+   * for a queue whose visibility timeout was scaled down below the real batching window and run
+   * time (see visibility-keeper.ts). The `outliveVisibility` fault still lets it lapse.
+   * @default false
+   */
+  readonly keepHeldInvisible?: boolean;
   /** Pollers. @default 2 (`SQS_MAPPING_DEFAULTS.concurrency`) */
   readonly concurrency?: number;
   readonly invoke: Invoker;
@@ -167,18 +177,33 @@ export class SqsMapping {
     const first = await receiveMessages(target, batchSize, SQS_LONG_POLL_SECONDS);
     if (first.length === 0) return;
     await this.activity.run(async () => {
-      const batch = await fillBatch(target, first, batchSize, maximumBatchingWindowSeconds * 1000);
-      await this.deliver(batch);
+      const keeper = this.keeperFor(first);
+      try {
+        const batch = await fillBatch(target, first, batchSize, maximumBatchingWindowSeconds * 1000, (more) => keeper?.hold(more));
+        await this.deliver(batch, keeper);
+      } finally {
+        await keeper?.release();
+      }
     });
   }
 
-  private async deliver(messages: readonly Message[]): Promise<void> {
+  private keeperFor(messages: readonly Message[]): VisibilityKeeper | undefined {
+    const { keepHeldInvisible, visibilityTimeoutSeconds, sqs, queueUrl } = this.config;
+    if (!keepHeldInvisible || visibilityTimeoutSeconds <= 0) return undefined;
+    return new VisibilityKeeper({ sqs, queueUrl, visibilityTimeoutSeconds, log: this.log }, messages);
+  }
+
+  private async deliver(messages: readonly Message[], keeper: VisibilityKeeper | undefined): Promise<void> {
     const { queueArn, region } = this.config;
     const records = messages.map((message) => sqsLambdaRecord(message, queueArn, region));
     const decision = this.faults.decide({ source: 'sqs', size: records.length });
     this.counts.batches += 1;
-    if (decision.outliveVisibility && !(await this.outliveVisibility())) return;
+    if (decision.outliveVisibility) {
+      await keeper?.release();
+      if (!(await this.outliveVisibility())) return;
+    }
     const result = await this.invokeBatch(records, decision.duplicate === true);
+    await keeper?.release();
     if (decision.crashAfterInvoke) {
       this.counts.crashes += 1;
       return;
@@ -219,7 +244,9 @@ export class SqsMapping {
     const done = outcome.kind === 'partial' ? records.filter((record) => !outcome.failed.has(record.messageId)) : records;
     if (done.length === 0) return;
     const handles = done.map((record) => record.receiptHandle);
-    this.counts.deleted += await deleteMessages(this.config.sqs, this.config.queueUrl, handles);
+    // Await first: `counts.deleted += await ...` would read the count before the await and lose the other pollers' deletes.
+    const deleted = await deleteMessages(this.config.sqs, this.config.queueUrl, handles);
+    this.counts.deleted += deleted;
   }
 }
 

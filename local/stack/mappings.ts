@@ -80,6 +80,8 @@ function sqsMapping(props: Record<string, unknown>, queue: LocalQueue, invoke: I
     maximumBatchingWindowSeconds: options.overrides?.sqsBatchingWindowSeconds ?? numberProp(props, 'MaximumBatchingWindowInSeconds') ?? 0,
     reportBatchItemFailures,
     visibilityTimeoutSeconds: queue.localVisibilityTimeoutSeconds,
+    // Scaled down, the visibility timeout no longer covers the real batching window and run time.
+    keepHeldInvisible: queue.localVisibilityTimeoutSeconds < queue.visibilityTimeoutSeconds,
     concurrency: options.sqsConcurrency ?? 2,
     invoke,
     faults: options.faults,

@@ -164,6 +164,51 @@ test('the outliveVisibility fault: another poller takes the batch meanwhile, and
   expect(await messagesLeft(queue)).toBe(0);
 });
 
+describe('keepHeldInvisible, for a visibility timeout scaled below the real window and run time', () => {
+  // The batch is gathered for a 1 s window and run for 1.5 s: 2.5 s held against a 1 s visibility timeout.
+  const heldLong = (fn: SqsFunction): SqsFunction => ({
+    batches: fn.batches,
+    invoke: async (event) => {
+      const result = await fn.invoke(event);
+      await sleep(1_500);
+      return result;
+    },
+  });
+
+  test('with it, a batch held longer than the visibility timeout is delivered once and deleted', async () => {
+    const queue = await queueWith(['a', 'b', 'c']);
+    const fn = recordingFunction<SQSRecord>();
+    const mapping = mappingFor(queue, heldLong(fn), { concurrency: 2, batchSize: 20, maximumBatchingWindowSeconds: 1, keepHeldInvisible: true });
+    await whileRunning(mapping, async () => {
+      await pollUntil(async () => ((await messagesLeft(queue)) === 0 ? true : undefined), 'an empty queue');
+    });
+    expect(fn.batches.map(receiveCounts)).toEqual([['1', '1', '1']]);
+    expect(mapping.stats).toMatchObject({ deliveries: 3, deleted: 3 });
+  });
+
+  test('without it, the same batch reappears while held, and its stale deletes leave it in the queue', async () => {
+    const queue = await queueWith(['a', 'b', 'c']);
+    const fn = recordingFunction<SQSRecord>();
+    const mapping = mappingFor(queue, heldLong(fn), { concurrency: 2, batchSize: 20, maximumBatchingWindowSeconds: 1, keepHeldInvisible: false });
+    await whileRunning(mapping, async () => {
+      await pollUntil(async () => (fn.batches.flatMap(receiveCounts).some((count) => Number(count) >= 3) ? true : undefined), 'a third receive');
+    });
+    expect(await messagesLeft(queue)).toBe(3);
+  });
+
+  test('the outliveVisibility fault still lets the held batch reappear', async () => {
+    const queue = await queueWith(['only']);
+    const fn = recordingFunction<SQSRecord>((records) => (records[0]?.attributes.ApproximateReceiveCount === '2' ? threw() : returned()));
+    const mapping = mappingFor(queue, fn, { concurrency: 2, keepHeldInvisible: true, faults: firstBatchFaults({ outliveVisibility: true }) });
+    await whileRunning(mapping, async () => {
+      await invocations(fn, 3);
+      await deleted(mapping, 2);
+    });
+    expect(fn.batches.map(receiveCounts)).toEqual([['2'], ['1'], ['3']]);
+    expect(await messagesLeft(queue)).toBe(0);
+  });
+});
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
