@@ -94,6 +94,21 @@ export class AlarmEvaluator {
     await this.work;
   }
 
+  /**
+   * Runs `work` with the timers stopped, then starts them again if they were running. For reading
+   * queues by receiving their messages: the evaluator would take the moment they are invisible for
+   * an empty queue, and flip the alarm to OK.
+   */
+  public async whilePaused<T>(work: () => Promise<T>): Promise<T> {
+    const running = this.timers.length > 0;
+    await this.stop();
+    try {
+      return await work();
+    } finally {
+      if (running) this.start();
+    }
+  }
+
   /** Samples once and closes the current period now. Rejects with the first failure, if any. */
   public async evaluateNow(): Promise<void> {
     const errors = await this.serially(async () => [...(await this.sampleAll()), ...(await this.closePeriod())]);

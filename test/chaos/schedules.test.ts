@@ -3,7 +3,9 @@
  * concurrency, event mix), each on a fresh copy of the stack on the shared local engines, and the
  * invariants checked after every one. A failure prints its seed and the `npm run demo` command
  * that reruns it. `npm run test:chaos` runs 50 schedules; `npm test` runs 10
- * (EO_CHAOS_SCHEDULES overrides; EO_CHAOS_SEED fixes fast-check's own seed).
+ * (EO_CHAOS_SCHEDULES overrides; EO_CHAOS_SEED fixes fast-check's own seed). `npm run test:chaos`
+ * shrinks a failing schedule (EO_CHAOS_SHRINK=1), which can take many more runs; `npm test`
+ * reports the first failing schedule as it is, to keep CI short.
  */
 import fc from 'fast-check';
 import { scheduleArbitrary } from '../../local/chaos/arbitrary';
@@ -13,6 +15,7 @@ import { ensureSynthesized, type SynthesizedStack } from '../../local/stack/clou
 import { testEndpoints } from '../helpers/engines';
 
 const SCHEDULES = Number(process.env.EO_CHAOS_SCHEDULES ?? 10);
+const SHRINK = process.env.EO_CHAOS_SHRINK === '1';
 const FAST_CHECK_SEED = process.env.EO_CHAOS_SEED === undefined ? undefined : Number(process.env.EO_CHAOS_SEED);
 
 const totals = { schedules: 0, events: 0, messages: 0, deliveries: 0, duplicateDeliveries: 0, producerRetries: 0, crashes: 0, visibilityExpired: 0, duplicateBatches: 0, throttled: 0, serverErrors: 0, poison: 0, dlqMessages: 0 };
@@ -59,8 +62,8 @@ test(`every invariant holds on ${SCHEDULES} generated fault schedules`, async ()
   await fc.assert(property, {
     numRuns: SCHEDULES,
     seed: FAST_CHECK_SEED,
-    // Each run takes seconds: shrink a little, not for ever.
-    endOnFailure: false,
+    // Each run takes seconds: shrink only when asked, and not for ever.
+    endOnFailure: !SHRINK,
     interruptAfterTimeLimit: 40 * 60_000,
     reporter: (details) => {
       if (!details.failed) return;

@@ -161,6 +161,23 @@ test('on its timers, the Maximum of a period catches a message that came and wen
   await pollUntil(async () => (alarms.states()[definition.alarmName] === 'OK' ? true : undefined), 'the alarm to clear', { timeoutMs: 3_000 });
 });
 
+test('whilePaused: a DLQ read by receiving its messages keeps its ALARM, and the timers run again after', async () => {
+  const dlq = await createQueue(clients.sqs, uniqueName('dlq'), { VisibilityTimeout: '30' });
+  const definition = dlqAlarm(dlq, { alarm: [], ok: [] });
+  const alarms = evaluator([definition], { sampleIntervalMs: 50, periodMs: 300 });
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'poison' }));
+  alarms.start();
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'ALARM' ? true : undefined), 'the alarm to be raised', { timeoutMs: 3_000 });
+  // Reading the message hides it for its visibility timeout: three periods would see an empty queue.
+  await alarms.whilePaused(async () => {
+    await receiveAll(clients.sqs, dlq.url, { max: 1, waitMs: 1_000, deleteMessages: false });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  });
+  expect(alarms.states()[definition.alarmName]).toBe('ALARM');
+  // Running again, the evaluator sees the hidden message as gone.
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'OK' ? true : undefined), 'the timers to run again', { timeoutMs: 3_000 });
+});
+
 describe('M out of N', () => {
   const rule = { comparisonOperator: 'GreaterThanThreshold', threshold: 0, evaluationPeriods: 3, datapointsToAlarm: 2 } as const;
   const window = (...values: Array<number | undefined>): Datapoint[] => values.map((value, i) => ({ timestamp: new Date(Date.UTC(2026, 10, 30, 10, i)), value }));
