@@ -1,6 +1,6 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { dedupPutAction, type DedupIdentity, type DedupSettings } from './dedupRecord';
-import { incrementAction, itemIdOf, mergeIncrements, updateAction, type Effect, type Increment, type ItemKey } from './effects';
+import { incrementAction, itemIdOf, mergeIncrements, updateAction, type Effect, type Increment } from './effects';
 import { PermanentError } from './errors';
 import { TRANSACTION_LIMITS } from './transaction';
 
@@ -9,41 +9,66 @@ export interface PendingCommit extends DedupIdentity {
   /** Position in the batch, to map outcomes back to records. */
   readonly index: number;
   readonly effects: readonly Effect[];
+  /**
+   * The source delivered this record before (SQS `ApproximateReceiveCount` > 1), so it may well be
+   * a duplicate: its dedup record is looked up before any transaction.
+   * @default false
+   */
+  readonly redelivered?: boolean;
 }
 
 /** Room for the dedup put's own fields beside the event id. */
 const DEDUP_PUT_BYTES = 160;
 const ACTION_OVERHEAD_BYTES = 120;
+/** Room for an increment's number beside its item id and attribute name. */
+const INCREMENT_VALUE_BYTES = 32;
+
+/** Item ids by effect: worked out when an event is planned, read again when its chunk's actions are built. */
+const itemIds = new WeakMap<Effect, string>();
+
+/**
+ * What a transaction needs to know of one event, worked out once per event: the items its effects
+ * touch (item id -> whether every effect on it is an increment, and so can absorb more) and about
+ * how many bytes of request it adds.
+ */
+interface Footprint {
+  readonly items: ReadonlyMap<string, boolean>;
+  readonly bytes: number;
+}
 
 /** Events that can commit in one transaction: no item is touched by two unmergeable effects. */
 export class Chunk {
   public readonly events: PendingCommit[] = [];
-  /** Item id -> whether every effect on it so far is an increment (and so can absorb more). */
   private readonly items = new Map<string, boolean>();
   private bytes = 0;
 
   /** Adds the event when it fits the transaction limits and touches no item it may not; says whether it did. */
-  public tryAdd(event: PendingCommit): boolean {
-    const newItems = this.newItemsOf(event);
+  public tryAdd(event: PendingCommit, footprint: Footprint): boolean {
+    const newItems = this.newItemsOf(footprint);
     if (newItems === undefined) return false;
-    const actions = this.events.length + this.items.size + 1 + newItems.size;
-    const bytes = this.bytes + estimateBytes(event);
+    const actions = this.events.length + this.items.size + 1 + newItems.length;
+    const bytes = this.bytes + footprint.bytes;
     if (this.events.length > 0 && (actions > TRANSACTION_LIMITS.maxActions || bytes > TRANSACTION_LIMITS.maxBytes)) return false;
     this.events.push(event);
-    for (const [itemId, mergeable] of newItems) this.items.set(itemId, mergeable);
+    for (const itemId of newItems) this.items.set(itemId, footprint.items.get(itemId) === true);
     this.bytes = bytes;
     return true;
   }
 
+  /** True when the two chunks touch a common item, so that their transactions may not run at once. */
+  public overlaps(other: Chunk): boolean {
+    const [smaller, larger] = this.items.size <= other.items.size ? [this.items, other.items] : [other.items, this.items];
+    for (const itemId of smaller.keys()) if (larger.has(itemId)) return true;
+    return false;
+  }
+
   /** The items this event adds, or undefined when it clashes with one already here. */
-  private newItemsOf(event: PendingCommit): Map<string, boolean> | undefined {
-    const added = new Map<string, boolean>();
-    for (const effect of event.effects) {
-      const itemId = itemIdOf(effect);
-      const mergeable = effect.kind === 'increment';
+  private newItemsOf(footprint: Footprint): string[] | undefined {
+    const added: string[] = [];
+    for (const [itemId, mergeable] of footprint.items) {
       const existing = this.items.get(itemId);
-      if (existing !== undefined && !(existing && mergeable)) return undefined;
-      if (existing === undefined) added.set(itemId, mergeable);
+      if (existing === undefined) added.push(itemId);
+      else if (!(existing && mergeable)) return undefined;
     }
     return added;
   }
@@ -65,17 +90,35 @@ export function planChunks(events: readonly PendingCommit[]): ChunkPlan {
   const rejected: { event: PendingCommit; error: PermanentError }[] = [];
   let current = new Chunk();
   for (const event of events) {
-    const problem = uncommittableReason(event);
-    if (problem) {
-      rejected.push({ event, error: new PermanentError(problem) });
-    } else if (!current.tryAdd(event)) {
+    const footprint = footprintOf(event);
+    if (footprint instanceof PermanentError) {
+      rejected.push({ event, error: footprint });
+    } else if (!current.tryAdd(event, footprint)) {
       chunks.push(current);
       current = new Chunk();
-      current.tryAdd(event);
+      current.tryAdd(event, footprint);
     }
   }
   if (current.events.length > 0) chunks.push(current);
   return { chunks, rejected };
+}
+
+/**
+ * Groups chunks, in order, into waves whose chunks share no item, at most `maxPerWave` to a wave:
+ * the transactions of one wave can run at once without conflicting with each other.
+ */
+export function disjointWaves(chunks: readonly Chunk[], maxPerWave: number): Chunk[][] {
+  const waves: Chunk[][] = [];
+  let wave: Chunk[] = [];
+  for (const chunk of chunks) {
+    if (wave.length >= maxPerWave || wave.some((other) => other.overlaps(chunk))) {
+      waves.push(wave);
+      wave = [];
+    }
+    wave.push(chunk);
+  }
+  if (wave.length > 0) waves.push(wave);
+  return waves;
 }
 
 /**
@@ -91,37 +134,52 @@ function effectActions(effects: readonly Effect[]): TransactWriteItem[] {
   const increments = new Map<string, Increment[]>();
   const actions: TransactWriteItem[] = [];
   for (const effect of effects) {
-    if (effect.kind === 'update') actions.push(updateAction(effect));
-    else increments.set(itemIdOf(effect), [...(increments.get(itemIdOf(effect)) ?? []), effect]);
+    if (effect.kind === 'update') {
+      actions.push(updateAction(effect));
+      continue;
+    }
+    const itemId = cachedItemIdOf(effect);
+    const group = increments.get(itemId);
+    if (group) group.push(effect);
+    else increments.set(itemId, [effect]);
   }
   for (const group of increments.values()) {
-    const { table, key } = group[0] as { table: string; key: ItemKey };
+    const [{ table, key }] = group as [Increment, ...Increment[]];
     actions.push(incrementAction(table, key, mergeIncrements(group)));
   }
   return actions;
 }
 
-function uncommittableReason(event: PendingCommit): string | undefined {
-  const kindsByItem = new Map<string, Set<Effect['kind']>>();
+/** The event's footprint, or why no transaction can hold it. */
+function footprintOf(event: PendingCommit): Footprint | PermanentError {
+  const items = new Map<string, boolean>();
+  let bytes = DEDUP_PUT_BYTES + event.eventId.length;
   for (const effect of event.effects) {
-    const kinds = kindsByItem.get(itemIdOf(effect)) ?? new Set();
-    if (kinds.size > 0 && (effect.kind === 'update' || kinds.has('update'))) {
-      return `the effects of event ${event.eventId} touch ${itemIdOf(effect)} twice with updates that cannot be merged`;
+    const itemId = cachedItemIdOf(effect);
+    const mergeable = effect.kind === 'increment';
+    const existing = items.get(itemId);
+    if (existing !== undefined && !(existing && mergeable)) {
+      return new PermanentError(`the effects of event ${event.eventId} touch ${itemId} twice with updates that cannot be merged`);
     }
-    kindsByItem.set(itemIdOf(effect), kinds.add(effect.kind));
+    items.set(itemId, mergeable);
+    bytes += ACTION_OVERHEAD_BYTES + bytesOf(effect, itemId);
   }
-  if (estimateBytes(event) > TRANSACTION_LIMITS.maxBytes) {
-    return `event ${event.eventId} is about ${estimateBytes(event)} bytes of transaction; at most ${TRANSACTION_LIMITS.maxBytes} fit in one`;
+  if (bytes > TRANSACTION_LIMITS.maxBytes) {
+    return new PermanentError(`event ${event.eventId} is about ${bytes} bytes of transaction; at most ${TRANSACTION_LIMITS.maxBytes} fit in one`);
   }
-  const actions = 1 + kindsByItem.size;
-  if (actions > TRANSACTION_LIMITS.maxActions) {
-    return `event ${event.eventId} needs ${actions} transaction actions; at most ${TRANSACTION_LIMITS.maxActions} fit in one`;
+  if (1 + items.size > TRANSACTION_LIMITS.maxActions) {
+    return new PermanentError(`event ${event.eventId} needs ${1 + items.size} transaction actions; at most ${TRANSACTION_LIMITS.maxActions} fit in one`);
   }
-  return undefined;
+  return { items, bytes };
 }
 
-function estimateBytes(event: PendingCommit): number {
-  let bytes = DEDUP_PUT_BYTES + event.eventId.length;
-  for (const effect of event.effects) bytes += ACTION_OVERHEAD_BYTES + JSON.stringify(effect).length;
-  return bytes;
+function cachedItemIdOf(effect: Effect): string {
+  let itemId = itemIds.get(effect);
+  if (itemId === undefined) itemIds.set(effect, (itemId = itemIdOf(effect)));
+  return itemId;
+}
+
+/** About how many bytes the effect adds to a request: an increment is its item, attribute and number; an update is serialized. */
+function bytesOf(effect: Effect, itemId: string): number {
+  return effect.kind === 'increment' ? itemId.length + effect.attribute.length + INCREMENT_VALUE_BYTES : JSON.stringify(effect).length;
 }

@@ -1,10 +1,14 @@
 import type { CancellationReason, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { withRetries, type RetryOptions } from './backoff';
-import { buildActions, planChunks, type PendingCommit } from './chunking';
+import { buildActions, disjointWaves, planChunks, type PendingCommit } from './chunking';
 import { classifyError } from './classify';
 import { expirationFrom, type DedupSettings } from './dedupRecord';
 import { FailureKind, NotAttemptedError, PermanentError } from './errors';
+import { findCommitted } from './knownDuplicates';
 import { commitTransaction, describeReasons, failedCondition } from './transaction';
+
+/** Transactions of one batch in flight at once, at most: enough to overlap round trips, few enough not to burst a table's capacity. */
+export const MAX_CONCURRENT_TRANSACTIONS = 4;
 
 /** What became of one event's commit. */
 export type CommitOutcome =
@@ -46,10 +50,7 @@ export class TransactionalCommitter {
   public async commitEach(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
     const outcomes = new Map<number, CommitOutcome>();
     const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
-    for (const event of events) {
-      if (run.stopOnFailure && hasFailure(outcomes)) outcomes.set(event.index, notAttempted());
-      else await this.commitChunk([event], expiration, outcomes, run);
-    }
+    for (const event of await this.withoutKnownDuplicates(events, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, run);
     return outcomes;
   }
 
@@ -58,17 +59,45 @@ export class TransactionalCommitter {
    * item summed. A cancellation names the dedup puts that failed: those events are duplicates, and
    * the chunk commits again without them. Any other failure of a multi-event chunk falls back to
    * one transaction per event, so that one bad event cannot hold back the others.
+   *
+   * Chunks that share no item commit at once (up to {@link MAX_CONCURRENT_TRANSACTIONS}): they
+   * cannot conflict, and a batch then waits one round trip for them instead of one each. Chunks
+   * that share an item (page views share their day counter) commit one after another, as do all
+   * chunks of an ordered source, where nothing may be applied after a transient failure.
    */
   public async commitBatch(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
     const outcomes = new Map<number, CommitOutcome>();
     const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
-    const plan = planChunks(events);
+    const plan = planChunks(await this.withoutKnownDuplicates(events, outcomes));
     for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
-    for (const chunk of plan.chunks) {
-      if (run.stopOnFailure && hasFailure(outcomes)) chunk.events.forEach((event) => outcomes.set(event.index, notAttempted()));
-      else await this.commitChunk(chunk.events, expiration, outcomes, run);
+    for (const wave of disjointWaves(plan.chunks, run.stopOnFailure ? 1 : MAX_CONCURRENT_TRANSACTIONS)) {
+      await Promise.all(wave.map((chunk) => this.commitUnlessStopped(chunk.events, expiration, outcomes, run)));
     }
     return outcomes;
+  }
+
+  /**
+   * Redelivered events whose dedup record exists are duplicates already: they stay out of every
+   * transaction, where one duplicate would cancel the fresh events' commit and cost a second one.
+   * The read is skipped when every event is a redelivery, a heuristic: such a batch is most often
+   * one retried after a failure, which committed nothing, so the read would be a request wasted;
+   * its transactions still tell the duplicates apart.
+   */
+  private async withoutKnownDuplicates(events: readonly PendingCommit[], outcomes: Map<number, CommitOutcome>): Promise<readonly PendingCommit[]> {
+    const redelivered = events.filter((event) => event.redelivered);
+    if (redelivered.length === 0 || redelivered.length === events.length) return events;
+    const committed = await findCommitted(this.options.dynamodb, this.options.dedup, redelivered);
+    return events.filter((event) => {
+      if (!event.redelivered || !committed.has(event.eventId)) return true;
+      outcomes.set(event.index, duplicateOf(event, committed.get(event.eventId)));
+      return false;
+    });
+  }
+
+  /** Commits the events, unless an ordered batch already stopped at a transient failure: then they are not attempted. */
+  private async commitUnlessStopped(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
+    if (!run.stopOnFailure || !hasFailure(outcomes)) return this.commitChunk(events, expiration, outcomes, run);
+    for (const event of events) outcomes.set(event.index, notAttempted());
   }
 
   private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
@@ -101,22 +130,23 @@ export class TransactionalCommitter {
     if (events.length === 1 || classifyError(error) === FailureKind.TRANSIENT) {
       return setAll(outcomes, events, { status: 'failed', error });
     }
-    for (const event of events) {
-      if (run.stopOnFailure && hasFailure(outcomes)) outcomes.set(event.index, notAttempted());
-      else await this.commitChunk([event], expiration, outcomes, run);
-    }
+    for (const event of events) await this.commitUnlessStopped([event], expiration, outcomes, run);
   }
 
   private markDuplicates(events: readonly PendingCommit[], reasons: readonly CancellationReason[], outcomes: Map<number, CommitOutcome>): Set<number> {
     const duplicates = new Set<number>();
     events.forEach((event, position) => {
       if (!failedCondition(reasons, position)) return;
-      const earlierHash = reasons[position]?.Item?.payloadHash?.S;
-      outcomes.set(event.index, { status: 'duplicate', conflictingPayload: earlierHash !== undefined && earlierHash !== event.payloadHash });
+      outcomes.set(event.index, duplicateOf(event, reasons[position]?.Item?.payloadHash?.S));
       duplicates.add(event.index);
     });
     return duplicates;
   }
+}
+
+/** A duplicate; its payload conflicts when the earlier commit stored another hash. */
+function duplicateOf(event: PendingCommit, earlierHash: string | undefined): CommitOutcome {
+  return { status: 'duplicate', conflictingPayload: earlierHash !== undefined && earlierHash !== event.payloadHash };
 }
 
 function setAll(outcomes: Map<number, CommitOutcome>, events: readonly PendingCommit[], outcome: CommitOutcome): void {

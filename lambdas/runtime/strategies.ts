@@ -55,7 +55,13 @@ export function transactionalStrategy(options: TransactionalStrategyOptions): St
           continue;
         }
         try {
-          pending.push({ index: accepted.index, eventId: accepted.event.eventId, payloadHash: payloadHash(accepted.event.payload), effects: accepted.invoke() });
+          pending.push({
+            index: accepted.index,
+            eventId: accepted.event.eventId,
+            payloadHash: payloadHash(accepted.event.payload),
+            effects: accepted.invoke(),
+            redelivered: accepted.context.record.receiveCount > 1,
+          });
         } catch (error) {
           outcomes.set(accepted.index, { status: 'failed', error });
           // On an ordered source nothing after a transient failure may be applied before it.

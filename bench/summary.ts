@@ -1,0 +1,54 @@
+/** One strategy's line of the report: its measured rounds reduced to medians and per-event figures. */
+import { median } from './median';
+import type { StrategyName } from './strategies';
+import type { RunMeasurement } from './throughput';
+
+export interface StrategyReport {
+  readonly name: StrategyName;
+  /** Median over the measured rounds. */
+  readonly eventsPerSecond: number;
+  /** HTTP attempts to DynamoDB per record delivered. */
+  readonly requestsPerEvent: number;
+  readonly writeUnitsPerEvent: number;
+  /** Every round's counts equal the expected ones, and no record was reported failed. */
+  readonly exact: boolean;
+  readonly readUnitsPerEvent: number;
+  /** Write units of cancelled transactions, per event (part of `writeUnitsPerEvent`). */
+  readonly cancelledWriteUnitsPerEvent: number;
+  /** Page views counted too many in the last round (negative: too few). */
+  readonly extraViews: number;
+  readonly roundsEventsPerSecond: readonly number[];
+  /** Requests per round, by command. */
+  readonly requestsByCommand: Readonly<Record<string, number>>;
+  /** TCP connections opened per round: none once connections are open, as they are kept alive and reused. */
+  readonly connectionsPerRound: number;
+  /** CPU time of the benchmark's process (consumer, SDK) per event, in microseconds: the client's share of the work. */
+  readonly clientCpuMicrosPerEvent: number;
+}
+
+/** Reduces a strategy's measured rounds of `events` records each. */
+export function summarize(name: StrategyName, runs: readonly RunMeasurement[], events: number): StrategyReport {
+  const perEvent = (pick: (run: RunMeasurement) => number): number => runs.reduce((sum, run) => sum + pick(run), 0) / (runs.length * events);
+  return {
+    name,
+    eventsPerSecond: median(runs.map((run) => run.eventsPerSecond)),
+    requestsPerEvent: perEvent((run) => run.capacity.requests),
+    writeUnitsPerEvent: perEvent((run) => run.capacity.writeUnits),
+    exact: runs.every((run) => run.exact),
+    readUnitsPerEvent: perEvent((run) => run.capacity.readUnits),
+    cancelledWriteUnitsPerEvent: perEvent((run) => run.capacity.cancelledWriteUnits),
+    extraViews: runs.at(-1)?.extraViews ?? 0,
+    roundsEventsPerSecond: runs.map((run) => run.eventsPerSecond),
+    requestsByCommand: requestsByCommand(runs),
+    connectionsPerRound: runs.reduce((sum, run) => sum + run.connections, 0) / runs.length,
+    clientCpuMicrosPerEvent: perEvent((run) => run.cpuMs) * 1000,
+  };
+}
+
+function requestsByCommand(runs: readonly RunMeasurement[]): Record<string, number> {
+  const byCommand: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [command, count] of Object.entries(run.capacity.byCommand)) byCommand[command] = (byCommand[command] ?? 0) + count / runs.length;
+  }
+  return byCommand;
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: the dedup strategies side by side against DynamoDB Local (and fauxqs for the
+ * end-to-end part), both started here on free ports and stopped at the end. Progress on stderr,
+ * the tables on stdout, `--json FILE` (or `-` for stdout) for machines. Exit code 0 when every
+ * strategy that dedups counted exactly, 1 when one did not, 2 on bad options or a failed run.
+ */
+import { statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, STRATEGY_NAMES, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type StrategyName } from '../bench';
+import { createProgress, type Progress } from '../local/demo/progress';
+import { startEngines } from '../local/engines';
+
+// Keep the consumers' log lines and EMF metrics (one of each per batch) off the output; every strategy pays the same.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+function wholeNumber(min: number) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isInteger(parsed) || parsed < min) throw new InvalidArgumentError(`expected a whole number >= ${min}, got "${value}"`);
+    return parsed;
+  };
+}
+
+function rate(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed >= 0.5) throw new InvalidArgumentError(`expected a rate in [0, 0.5), got "${value}"`);
+  return parsed;
+}
+
+function strategyList(value: string): StrategyName[] {
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(STRATEGY_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown strategies "${unknown.join(', ')}"; expected some of ${STRATEGY_NAMES.join(', ')}`);
+  return names as StrategyName[];
+}
+
+/** `-`, or a file in a directory that exists: checked now rather than after a run of minutes. */
+function jsonTarget(value: string): string {
+  if (value === '-') return value;
+  const directory = path.dirname(path.resolve(value));
+  if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) throw new InvalidArgumentError(`no directory ${directory} to write ${value} in`);
+  return value;
+}
+
+interface BenchFlags {
+  events: number;
+  rounds: number;
+  warmup: number;
+  seed: number;
+  duplicateRate: number;
+  redeliveries: RedeliveryPattern;
+  strategies: StrategyName[];
+  coldStartSamples: number;
+  e2eMessages: number;
+  json?: string;
+  quiet?: boolean;
+}
+
+const program = new Command('bench')
+  .description('Benchmark the dedup strategies (naive, powertools, transactional, batch) side by side on DynamoDB Local')
+  .option('--events <n>', 'records per round, duplicates included', wholeNumber(1), BENCH_DEFAULTS.events)
+  .option('--rounds <n>', 'measured rounds (the median is reported)', wholeNumber(1), BENCH_DEFAULTS.rounds)
+  .option('--warmup <n>', 'records of the unmeasured warm-up round (0: none)', wholeNumber(0), BENCH_DEFAULTS.warmupEvents)
+  .option('--seed <n>', 'seed of the generated workload', wholeNumber(0), BENCH_DEFAULTS.seed)
+  .option('--duplicate-rate <rate>', 'share of records that repeat an earlier event (half in-batch, half redeliveries)', rate, WORKLOAD_DEFAULTS.duplicateRate)
+  .addOption(new Option('--redeliveries <pattern>', 'how redeliveries fall into later batches').choices([...REDELIVERY_PATTERNS]).default(WORKLOAD_DEFAULTS.redeliveries))
+  .option('--strategies <list>', 'comma-separated strategies to run', strategyList, [...STRATEGY_NAMES])
+  .option('--cold-start-samples <n>', 'fresh processes per handler bundle (0: skip the cold-start part)', wholeNumber(0), BENCH_DEFAULTS.coldStartSamples)
+  .option('--e2e-messages <n>', 'messages through fauxqs for the end-to-end part (0: skip it)', wholeNumber(0), BENCH_DEFAULTS.endToEndMessages)
+  .option('--json <file>', 'write the report as JSON to this file (- for stdout)', jsonTarget)
+  .option('--quiet', 'no progress on stderr')
+  .action(async (flags: BenchFlags) => {
+    process.exitCode = await bench(flags);
+  })
+  .exitOverride();
+
+async function bench(flags: BenchFlags): Promise<number> {
+  const progress = createProgress(process.stderr, flags.quiet);
+  const plan = planBenchmark({
+    events: flags.events,
+    rounds: flags.rounds,
+    warmupEvents: flags.warmup,
+    seed: flags.seed,
+    duplicateRate: flags.duplicateRate,
+    redeliveries: flags.redeliveries,
+    strategies: flags.strategies,
+    coldStartSamples: flags.coldStartSamples,
+    endToEndMessages: flags.e2eMessages,
+    progress,
+  });
+  const report = await runOnLocalEngines(plan, progress);
+  output(report, flags.json);
+  const inexact = inexactDeduplicators(report);
+  if (inexact.length > 0) process.stderr.write(`FAIL: ${inexact.join(', ')} did not count exactly\n`);
+  return inexact.length === 0 ? 0 : 1;
+}
+
+async function runOnLocalEngines(plan: BenchmarkPlan, progress: Progress): Promise<BenchmarkReport> {
+  const withSqs = plan.settings.endToEndMessages > 0;
+  progress.phase(`starting DynamoDB Local${withSqs ? ' and fauxqs' : ''}`);
+  const engines = await startEngines({ dynamodb: true, sqs: withSqs, kinesis: false });
+  try {
+    return await runBenchmark({ dynamodb: engines.endpoints.dynamodb as string, sqs: engines.endpoints.sqs }, plan);
+  } finally {
+    await engines.stop();
+  }
+}
+
+/** The tables on stdout, and the JSON to its file; `--json -` puts the JSON alone on stdout. */
+function output(report: BenchmarkReport, json: string | undefined): void {
+  if (json === '-') {
+    process.stdout.write(reportJson(report));
+    return;
+  }
+  process.stdout.write(`${reportTables(report)}\n`);
+  if (json) writeFileSync(json, reportJson(report));
+}
+
+/** Every strategy but `naive` promises exact counts. */
+function inexactDeduplicators(report: BenchmarkReport): string[] {
+  return report.strategies.filter((strategy) => strategy.name !== 'naive' && !strategy.exact).map((strategy) => strategy.name);
+}
+
+program.parseAsync().catch((error: unknown) => {
+  // Commander has printed its own message (a bad flag) or the help already.
+  if (!(error instanceof CommanderError)) process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = error instanceof CommanderError && error.exitCode === 0 ? 0 : 2;
+});
