@@ -8,7 +8,7 @@ export interface DemoReport {
   readonly faults: { readonly crashAfterCommit: number; readonly visibilityExpired: number; readonly throttled: number; readonly serverErrors: number; readonly duplicateBatches: number };
   readonly effects: { readonly exact: boolean; readonly mismatches: Mismatch[] };
   readonly notifications: { readonly expected: number; readonly sent: number };
-  readonly dlq: { readonly messages: number; readonly withContext: number };
+  readonly dlq: { readonly messages: number; readonly withContext: number; readonly appliedWithoutContext: number };
   readonly lost: number;
   readonly alarms: { readonly notifications: number };
   /** The fix-and-redrive phase: the counter accepts schema 2, its DLQ is redriven, the stack drained again. */
@@ -26,7 +26,8 @@ export function violationsOf(verification: Verification): string[] {
   if (!verification.notifications.exact) violations.push(`notifications sent ${verification.notifications.sent}, expected exactly one for each of ${verification.notifications.expected} shipped orders`);
   if (verification.lost > 0) violations.push(`${verification.lost} valid events were neither applied nor in a DLQ (e.g. ${verification.lostExamples.join(', ')})`);
   if (verification.dlq.poison !== verification.dlq.poisonPublished) violations.push(`${verification.dlq.poisonPublished - verification.dlq.poison} poison messages are not in a DLQ with their context`);
-  if (verification.dlq.withContext !== verification.dlq.messages) violations.push(`${verification.dlq.messages - verification.dlq.withContext} DLQ messages carry no failure context`);
+  const unexplained = verification.dlq.messages - verification.dlq.withContext - verification.dlq.appliedWithoutContext;
+  if (unexplained > 0) violations.push(`${unexplained} DLQ messages carry no failure context and their events were not applied`);
   if (!verification.alarms.alarmed) violations.push('a DLQ held messages but no ALARM notification was published');
   return violations;
 }
@@ -60,7 +61,7 @@ export function summaryTable(report: DemoReport): string {
     ['DynamoDB throttles / 5xx injected', `${report.faults.throttled} / ${report.faults.serverErrors}`],
     ['effects exact', report.effects.exact ? 'yes' : `NO (${report.effects.mismatches.length} mismatches)`],
     ['shipment notifications (expected)', `${report.notifications.sent} (${report.notifications.expected})`],
-    ['DLQ messages (with context)', `${report.dlq.messages} (${report.dlq.withContext})`],
+    ['DLQ messages (with context)', `${report.dlq.messages} (${report.dlq.withContext})${report.dlq.appliedWithoutContext > 0 ? `, ${report.dlq.appliedWithoutContext} applied, moved by SQS after lost acks` : ''}`],
     ['lost events', String(report.lost)],
     ['alarm notifications', String(report.alarms.notifications)],
     ...redriveRows(report),

@@ -18,7 +18,7 @@ import { expectedState } from './expected';
 import type { Progress } from './progress';
 import { planMessages, publishMessages, type PublishedMessage } from './publisher';
 import { redriveViolationsOf, violationsOf, type DemoReport } from './report';
-import { readState, type FinalState } from './state';
+import { dlqDepth, readState, type FinalState } from './state';
 import { verify } from './verify';
 import { generateWorkload, type WorkloadEvent } from './workload';
 
@@ -163,7 +163,7 @@ async function fixAndRedrive(stack: LocalStack, input: RedrivePhaseInput): Promi
   const remaining = state.dlqs.find((dlq) => dlq.queueName === pageViewDlq);
   const redrive = {
     redriven: result.redriven,
-    remainingInDlq: remaining ? remaining.failures.length + remaining.pointers.length + remaining.bare : 0,
+    remainingInDlq: remaining ? dlqDepth(remaining) : 0,
     exactAfter: violationsOf(after).length === 0,
     alarmsConsistent: alarmsMatchQueues(stack, state),
   };
@@ -186,7 +186,7 @@ function alarmsMatchQueues(stack: LocalStack, state: FinalState): boolean {
   const states = stack.alarmEvaluator.states();
   return stack.alarms.queueDepth.every((alarm) => {
     const dlq = state.dlqs.find((candidate) => candidate.queueName === alarm.queueName);
-    const depth = dlq ? dlq.failures.length + dlq.pointers.length + dlq.bare : 0;
+    const depth = dlq ? dlqDepth(dlq) : 0;
     return states[alarm.alarmName] === (depth > 0 ? 'ALARM' : 'OK');
   });
 }
@@ -264,7 +264,7 @@ interface ReportInput {
 }
 
 function holdsMessages(state: FinalState): boolean {
-  return state.dlqs.some((dlq) => dlq.failures.length + dlq.pointers.length + dlq.bare > 0);
+  return state.dlqs.some((dlq) => dlqDepth(dlq) > 0);
 }
 
 function buildReport(input: ReportInput): DemoReport {
@@ -292,7 +292,7 @@ function buildReport(input: ReportInput): DemoReport {
     },
     effects: verification.effects,
     notifications: { expected: verification.notifications.expected, sent: verification.notifications.sent },
-    dlq: { messages: verification.dlq.messages, withContext: verification.dlq.withContext },
+    dlq: { messages: verification.dlq.messages, withContext: verification.dlq.withContext, appliedWithoutContext: verification.dlq.appliedWithoutContext },
     lost: verification.lost,
     alarms: { notifications: verification.alarms.notifications },
     durationMs,

@@ -23,8 +23,13 @@ export interface DlqContents {
   readonly queueName: string;
   readonly failures: FailureEnvelope[];
   readonly pointers: OnFailurePointer[];
-  /** Messages that are neither: SQS moved them here with no context. */
-  readonly bare: number;
+  /** Bodies of the messages that are neither: SQS moved them here with no context. */
+  readonly bare: string[];
+}
+
+/** How many messages a DLQ holds, of every kind. */
+export function dlqDepth(contents: DlqContents): number {
+  return contents.failures.length + contents.pointers.length + contents.bare.length;
 }
 
 export interface FinalState {
@@ -87,13 +92,13 @@ async function snsMessages(sqs: SQSClient, inboxUrl: string): Promise<Record<str
 }
 
 async function readDlq(sqs: SQSClient, dlq: DeadLetterQueue): Promise<DlqContents> {
-  const contents: DlqContents = { queueName: dlq.queue.name, failures: [], pointers: [], bare: 0 };
+  const contents: DlqContents = { queueName: dlq.queue.name, failures: [], pointers: [], bare: [] };
   for (const message of await peekAll(sqs, dlq.queue.url)) {
     const body = parseJson(message.Body ?? '');
     const pointer = onFailurePointer(body);
     if (isFailureEnvelope(body)) contents.failures.push(body);
     else if (pointer) contents.pointers.push(pointer);
-    else (contents as { bare: number }).bare += 1;
+    else contents.bare.push(message.Body ?? '');
   }
   return contents;
 }

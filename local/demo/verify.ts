@@ -5,7 +5,7 @@
 import { dedupKey, type FailureEnvelope } from '../../lambdas/runtime';
 import type { ExpectedState } from './expected';
 import type { PublishedMessage } from './publisher';
-import type { FinalState, OnFailurePointer } from './state';
+import { dlqDepth, type FinalState, type OnFailurePointer } from './state';
 import type { WorkloadEvent } from './workload';
 
 export interface Mismatch {
@@ -17,7 +17,18 @@ export interface Mismatch {
 export interface Verification {
   readonly effects: { readonly exact: boolean; readonly mismatches: Mismatch[] };
   readonly notifications: { readonly expected: number; readonly sent: number; readonly exact: boolean };
-  readonly dlq: { readonly messages: number; readonly withContext: number; readonly poison: number; readonly poisonPublished: number };
+  readonly dlq: {
+    readonly messages: number;
+    readonly withContext: number;
+    /**
+     * Messages without context whose events were applied: their acknowledgements were lost on
+     * every receive until SQS moved them (maxReceiveCount), as it would on AWS. A redrive of them
+     * changes nothing.
+     */
+    readonly appliedWithoutContext: number;
+    readonly poison: number;
+    readonly poisonPublished: number;
+  };
   /** Valid events neither applied nor in a DLQ. */
   readonly lost: number;
   readonly lostExamples: string[];
@@ -37,13 +48,13 @@ export interface VerifyInput {
 export function verify(input: VerifyInput): Verification {
   const { expected, state } = input;
   const mismatches = [...compareRecords('counter', expected.counters, state.counters), ...compareRecords('order', expected.orders, state.orders)];
-  const dlqMessages = state.dlqs.reduce((sum, dlq) => sum + dlq.failures.length + dlq.pointers.length + dlq.bare, 0);
+  const dlqMessages = state.dlqs.reduce((sum, dlq) => sum + dlqDepth(dlq), 0);
   const withContext = state.dlqs.reduce((sum, dlq) => sum + dlq.failures.length + dlq.pointers.length, 0);
   const lost = lostEvents(input);
   return {
     effects: { exact: mismatches.length === 0, mismatches },
     notifications: checkNotifications(expected, state),
-    dlq: { messages: dlqMessages, withContext, ...poisonAccounting(input) },
+    dlq: { messages: dlqMessages, withContext, appliedWithoutContext: appliedWithoutContext(input), ...poisonAccounting(input) },
     lost: lost.length,
     lostExamples: lost.slice(0, 5),
     alarms: alarmAccounting(state, input.dlqEverNonEmpty),
@@ -79,6 +90,15 @@ function lostEvents(input: VerifyInput): string[] {
     lost.push(`${message.event.kind} ${envelope.eventId}`);
   }
   return lost;
+}
+
+/** DLQ messages without failure context that are the original body of an event that was applied. */
+function appliedWithoutContext(input: VerifyInput): number {
+  const published = new Map(input.published.map((message) => [message.body, message.event]));
+  return input.state.dlqs.flatMap((dlq) => dlq.bare).filter((body) => {
+    const event = published.get(body);
+    return event !== undefined && isApplied(event, input);
+  }).length;
 }
 
 function isApplied(event: WorkloadEvent, input: VerifyInput): boolean {
