@@ -4,7 +4,7 @@
  * item still holds the record's new image; a change the item has moved past stays in the DLQ.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -12,27 +12,17 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { createShipmentNotifier } from '../../../lambdas/handlers/shipment-notifier';
 import type { BatchHandler } from '../../../lambdas/runtime';
 import { inspectQueue, redriveQueue, REDRIVE_MARKER_ATTRIBUTE, type DlqContext } from '../../../local/dlq';
-import { destroyClients, type LocalClients } from '../../../local/engines';
 import { onFailureRecord } from '../../../local/event-sources/on-failure-record';
-import { createQueue, receiveAll, subscribeQueueToTopic, testClients, uniqueName, type CreatedQueue } from '../../helpers/engines';
+import { createQueue, receiveAll, subscribeQueueToTopic, uniqueName, type CreatedQueue } from '../../helpers/engines';
 import { dynamoEvent, lambdaContext } from '../../helpers/events';
 import { idempotencyTable, itemByPk, pkTable } from '../../helpers/fixtures';
-import { readTableStream, tableStreamsClient } from '../../helpers/streams';
-import { contextOf, FAST_SWEEP, topologyOf, visible } from './support';
+import { readTableStream } from '../../helpers/streams';
+import { contextOf, dlqTestClients, FAST_SWEEP, topologyOf, visible } from './support';
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:shipment-notifier';
 const HOUR_MS = 3_600_000;
 
-let clients: LocalClients;
-let streams: DynamoDBStreamsClient;
-beforeAll(() => {
-  clients = testClients();
-  streams = tableStreamsClient();
-});
-afterAll(() => {
-  destroyClients(clients);
-  streams.destroy();
-});
+const { clients, streams } = dlqTestClients();
 
 interface Shipments {
   readonly table: string;

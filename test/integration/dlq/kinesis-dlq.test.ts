@@ -3,34 +3,24 @@
  * permanent failures (the data travels with them) and Lambda's on-failure pointers (only a range:
  * the records are read back from the stream and put on it again).
  */
-import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { createOrderProjection, orderKey } from '../../../lambdas/handlers/order-projection';
 import { outgoingMessage, publishToKinesis } from '../../../lambdas/runtime';
 import { inspectQueue, redriveQueue, type DlqContext } from '../../../local/dlq';
-import { destroyClients, kinesisClient, type LocalClients } from '../../../local/engines';
+import { kinesisClient } from '../../../local/engines';
 import { onFailureRecord } from '../../../local/event-sources/on-failure-record';
-import { createQueue, createStream, testClients, testEndpoints, uniqueName, type CreatedQueue, type CreatedStream } from '../../helpers/engines';
+import { createQueue, createStream, testEndpoints, uniqueName, type CreatedQueue, type CreatedStream } from '../../helpers/engines';
 import { kinesisEvent, orderStatus } from '../../helpers/events';
 import { itemByPk, pkTable } from '../../helpers/fixtures';
 import { injectFaults, serviceError } from '../../helpers/sdk';
-import { readKinesis, tableStreamsClient } from '../../helpers/streams';
-import { contextOf, FAST_SWEEP, topologyOf, visible } from './support';
+import { readKinesis } from '../../helpers/streams';
+import { contextOf, dlqTestClients, FAST_SWEEP, topologyOf, visible } from './support';
 
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:order-projection';
 const HOUR_MS = 3_600_000;
 
-let clients: LocalClients;
-let streams: DynamoDBStreamsClient;
-beforeAll(() => {
-  clients = testClients();
-  streams = tableStreamsClient();
-});
-afterAll(() => {
-  destroyClients(clients);
-  streams.destroy();
-});
+const { clients, streams } = dlqTestClients();
 
 interface Orders {
   readonly stream: CreatedStream;

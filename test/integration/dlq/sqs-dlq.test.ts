@@ -3,31 +3,20 @@
  * page-view-counter wrote: the fix is deployed (`acceptSchemaV2`), the failures redriven, and the
  * counts must come out exact however often a message is redriven.
  */
-import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { createPageViewCounter } from '../../../lambdas/handlers/page-view-counter';
 import { createEnvelope, outgoingMessage, publishToSqs, type BatchHandler, type Envelope } from '../../../lambdas/runtime';
 import { ARRIVED_DURING_REDRIVE, inspectQueue, listDlqs, redriveQueue, type DlqContext } from '../../../local/dlq';
-import { destroyClients, sqsClient, type LocalClients } from '../../../local/engines';
-import { testClients, testEndpoints, type CreatedQueue } from '../../helpers/engines';
+import { sqsClient } from '../../../local/engines';
+import { testEndpoints, type CreatedQueue } from '../../helpers/engines';
 import { pageView } from '../../helpers/events';
 import { countersOf, idempotencyTable, pkTable, queueWithDlq } from '../../helpers/fixtures';
 import { injectFaults, serviceError } from '../../helpers/sdk';
-import { tableStreamsClient } from '../../helpers/streams';
-import { consumeQueue, contextOf, drainBodies, FAST_SWEEP, letSqsMoveAll, topologyOf, visible } from './support';
+import { consumeQueue, contextOf, dlqTestClients, drainBodies, FAST_SWEEP, letSqsMoveAll, topologyOf, visible } from './support';
 
 const MAX_RECEIVE_COUNT = 2;
 const noWait = { sleep: async () => undefined, maxAttempts: 2 };
 
-let clients: LocalClients;
-let streams: DynamoDBStreamsClient;
-beforeAll(() => {
-  clients = testClients();
-  streams = tableStreamsClient();
-});
-afterAll(() => {
-  destroyClients(clients);
-  streams.destroy();
-});
+const { clients, streams } = dlqTestClients();
 
 interface PageViews {
   readonly queue: CreatedQueue;

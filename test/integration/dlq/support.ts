@@ -6,11 +6,23 @@ import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/cl
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { SQSRecord } from 'aws-lambda';
 import type { BatchHandler } from '../../../lambdas/runtime';
-import { LOCAL_REGION, type LocalClients } from '../../../local/engines';
+import { destroyClients, LOCAL_REGION, type LocalClients } from '../../../local/engines';
 import { sqsLambdaRecord } from '../../../local/event-sources/lambda-records';
 import { deleteMessages, depthOf } from '../../../local/queues/peek';
 import type { DlqContext, DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from '../../../local/dlq';
-import { receiveAll, type CreatedQueue } from '../../helpers/engines';
+import { receiveAll, testClients, type CreatedQueue } from '../../helpers/engines';
+import { tableStreamsClient } from '../../helpers/streams';
+
+/** Clients of the shared engines for one test file (a DynamoDB Streams client too), destroyed after its tests. */
+export function dlqTestClients(): { readonly clients: LocalClients; readonly streams: DynamoDBStreamsClient } {
+  const clients = testClients();
+  const streams = tableStreamsClient();
+  afterAll(() => {
+    destroyClients(clients);
+    streams.destroy();
+  });
+  return { clients, streams };
+}
 
 /** Reads DLQs without waiting: the engines answer at once, so an empty receive means empty. */
 export const FAST_SWEEP = { receiveWaitSeconds: 0 } as const;
