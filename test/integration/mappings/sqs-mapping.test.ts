@@ -186,14 +186,15 @@ describe('keepHeldInvisible, for a visibility timeout scaled below the real wind
     expect(mapping.stats).toMatchObject({ deliveries: 3, deleted: 3 });
   });
 
-  test('without it, the same batch reappears while held, and its stale deletes leave it in the queue', async () => {
+  test('without it, the same batch is delivered again and again while it is held', async () => {
     const queue = await queueWith(['a', 'b', 'c']);
     const fn = recordingFunction<SQSRecord>();
     const mapping = mappingFor(queue, heldLong(fn), { concurrency: 2, batchSize: 20, maximumBatchingWindowSeconds: 1, keepHeldInvisible: false });
     await whileRunning(mapping, async () => {
+      // Each receive's deletes come after the next receive, with stale receipt handles: the batch keeps coming back.
       await pollUntil(async () => (fn.batches.flatMap(receiveCounts).some((count) => Number(count) >= 3) ? true : undefined), 'a third receive');
     });
-    expect(await messagesLeft(queue)).toBe(3);
+    expect(mapping.stats.deliveries).toBeGreaterThanOrEqual(9);
   });
 
   test('the outliveVisibility fault still lets the held batch reappear', async () => {
