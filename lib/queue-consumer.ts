@@ -1,7 +1,7 @@
 import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { type CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { addConsumerFunction } from './consumer-function';
 import { CONSUMER_ENV, type ConsumerProps, validateConsumerProps } from './consumer-props';
@@ -102,6 +102,7 @@ export class QueueConsumer extends Construct {
     this.queue = this.addQueue(settings, queueName);
     this.function = this.addFunction(props, settings);
     this.addEventSource(settings);
+    this.node.addValidation({ validate: () => fifoProblems([this.queue, this.deadLetterQueue]) });
   }
 
   /**
@@ -153,6 +154,16 @@ export class QueueConsumer extends Construct {
       }),
     );
   }
+}
+
+/**
+ * Checked at synth time, after every escape hatch and aspect had its say: the runtime does not yet
+ * keep a FIFO queue's order per message group, so a FIFO source or DLQ would break it.
+ */
+function fifoProblems(queues: readonly Queue[]): string[] {
+  return queues
+    .filter((queue) => queue.fifo || (queue.node.defaultChild as CfnQueue).fifoQueue === true)
+    .map((queue) => `${queue.node.path} is a FIFO queue: QueueConsumer does not support FIFO queues yet (the runtime would break their order per message group); use a standard queue`);
 }
 
 function queueSettings(props: QueueConsumerProps): QueueSettings {

@@ -12,8 +12,20 @@ import {
   checkIntegerRange,
   defaultOrThrow,
   type DedupWindowTerms,
+  formatDuration,
   minimumDedupTtl,
 } from './validation';
+
+/**
+ * An idempotency lock (Powertools' in-progress record) left by an invocation that failed lasts
+ * until that invocation's deadline: up to one function timeout. Only a retry can wait it out, so a
+ * stream consumer needs at least one retry, and its records must outlive the failed invocation,
+ * a retry spent waiting out the lock and the retry that takes it over: three timeouts.
+ */
+export const LOCK_WINDOW_RULES = {
+  minRetryAttempts: 1,
+  timeoutsOfRecordAge: 3,
+} as const;
 
 /** Props that the Kinesis and DynamoDB Streams consumers share. */
 export interface StreamConsumerProps extends ConsumerProps {
@@ -58,9 +70,26 @@ export function validateStreamConsumerProps(props: StreamConsumerProps, sourceRe
   checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.minutes(5));
   checkIntegerRange('retryAttempts', props.retryAttempts, 0, 10_000);
   checkDurationRange('maxRecordAge', props.maxRecordAge, Duration.minutes(1), Duration.days(7));
+  checkLockWindow(props);
   checkIntegerRange('parallelizationFactor', props.parallelizationFactor, 1, 10);
   checkDurationRange('iteratorAgeThreshold', props.iteratorAgeThreshold, Duration.seconds(1), Duration.days(7));
   checkDedupTtl(props.dedupTtl, streamDedupTerms(props, sourceRetention));
+}
+
+/** The retries and the record age must outlast an idempotency lock that a failed invocation left ({@link LOCK_WINDOW_RULES}). */
+function checkLockWindow(props: StreamConsumerProps): void {
+  const why = 'to wait out an idempotency lock that a failed invocation leaves for up to one timeout';
+  checkIntegerRange('retryAttempts', props.retryAttempts, LOCK_WINDOW_RULES.minRetryAttempts, 10_000, why);
+  const timeout = props.timeout ?? CONSUMER_DEFAULTS.timeout;
+  const maxRecordAge = props.maxRecordAge ?? STREAM_CONSUMER_DEFAULTS.maxRecordAge;
+  if (timeout.isUnresolved() || maxRecordAge.isUnresolved()) return;
+  const minimum = Duration.millis(timeout.toMilliseconds() * LOCK_WINDOW_RULES.timeoutsOfRecordAge);
+  if (maxRecordAge.toMilliseconds() < minimum.toMilliseconds()) {
+    throw new Error(
+      `maxRecordAge must be at least ${LOCK_WINDOW_RULES.timeoutsOfRecordAge} x timeout = ${formatDuration(minimum)} ${why} ` +
+        `(given ${formatDuration(maxRecordAge)}; timeout ${formatDuration(timeout)})`,
+    );
+  }
 }
 
 /** The dedup TTL the function is given: the prop, or the shortest safe window. */

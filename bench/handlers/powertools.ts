@@ -18,7 +18,7 @@ export function createPowertoolsHandler(wiring: BenchWiring): BatchHandler {
   const countView = idempotentEffect(async (input: CountViewInput) => {
     await applyIncrements(wiring.dynamodb, pageViewEffects(wiring.countersTable, input.pageId, input.occurredAt));
     return { counted: true };
-  }, { table: wiring.idempotencyTable, dynamodb: wiring.dynamodb });
+  }, { table: wiring.idempotencyTable, dynamodb: wiring.dynamodb, consumer: 'bench-powertools' });
   return createConsumer({
     name: 'bench-powertools',
     source: SourceKind.SQS,

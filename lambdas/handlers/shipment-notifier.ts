@@ -53,6 +53,8 @@ export interface ShipmentNotifierConfig {
   readonly idempotencyTable: string;
   readonly consumerName?: string;
   readonly dlqUrl?: string;
+  /** How long a sent notification is remembered (`DEDUP_TTL_SECONDS`, validated by the construct). @default DEFAULT_DEDUP_TTL_SECONDS */
+  readonly dedupTtlSeconds?: number;
   readonly clients: AwsClients;
   readonly retry?: RetryOptions;
 }
@@ -64,6 +66,7 @@ export function notificationIdFor(orderId: string): string {
 
 /** Builds the handler from explicit settings (tests, local mode). */
 export function createShipmentNotifier(config: ShipmentNotifierConfig): BatchHandler {
+  const name = config.consumerName ?? CONSUMER_NAME;
   const { sns, sqs, dynamodb } = config.clients;
   const notify = idempotentEffect(async (input: NotifyInput) => {
     const notification: ShipmentNotification = { notificationId: input.notificationId, orderId: input.orderId, status: input.status, version: input.version };
@@ -73,10 +76,10 @@ export function createShipmentNotifier(config: ShipmentNotifierConfig): BatchHan
       MessageAttributes: { eventId: { DataType: 'String', StringValue: notification.notificationId } },
     }));
     return { messageId: result.MessageId };
-  }, { table: config.idempotencyTable, dynamodb });
+  }, { table: config.idempotencyTable, dynamodb, consumer: name, expiresAfterSeconds: config.dedupTtlSeconds });
   const onChange = route(orderChange, (event, context) => notifyIfShipped(event, context, notify));
   return createConsumer({
-    name: config.consumerName ?? CONSUMER_NAME,
+    name,
     source: SourceKind.DYNAMODB_STREAM,
     routes: { 'dynamodb.INSERT': onChange, 'dynamodb.MODIFY': onChange, 'dynamodb.REMOVE': onChange },
     strategy: directStrategy(config.retry),
@@ -95,10 +98,11 @@ async function notifyIfShipped(event: ConsumedEvent<OrderChange>, context: Handl
 
 /** Reads `NOTIFICATIONS_TOPIC_ARN`, `IDEMPOTENCY_TABLE` and the common consumer settings. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ShipmentNotifierConfig {
-  const { consumerName, dlqUrl } = consumerEnv(CONSUMER_NAME, env);
+  const { consumerName, dlqUrl, dedupTtlSeconds } = consumerEnv(CONSUMER_NAME, env);
   return {
     consumerName,
     dlqUrl,
+    dedupTtlSeconds,
     topicArn: requireEnv('NOTIFICATIONS_TOPIC_ARN', env),
     idempotencyTable: requireEnv('IDEMPOTENCY_TABLE', env),
     clients: sharedClients(),

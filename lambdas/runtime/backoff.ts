@@ -1,5 +1,6 @@
 import { classifyError } from './classify';
-import { FailureKind, RetriesExhaustedError } from './errors';
+import { EffectInProgressError, FailureKind, OutOfTimeError, RetriesExhaustedError } from './errors';
+import { UNLIMITED_TIME, type TimeBudget } from './timeBudget';
 
 /** Defaults shared by the code and its documentation. */
 export const DEFAULT_BACKOFF = {
@@ -29,7 +30,24 @@ export interface RetryOptions extends BackoffOptions {
   readonly sleep?: Sleep;
   /** Called before each wait, e.g. to log. */
   readonly onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+  /** No retry is started, and no wait begun, that the invocation's time cannot cover. @default UNLIMITED_TIME */
+  readonly budget?: TimeBudget;
+  /**
+   * Keep polling an idempotency lock that outlasts the budget until the budget is spent, rather
+   * than give up at once. Ordered sources want this: nothing after the record can proceed anyway,
+   * and a quick failure would use up a stream retry in milliseconds, where a spent invocation
+   * leaves the next one a lock that has expired. @default false
+   */
+  readonly holdOnLocks?: boolean;
+  /** @default Date.now */
+  readonly now?: () => number;
 }
+
+/**
+ * The longest idempotency lock the retries wait out without counting attempts: a lock expires
+ * with the invocation that holds it, and no invocation lasts longer than Lambda's 15 minutes.
+ */
+export const MAX_LOCK_WAIT_MS = 15 * 60 * 1000;
 
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,18 +69,38 @@ export function fullJitterDelay(attempt: number, options: BackoffOptions = {}): 
  * Runs `operation` until it succeeds, retrying transient failures with full-jitter backoff.
  * Permanent failures are thrown at once: retrying them only burns the retry budget. When the
  * attempts run out, throws {@link RetriesExhaustedError} with the last error as its cause.
+ *
+ * Time: a retry that the `budget` cannot cover is not started; the last error is thrown as the
+ * cause of an {@link OutOfTimeError}. An {@link EffectInProgressError} (another invocation holds
+ * the effect's lock) does not use up an attempt while its lock is held: the retries poll until the
+ * lock is released or expires. When the lock outlasts the budget, that error is thrown as it is
+ * (at once, or once the budget is spent with `holdOnLocks`), so that the source redelivers the
+ * record after `retryAt`.
  */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const { maxAttempts = DEFAULT_BACKOFF.maxAttempts, sleep = realSleep, onRetry } = options;
-  for (let attempt = 0; ; attempt += 1) {
+  const { maxAttempts = DEFAULT_BACKOFF.maxAttempts, sleep = realSleep, onRetry, budget = UNLIMITED_TIME } = options;
+  let attempt = 0;
+  for (let round = 0; ; round += 1) {
     try {
       return await operation(attempt);
     } catch (error) {
       if (classifyError(error) === FailureKind.PERMANENT) throw error;
-      if (attempt + 1 >= maxAttempts) throw new RetriesExhaustedError(attempt + 1, error);
-      const delayMs = fullJitterDelay(attempt, options);
-      onRetry?.(error, attempt + 1, delayMs);
-      await sleep(delayMs);
+      const wait = nextWait(error, attempt, round, options);
+      if (wait.usesAttempt) attempt += 1;
+      if (attempt >= maxAttempts) throw new RetriesExhaustedError(attempt, error);
+      if (!options.holdOnLocks && wait.lockedForMs >= budget.remainingMs()) throw error;
+      if (wait.delayMs >= budget.remainingMs()) throw wait.usesAttempt ? new OutOfTimeError(budget.remainingMs(), { cause: error }) : error;
+      onRetry?.(error, round + 1, wait.delayMs);
+      await sleep(wait.delayMs);
     }
   }
+}
+
+/** How long to wait before trying again, and whether this failure uses up an attempt. */
+function nextWait(error: unknown, attempt: number, round: number, options: RetryOptions): { delayMs: number; usesAttempt: boolean; lockedForMs: number } {
+  const now = (options.now ?? Date.now)();
+  const lockedForMs = error instanceof EffectInProgressError && error.retryAt ? error.retryAt.getTime() - now : 0;
+  if (lockedForMs <= 0 || lockedForMs > MAX_LOCK_WAIT_MS) return { delayMs: fullJitterDelay(attempt, options), usesAttempt: true, lockedForMs: 0 };
+  // Poll the lock with growing waits, but never past its expiry: its holder may finish any moment.
+  return { delayMs: Math.min(fullJitterDelay(Math.min(round, 52), options), lockedForMs + 1), usesAttempt: false, lockedForMs };
 }

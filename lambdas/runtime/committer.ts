@@ -3,8 +3,10 @@ import { withRetries, type RetryOptions } from './backoff';
 import { buildActions, disjointWaves, planChunks, type PendingCommit } from './chunking';
 import { classifyError } from './classify';
 import { expirationFrom, type DedupSettings } from './dedupRecord';
-import { FailureKind, NotAttemptedError, PermanentError } from './errors';
+import { checkEffects } from './effects';
+import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError } from './errors';
 import { findCommitted } from './knownDuplicates';
+import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './timeBudget';
 import { commitTransaction, describeReasons, failedCondition } from './transaction';
 
 /** Transactions of one batch in flight at once, at most: enough to overlap round trips, few enough not to burst a table's capacity. */
@@ -33,6 +35,8 @@ export interface CommitRunOptions {
    * @default false
    */
   readonly stopOnFailure?: boolean;
+  /** No transaction starts once the invocation's time for new work is gone: its events fail with {@link OutOfTimeError}. @default UNLIMITED_TIME */
+  readonly budget?: TimeBudget;
 }
 
 /**
@@ -50,7 +54,9 @@ export class TransactionalCommitter {
   public async commitEach(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
     const outcomes = new Map<number, CommitOutcome>();
     const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
-    for (const event of await this.withoutKnownDuplicates(events, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, run);
+    const valid = withoutInvalidEffects(events, outcomes);
+    const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
+    for (const event of await this.withoutKnownDuplicates(valid, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, paced);
     return outcomes;
   }
 
@@ -68,10 +74,11 @@ export class TransactionalCommitter {
   public async commitBatch(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
     const outcomes = new Map<number, CommitOutcome>();
     const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
-    const plan = planChunks(await this.withoutKnownDuplicates(events, outcomes));
+    const plan = planChunks(await this.withoutKnownDuplicates(withoutInvalidEffects(events, outcomes), outcomes));
     for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
+    const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
     for (const wave of disjointWaves(plan.chunks, run.stopOnFailure ? 1 : MAX_CONCURRENT_TRANSACTIONS)) {
-      await Promise.all(wave.map((chunk) => this.commitUnlessStopped(chunk.events, expiration, outcomes, run)));
+      await Promise.all(wave.map((chunk) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced)));
     }
     return outcomes;
   }
@@ -94,16 +101,21 @@ export class TransactionalCommitter {
     });
   }
 
-  /** Commits the events, unless an ordered batch already stopped at a transient failure: then they are not attempted. */
-  private async commitUnlessStopped(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
-    if (!run.stopOnFailure || !hasFailure(outcomes)) return this.commitChunk(events, expiration, outcomes, run);
-    for (const event of events) outcomes.set(event.index, notAttempted());
+  /**
+   * Commits the events, unless an ordered batch already stopped at a transient failure (then they
+   * are not attempted) or the invocation's time for new work is gone.
+   */
+  private async commitUnlessStopped(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun): Promise<void> {
+    if (run.stopOnFailure && hasFailure(outcomes)) return setAll(outcomes, events, notAttempted());
+    return this.commitChunk(events, expiration, outcomes, run);
   }
 
-  private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
+  private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun): Promise<void> {
+    const budget = run.budget ?? UNLIMITED_TIME;
     let remaining = events;
     while (remaining.length > 0) {
-      const attempt = await this.tryCommit(remaining, expiration);
+      if (!run.pace.canStart()) return setAll(outcomes, remaining, { status: 'failed', error: new OutOfTimeError(run.pace.remainingMs()) });
+      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget));
       if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes, run);
       if (attempt.reasons === undefined) return setAll(outcomes, remaining, { status: 'applied' });
       const duplicates = this.markDuplicates(remaining, attempt.reasons, outcomes);
@@ -115,10 +127,10 @@ export class TransactionalCommitter {
     }
   }
 
-  private async tryCommit(events: readonly PendingCommit[], expiration: number): Promise<{ error?: unknown; reasons?: readonly CancellationReason[] }> {
-    const actions = buildActions(this.options.dedup, events, expiration);
+  private async tryCommit(events: readonly PendingCommit[], expiration: number, budget: TimeBudget): Promise<{ error?: unknown; reasons?: readonly CancellationReason[] }> {
     try {
-      const result = await withRetries(() => commitTransaction(this.options.dynamodb, actions), this.options.retry);
+      const actions = buildTransaction(this.options.dedup, events, expiration);
+      const result = await withRetries(() => commitTransaction(this.options.dynamodb, actions), { ...this.options.retry, budget });
       return result.committed ? {} : { reasons: result.reasons };
     } catch (error) {
       return { error };
@@ -126,7 +138,7 @@ export class TransactionalCommitter {
   }
 
   /** A multi-event chunk that failed permanently retries event by event to isolate the culprit. */
-  private async recoverChunk(events: readonly PendingCommit[], error: unknown, expiration: number, outcomes: Map<number, CommitOutcome>, run: CommitRunOptions): Promise<void> {
+  private async recoverChunk(events: readonly PendingCommit[], error: unknown, expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun): Promise<void> {
     if (events.length === 1 || classifyError(error) === FailureKind.TRANSIENT) {
       return setAll(outcomes, events, { status: 'failed', error });
     }
@@ -141,6 +153,34 @@ export class TransactionalCommitter {
       duplicates.add(event.index);
     });
     return duplicates;
+  }
+}
+
+/** A run whose transactions are paced against its budget ({@link WorkPace}). */
+type PacedRun = CommitRunOptions & { readonly pace: WorkPace };
+
+/**
+ * Events whose effects no transaction can carry fail alone, permanently (to the DLQ with their
+ * context), before any is planned: one unmarshallable effect must not fail its whole batch.
+ */
+function withoutInvalidEffects(events: readonly PendingCommit[], outcomes: Map<number, CommitOutcome>): PendingCommit[] {
+  return events.filter((event) => {
+    try {
+      checkEffects(event.effects);
+      return true;
+    } catch (error) {
+      outcomes.set(event.index, { status: 'failed', error: new InvalidEffectError(`the effects of event ${event.eventId} cannot be committed: ${messageOf(error)}`, { cause: error }) });
+      return false;
+    }
+  });
+}
+
+/** The transaction's actions; a failure to build them is the events' fault, never worth a retry. */
+function buildTransaction(settings: DedupSettings, events: readonly PendingCommit[], expiration: number): ReturnType<typeof buildActions> {
+  try {
+    return buildActions(settings, events, expiration);
+  } catch (error) {
+    throw new InvalidEffectError(`a transaction of ${events.length} events could not be built: ${messageOf(error)}`, { cause: error });
   }
 }
 

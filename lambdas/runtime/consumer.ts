@@ -1,13 +1,14 @@
 import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 'aws-lambda';
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
-import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError } from './errors';
+import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError, UnsupportedSourceError } from './errors';
 import { payloadHash } from './eventId';
 import { MetricName, createObservability, type Observability } from './observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
 import { defaultDecoder, resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
 import { settle, type RecordResult } from './settle';
-import type { AcceptedEvent, Outcome, Strategy } from './strategies';
+import type { AcceptedEvent, Outcome, Strategy, StrategyRun } from './strategies';
+import { checkTimeBudgetOptions, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from './timeBudget';
 import type { VisibilityBackoff } from './visibility';
 
 /** The partial batch response Lambda reads for all three sources. */
@@ -35,6 +36,13 @@ export interface ConsumerOptions<TResult> {
   /** SQS: spreads out redeliveries of failed messages. @default - visibility left as it is */
   readonly visibility?: VisibilityBackoff;
   readonly observability?: Observability;
+  /**
+   * When to stop starting new work: once less than the margin is left of the invocation
+   * (`context.getRemainingTimeInMillis()`), the records not yet started are reported, not
+   * attempted, and on their last SQS attempt go to the DLQ as timed out. `false`: no deadline.
+   * @default - a margin of 10% of the invocation's time, at least 1 s, at most 10 s (`DEFAULT_TIME_BUDGET`)
+   */
+  readonly timeBudget?: TimeBudgetOptions | false;
   /** @default () => new Date() */
   readonly now?: () => Date;
 }
@@ -45,6 +53,7 @@ export interface ConsumerOptions<TResult> {
  * DLQ and returns the partial batch response. A broken record never fails the whole batch.
  */
 export function createConsumer<TResult>(options: ConsumerOptions<TResult>): BatchHandler {
+  if (options.timeBudget) checkTimeBudgetOptions(options.timeBudget);
   const observability = options.observability ?? createObservability(options.name);
   const consumer = new BatchConsumer(options, observability);
   return async (event, context) => {
@@ -74,16 +83,36 @@ class BatchConsumer<TResult> {
   }
 
   public async consume(records: readonly SourceRecord[], lambdaContext?: Context): Promise<BatchResponse> {
+    refuseFifo(records);
+    const budget = this.budgetOf(lambdaContext);
     const batch = this.prepare(records, lambdaContext);
     const { primaries, twins } = splitDuplicates(batch.accepted, this.observability);
-    const outcomes = await this.options.strategy.apply(primaries, { ordered: this.options.source !== SourceKind.SQS });
+    const outcomes = await this.applySafely(primaries, { ordered: this.options.source !== SourceKind.SQS, budget });
     for (const [index, primary] of twins) batch.results.get(index)!.outcome = twinOutcome(outcomes.get(primary));
     for (const [index, outcome] of outcomes) batch.results.get(index)!.outcome = outcome;
     const results = records.map((_, index) => batch.results.get(index) as RecordResult);
     this.countOutcomes(results);
-    const failed = await settle(results, { ...this.options, consumer: this.options.name, observability: this.observability, now: this.now });
+    const failed = await settle(results, { ...this.options, consumer: this.options.name, observability: this.observability, now: this.now, budget });
     this.observability.logger.info('batch done', { records: records.length, reported: failed.length });
     return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  }
+
+  private budgetOf(lambdaContext: Context | undefined): TimeBudget {
+    return this.options.timeBudget === false ? UNLIMITED_TIME : timeBudgetOf(lambdaContext, this.options.timeBudget);
+  }
+
+  /**
+   * A strategy never throws for one event's failure; if it throws all the same (a bug, a broken
+   * custom strategy), its events fail with that error rather than the whole invocation, so that
+   * each record still gets its retries, its visibility backoff and, last, its DLQ context.
+   */
+  private async applySafely(primaries: readonly AcceptedEvent<TResult>[], run: StrategyRun): Promise<Map<number, Outcome>> {
+    try {
+      return await this.options.strategy.apply(primaries, run);
+    } catch (error) {
+      this.observability.logger.error('the strategy failed the whole batch: its events are failed with its error', { error: messageOf(error) });
+      return new Map(primaries.map((accepted) => [accepted.index, { status: 'failed', error }]));
+    }
   }
 
   /** Decodes and validates every record; a record that fails becomes a permanent failure, not a crash. */
@@ -152,6 +181,16 @@ function splitDuplicates<TResult>(accepted: readonly AcceptedEvent<TResult>[], o
 function twinOutcome(primary: Outcome | undefined): Outcome {
   const failedTransiently = primary?.status === 'failed' && classifyError(primary.error) === FailureKind.TRANSIENT;
   return failedTransiently ? primary : { status: 'duplicate' };
+}
+
+/**
+ * A FIFO queue needs its messages handled in order per message group, which the runtime does not
+ * do yet: reporting one failure and deleting the group's later messages would break that order.
+ * Throwing fails the whole batch, so nothing is deleted and the order holds.
+ */
+function refuseFifo(records: readonly SourceRecord[]): void {
+  const fifo = records.find((record) => record.kind === SourceKind.SQS && record.sourceArn.endsWith('.fifo'));
+  if (fifo) throw new UnsupportedSourceError(fifo.sourceArn, 'SQS FIFO queues are not supported yet (their order per message group would break); consume a standard queue');
 }
 
 function normalise(source: SourceKind, event: BatchEvent): SourceRecord[] {

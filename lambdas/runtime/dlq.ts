@@ -2,6 +2,7 @@ import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '
 import { withRetries, type RetryOptions } from './backoff';
 import { DlqSendError, messageOf } from './errors';
 import { FAILURE_FORMAT, type FailureEnvelope } from './failureContext';
+import { escapeJsonForSqs, isSqsText, toSqsText, truncateUtf8 } from './sqsText';
 
 /** SQS's largest message body, in bytes. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
@@ -20,7 +21,13 @@ export const DlqAttribute = {
   FAILED_AT: 'eo-failed-at',
 } as const;
 
-const ATTRIBUTE_MESSAGE_LIMIT = 1_024;
+/**
+ * UTF-8 bytes kept of each attribute value: SQS counts every attribute toward the message size,
+ * so each is bounded. The error message keeps more, being what triage filters on first; the rest
+ * (names, reason, event id of at most 256 ASCII characters, counts, timestamps) are short.
+ */
+const ATTRIBUTE_MESSAGE_BYTES = 1_024;
+const ATTRIBUTE_VALUE_BYTES = 256;
 
 /** Writes failure wrappers to one DLQ. */
 export class DlqSender {
@@ -36,10 +43,14 @@ export class DlqSender {
    *
    * A wrapper too large for SQS degrades to the original body with the context in message
    * attributes. When even that is too large the send fails: the record stays with its source.
+   *
+   * Only what SQS accepts is sent: the wrapper's JSON is escaped where SQS refuses a character,
+   * so it keeps the whole error exactly; attribute values, being excerpts, have such characters
+   * replaced by U+FFFD and are cut to a byte bound.
    */
   public async send(failure: FailureEnvelope): Promise<void> {
-    const full = this.commandFor(JSON.stringify(failure), failure, FAILURE_FORMAT);
-    const command = messageBytes(full) <= SQS_MAX_MESSAGE_BYTES ? full : this.commandFor(failure.original.body, failure, ATTRIBUTE_CONTEXT_FORMAT);
+    const full = this.commandFor(escapeJsonForSqs(JSON.stringify(failure)), failure, FAILURE_FORMAT);
+    const command = messageBytes(full) <= SQS_MAX_MESSAGE_BYTES ? full : this.commandFor(fallbackBody(failure), failure, ATTRIBUTE_CONTEXT_FORMAT);
     try {
       await withRetries(() => this.sqs.send(command), this.retry);
     } catch (error) {
@@ -62,12 +73,34 @@ function messageBytes(command: SendMessageCommand): number {
   return bytes;
 }
 
+/**
+ * The original body, for the attribute fallback. SQS bodies and base64 Kinesis data are SQS text
+ * already; a DynamoDB stream record (JSON) may hold U+FFFE, U+FFFF or a lone surrogate, which the
+ * escaper makes acceptable without changing the JSON value. What cannot be done: carry exactly
+ * an original that is not JSON and holds a character SQS refuses (none of our sources produces
+ * one). It is sent as it is; SQS refuses it, and the record stays with its source, as one too
+ * large for any message does.
+ */
+function fallbackBody(failure: FailureEnvelope): string {
+  const { body } = failure.original;
+  return isSqsText(body) || !isJson(body) ? body : escapeJsonForSqs(body);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function contextAttributes(failure: FailureEnvelope, format: string): Record<string, MessageAttributeValue> {
   const values: Record<string, string | undefined> = {
     [DlqAttribute.FORMAT]: format,
     [DlqAttribute.CONSUMER]: failure.consumer,
     [DlqAttribute.ERROR_NAME]: failure.error.name,
-    [DlqAttribute.ERROR_MESSAGE]: failure.error.message.slice(0, ATTRIBUTE_MESSAGE_LIMIT) || '(no message)',
+    [DlqAttribute.ERROR_MESSAGE]: failure.error.message || '(no message)',
     [DlqAttribute.REASON]: failure.reason,
     [DlqAttribute.EVENT_ID]: failure.eventId,
     [DlqAttribute.ATTEMPTS]: String(failure.attempts),
@@ -75,7 +108,13 @@ function contextAttributes(failure: FailureEnvelope, format: string): Record<str
   };
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, value] of Object.entries(values)) {
-    if (value) attributes[name] = { DataType: 'String', StringValue: value };
+    const maxBytes = name === DlqAttribute.ERROR_MESSAGE ? ATTRIBUTE_MESSAGE_BYTES : ATTRIBUTE_VALUE_BYTES;
+    if (value) attributes[name] = { DataType: 'String', StringValue: attributeText(value, maxBytes) };
   }
   return attributes;
+}
+
+/** A value SQS accepts in a String attribute: refused characters replaced first (U+FFFD is 3 bytes), then cut. */
+function attributeText(value: string, maxBytes: number): string {
+  return truncateUtf8(toSqsText(value), maxBytes);
 }

@@ -1,5 +1,6 @@
 import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { marshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { InvalidEffectError, messageOf } from './errors';
 
 /** A DynamoDB key as plain values, e.g. `{ pk: 'page#home' }`. */
 export type ItemKey = Readonly<Record<string, string | number>>;
@@ -84,4 +85,34 @@ export function updateAction(effect: Update): TransactWriteItem {
       ConditionExpression: effect.conditionExpression,
     },
   };
+}
+
+/**
+ * Checks that every effect can become a transaction action, by building each one's action alone:
+ * an unknown kind, a missing table or key, an undefined key value, a class instance among the
+ * values or a non-finite increment would otherwise surface only when the whole transaction is
+ * built. A handler that returns no array is caught here too.
+ *
+ * @throws InvalidEffectError naming the effect and why
+ */
+export function checkEffects(effects: unknown): void {
+  if (!Array.isArray(effects)) throw new InvalidEffectError(`a transactional handler must return an array of effects (got ${effects === null ? 'null' : typeof effects})`);
+  effects.forEach((effect: unknown, position) => checkEffect(effect, position));
+}
+
+function checkEffect(effect: unknown, position: number): void {
+  const candidate = effect as Partial<Effect> | null;
+  const where = `effect ${position}`;
+  if (candidate?.kind !== 'increment' && candidate?.kind !== 'update') throw new InvalidEffectError(`${where} has kind ${JSON.stringify(candidate?.kind)}; expected "increment" or "update"`);
+  if (typeof candidate.table !== 'string' || candidate.table === '') throw new InvalidEffectError(`${where} names no table`);
+  if (typeof candidate.key !== 'object' || candidate.key === null || Object.keys(candidate.key).length === 0) throw new InvalidEffectError(`${where} on ${candidate.table} has no key`);
+  if (candidate.kind === 'increment' && !(typeof candidate.attribute === 'string' && candidate.attribute !== '' && Number.isFinite(candidate.amount))) {
+    throw new InvalidEffectError(`${where} on ${candidate.table} must increment a named attribute by a finite number (given ${JSON.stringify(candidate.attribute)} by ${candidate.amount})`);
+  }
+  try {
+    if (candidate.kind === 'increment') incrementAction(candidate.table, candidate.key, new Map([[candidate.attribute as string, candidate.amount as number]]));
+    else updateAction(candidate as Update);
+  } catch (error) {
+    throw new InvalidEffectError(`${where} on ${candidate.table} cannot be marshalled: ${messageOf(error)}`, { cause: error });
+  }
 }

@@ -112,6 +112,48 @@ export class NotAttemptedError extends TransientError {
   }
 }
 
+/**
+ * The invocation's time budget ran out before this record's work could start or finish: it waits
+ * for redelivery (or, on its last attempt, goes to the DLQ as timed out). `cause` is the last
+ * failure when retries were cut short.
+ */
+export class OutOfTimeError extends TransientError {
+  /** Milliseconds the budget had left when the work stopped. */
+  public readonly remainingMs: number;
+
+  public constructor(remainingMs: number, options?: { cause?: unknown }) {
+    const after = options?.cause === undefined ? '' : ` (last failure: ${messageOf(options.cause)})`;
+    super(`not attempted: the invocation's time budget ran out with ${Math.max(0, Math.round(remainingMs))} ms left${after}`, options);
+    this.name = 'OutOfTimeError';
+    this.remainingMs = remainingMs;
+  }
+}
+
+/**
+ * Another invocation holds the idempotency lock of an external effect (Powertools' in-progress
+ * record). It is transient: the lock is released when that invocation completes, or expires at
+ * `retryAt` if it died.
+ */
+export class EffectInProgressError extends TransientError {
+  /** When the lock expires; undefined when the record names no expiry (then it lasts until its TTL). */
+  public readonly retryAt?: Date;
+
+  public constructor(idempotencyKey: string, retryAt: Date | undefined, options?: { cause?: unknown }) {
+    const until = retryAt ? ` until ${retryAt.toISOString()}` : ' with no expiry';
+    super(`the external effect ${idempotencyKey} is in progress in another invocation: its lock is held${until}`, options);
+    this.name = 'EffectInProgressError';
+    this.retryAt = retryAt;
+  }
+}
+
+/** An effect that no transaction can carry (a key value missing, a class instance among its values, an unknown kind). */
+export class InvalidEffectError extends PermanentError {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidEffectError';
+  }
+}
+
 /** A record could not be written to the DLQ: it stays failed so that the source redelivers it. */
 export class DlqSendError extends TransientError {
   public constructor(message: string, options?: { cause?: unknown }) {
@@ -125,6 +167,17 @@ export class ConfigurationError extends EffectivelyOnceError {
   public constructor(message: string) {
     super(message);
     this.name = 'ConfigurationError';
+  }
+}
+
+/** The consumer was wired to a source it does not support (an SQS FIFO queue, today). */
+export class UnsupportedSourceError extends ConfigurationError {
+  public readonly sourceArn: string;
+
+  public constructor(sourceArn: string, reason: string) {
+    super(`unsupported event source ${sourceArn}: ${reason}`);
+    this.name = 'UnsupportedSourceError';
+    this.sourceArn = sourceArn;
   }
 }
 

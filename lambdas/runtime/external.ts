@@ -2,7 +2,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
+import { withRetries, type RetryOptions } from './backoff';
 import { DEFAULT_DEDUP_TTL_SECONDS } from './dedupRecord';
+import { ConfigurationError, EffectInProgressError } from './errors';
 
 /** An input to an external effect: what it needs, plus the key that makes it the same effect. */
 export interface ExternalEffectInput {
@@ -14,16 +16,51 @@ export interface ExternalEffectOptions {
   /** The idempotency table (key `id`, TTL `expiration`), shared with the dedup records. */
   readonly table: string;
   readonly dynamodb: DynamoDBClient;
-  /** How long a completed effect is remembered. @default DEFAULT_DEDUP_TTL_SECONDS */
+  /**
+   * The consumer's name: the prefix of every idempotency record (`<consumer>#<hash>`). It must
+   * not be the function's name, which CloudFormation generates and changes when it replaces the
+   * function: the new function would no longer recognise the effects the old one made.
+   */
+  readonly consumer: string;
+  /**
+   * How long a completed effect is remembered: the consumer's validated dedup TTL
+   * (`DEDUP_TTL_SECONDS`, see `consumerEnv`).
+   * @default DEFAULT_DEDUP_TTL_SECONDS
+   */
   readonly expiresAfterSeconds?: number;
+  /** Retries of the record writes that Powertools gave up on after the effect. @default RECORD_REPAIR_RETRY */
+  readonly retry?: RetryOptions;
 }
+
+/**
+ * Retries of a record write that Powertools gave up on. More than usual: when the record of an
+ * effect that happened is not marked COMPLETED, the effect runs again once its lock expires.
+ */
+export const RECORD_REPAIR_RETRY = { maxAttempts: 5 } as const;
 
 /** An idempotent external effect; pass the Lambda context so that an in-progress lock expires with the invocation. */
 export type IdempotentEffect<TInput extends ExternalEffectInput, TResult> = (input: TInput, lambdaContext?: Context) => Promise<TResult>;
 
+/** What became of the wrapped effect in one call, so that a failure around it can be told from a failure of it. */
+interface EffectAttempt<TResult> {
+  state: 'not-run' | 'done' | 'failed';
+  result?: TResult;
+  error?: unknown;
+}
+
+type PowertoolsStore = DynamoDBPersistenceLayer;
+
 /**
  * Wraps an effect DynamoDB cannot hold (an email, an HTTP call, an SNS publish) in the Powertools
- * idempotency utility, keyed on `input.idempotencyKey`.
+ * idempotency utility, keyed on the consumer and `input.idempotencyKey`.
+ *
+ * Around Powertools:
+ * - a lock held by another invocation becomes an {@link EffectInProgressError} that says when it
+ *   expires (Powertools stores that expiry but does not report it), so that the retries wait it
+ *   out instead of failing the record;
+ * - when the effect succeeded but Powertools could not mark its record COMPLETED (or failed and
+ *   Powertools could not delete the record), the write is retried here, so that a throttled
+ *   table does not turn into a second effect or a lock that blocks the record.
  *
  * Its crash window, stated plainly: Powertools writes its record outside the effect. If the
  * function dies after the effect and before the record is marked COMPLETED, the effect runs again
@@ -34,15 +71,81 @@ export function idempotentEffect<TInput extends ExternalEffectInput, TResult>(
   effect: (input: TInput) => Promise<TResult>,
   options: ExternalEffectOptions,
 ): IdempotentEffect<TInput, TResult> {
+  checkOptions(options);
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'idempotencyKey',
     expiresAfterSeconds: options.expiresAfterSeconds ?? DEFAULT_DEDUP_TTL_SECONDS,
     throwOnNoIdempotencyKey: true,
   });
-  const persistenceStore = new DynamoDBPersistenceLayer({ tableName: options.table, awsSdkV3Client: options.dynamodb });
-  const wrapped = makeIdempotent(effect, { persistenceStore, config });
+  const store = new DynamoDBPersistenceLayer({ tableName: options.table, awsSdkV3Client: options.dynamodb });
+  const tracked = async (input: TInput, attempt: EffectAttempt<TResult>): Promise<TResult> => runTracked(effect, input, attempt);
+  const wrapped = makeIdempotent(tracked, { persistenceStore: store, config, keyPrefix: options.consumer });
+  const retry = { ...RECORD_REPAIR_RETRY, ...options.retry };
   return async (input, lambdaContext) => {
     if (lambdaContext) config.registerLambdaContext(lambdaContext);
-    return wrapped(input);
+    const attempt: EffectAttempt<TResult> = { state: 'not-run' };
+    try {
+      return await wrapped(input, attempt);
+    } catch (error) {
+      return recover(error, { store, input, attempt, retry });
+    }
   };
+}
+
+async function runTracked<TInput, TResult>(effect: (input: TInput) => Promise<TResult>, input: TInput, attempt: EffectAttempt<TResult>): Promise<TResult> {
+  try {
+    attempt.result = await effect(input);
+    attempt.state = 'done';
+    return attempt.result;
+  } catch (error) {
+    attempt.state = 'failed';
+    attempt.error = error;
+    throw error;
+  }
+}
+
+interface Recovery<TInput, TResult> {
+  readonly store: PowertoolsStore;
+  readonly input: TInput;
+  readonly attempt: EffectAttempt<TResult>;
+  readonly retry: RetryOptions;
+}
+
+/** Completes what Powertools left half done, or tells the caller when a lock expires; rethrows the rest. */
+async function recover<TInput extends ExternalEffectInput, TResult>(error: unknown, recovery: Recovery<TInput, TResult>): Promise<TResult> {
+  const { store, input, attempt, retry } = recovery;
+  if (attempt.state === 'done') {
+    await withRetries(() => store.saveSuccess(input as never, attempt.result as never), retry);
+    return attempt.result as TResult;
+  }
+  if (attempt.state === 'failed') {
+    if (isPowertoolsError(error, 'IdempotencyPersistenceLayerError')) await withRetries(() => store.deleteRecord(input as never), retry).catch(() => undefined);
+    throw attempt.error;
+  }
+  if (isPowertoolsError(error, 'IdempotencyAlreadyInProgressError')) throw await lockError(store, input, error);
+  throw error;
+}
+
+/** The in-progress lock as an error that names its expiry, read back from the record Powertools keeps. */
+async function lockError(store: PowertoolsStore, input: ExternalEffectInput, error: unknown): Promise<EffectInProgressError> {
+  try {
+    const record = await store.getRecord(input as never);
+    const expiresAt = record.inProgressExpiryTimestamp;
+    // A record completed or released meanwhile: the next try goes through at once.
+    const retryAt = record.getStatus() !== 'INPROGRESS' ? new Date() : expiresAt ? new Date(expiresAt) : undefined;
+    return new EffectInProgressError(input.idempotencyKey, retryAt, { cause: error });
+  } catch (readError) {
+    const released = isPowertoolsError(readError, 'IdempotencyItemNotFoundError');
+    return new EffectInProgressError(input.idempotencyKey, released ? new Date() : undefined, { cause: error });
+  }
+}
+
+function isPowertoolsError(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}
+
+function checkOptions(options: ExternalEffectOptions): void {
+  if (!options.consumer) throw new ConfigurationError('idempotentEffect needs the consumer\'s name (options.consumer): it prefixes every idempotency record');
+  const ttl = options.expiresAfterSeconds;
+  if (ttl !== undefined && !(Number.isInteger(ttl) && ttl > 0)) throw new ConfigurationError(`idempotentEffect: expiresAfterSeconds must be a whole number of seconds > 0 (given ${ttl})`);
 }

@@ -12,6 +12,8 @@ export const DlqReason = {
   PERMANENT: 'permanent',
   /** A transient failure on the consumer's last attempt (`ApproximateReceiveCount >= MAX_ATTEMPTS`). */
   LAST_ATTEMPT: 'last-attempt',
+  /** The last attempt ran out of time before the record's work could start or finish. */
+  TIMED_OUT: 'timed-out',
 } as const;
 export type DlqReason = (typeof DlqReason)[keyof typeof DlqReason];
 

@@ -2,11 +2,13 @@
  * The consumer runtime: everything a handler needs to apply each event exactly once under
  * at-least-once delivery. What this file does not name is internal.
  */
-export { DEFAULT_BACKOFF, fullJitterDelay, withRetries } from './backoff';
+export { DEFAULT_BACKOFF, fullJitterDelay, MAX_LOCK_WAIT_MS, withRetries } from './backoff';
 export type { BackoffOptions, RandomSource, RetryOptions, Sleep } from './backoff';
 export { classifyError, classifyHttpStatus } from './classify';
 export { createClients, sharedClients } from './clients';
 export type { AwsClients } from './clients';
+export { SDK_CLIENT_DEFAULTS, WRITE_ATTEMPTS_PER_DELIVERY } from './clients';
+export type { SdkClientSettings } from './clients';
 export { TransactionalCommitter } from './committer';
 export type { CommitOutcome, CommitterOptions } from './committer';
 export { booleanEnv, consumerEnv, positiveIntEnv, requireEnv } from './config';
@@ -23,11 +25,14 @@ export type { Envelope } from './envelope';
 export {
   ConfigurationError,
   DlqSendError,
+  EffectInProgressError,
   EffectivelyOnceError,
   EnvelopeProblem,
   FailureKind,
+  InvalidEffectError,
   InvalidEnvelopeError,
   NotAttemptedError,
+  OutOfTimeError,
   PermanentError,
   PublishError,
   PublishRejectedError,
@@ -36,9 +41,10 @@ export {
   TransientError,
   UndecodableRecordError,
   UnknownEventTypeError,
+  UnsupportedSourceError,
 } from './errors';
 export { canonicalJson, eventIdFor, payloadHash } from './eventId';
-export { idempotentEffect } from './external';
+export { idempotentEffect, RECORD_REPAIR_RETRY } from './external';
 export type { ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
 export { DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, describeFailure, isFailureEnvelope } from './failureContext';
 export type { FailureEnvelope } from './failureContext';
@@ -51,7 +57,9 @@ export type { OriginalRecord, SourceRecord } from './records';
 export { dynamoStreamDecoder, envelopeDecoder, route } from './routes';
 export type { ConsumedEvent, EventDecoder, HandlerContext, Route, Routes, StreamChange } from './routes';
 export { directStrategy, transactionalStrategy } from './strategies';
-export type { DirectResult, Effects, Outcome, Strategy, TransactionalStrategyOptions } from './strategies';
+export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
+export { DEFAULT_TIME_BUDGET, timeBudgetOf, UNLIMITED_TIME } from './timeBudget';
+export type { TimeBudget, TimeBudgetOptions } from './timeBudget';
 export { putIfNewer } from './upsert';
 export type { VersionedPut } from './upsert';
 export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff, queueUrlFromArn } from './visibility';

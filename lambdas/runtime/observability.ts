@@ -24,11 +24,13 @@ export interface Observability {
 
 /**
  * A logger whose every line names the consumer (and, through {@link eventKeys}, the event and its
- * source), and metrics in the `EffectivelyOnce` namespace with a `consumer` dimension.
+ * source), and metrics in the `EffectivelyOnce` namespace with a `consumer` dimension. Both name
+ * the service {@link serviceNameFor} gives.
  */
 export function createObservability(consumer: string): Observability {
-  const logger = new Logger({ serviceName: consumer, persistentKeys: { consumer } });
-  const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName: consumer });
+  const serviceName = serviceNameFor(consumer);
+  const logger = new Logger({ serviceName, persistentKeys: { consumer } });
+  const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName });
   return {
     logger,
     metrics,
@@ -36,6 +38,16 @@ export function createObservability(consumer: string): Observability {
       if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
     },
   };
+}
+
+/**
+ * `POWERTOOLS_SERVICE_NAME` when set and not blank (the constructs set it from their
+ * `serviceName` prop), else the consumer's name. Powertools prefers a `serviceName` option to the
+ * variable, so the variable has to be read here for the prop to take effect.
+ */
+function serviceNameFor(consumer: string): string {
+  const fromEnv = process.env.POWERTOOLS_SERVICE_NAME;
+  return fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : consumer;
 }
 
 /** The keys that tie a log line to one event of one source. */

@@ -1,10 +1,11 @@
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
-import { FailureKind, messageOf } from './errors';
+import { EffectInProgressError, FailureKind, messageOf, OutOfTimeError } from './errors';
 import { describeFailure, DlqReason } from './failureContext';
 import { eventKeys, MetricName, type Observability } from './observability';
 import { SourceKind, type SourceRecord } from './records';
 import type { Outcome } from './strategies';
+import type { TimeBudget } from './timeBudget';
 import type { VisibilityBackoff } from './visibility';
 
 /** What the settle step needs to know about one record besides its outcome. */
@@ -23,6 +24,8 @@ export interface SettleOptions {
   readonly visibility?: VisibilityBackoff;
   readonly observability: Observability;
   readonly now: () => Date;
+  /** The invocation's time; settling runs in the margin it keeps back. @default - no deadline */
+  readonly budget?: TimeBudget;
 }
 
 /**
@@ -44,8 +47,17 @@ export async function settle(results: readonly RecordResult[], options: SettleOp
       blocked = ordered;
     }
   }
-  await pushVisibility(reported, options);
+  await pushVisibility(reported, lockExpiries(results), options);
   return reported.map((record) => record.itemIdentifier);
+}
+
+/** When the idempotency locks that failed some records expire, by item identifier: no redelivery should come sooner. */
+function lockExpiries(results: readonly RecordResult[]): Map<string, Date> {
+  const expiries = new Map<string, Date>();
+  for (const { record, outcome } of results) {
+    if (outcome.status === 'failed' && outcome.error instanceof EffectInProgressError && outcome.error.retryAt) expiries.set(record.itemIdentifier, outcome.error.retryAt);
+  }
+  return expiries;
 }
 
 /** Returns true when the failure is handled (in the DLQ), false when the record must be reported. */
@@ -54,7 +66,7 @@ async function handleFailure(result: RecordResult, error: unknown, options: Sett
   const { observability } = options;
   const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
   observability.count(kind === FailureKind.PERMANENT ? MetricName.PERMANENT_FAILURES : MetricName.TRANSIENT_FAILURES);
-  const reason = dlqReason(result.record, kind, options.maxAttempts);
+  const reason = dlqReason(result.record, error, kind, options.maxAttempts);
   if (!reason) {
     observability.logger.warn('transient failure: record reported for redelivery', { ...keys, error: messageOf(error) });
     return false;
@@ -62,10 +74,11 @@ async function handleFailure(result: RecordResult, error: unknown, options: Sett
   return sendToDlq(result, error, reason, options);
 }
 
-function dlqReason(record: SourceRecord, kind: FailureKind, maxAttempts: number | undefined): DlqReason | undefined {
+function dlqReason(record: SourceRecord, error: unknown, kind: FailureKind, maxAttempts: number | undefined): DlqReason | undefined {
   if (kind === FailureKind.PERMANENT) return DlqReason.PERMANENT;
   const lastAttempt = record.kind === SourceKind.SQS && maxAttempts !== undefined && record.receiveCount >= maxAttempts;
-  return lastAttempt ? DlqReason.LAST_ATTEMPT : undefined;
+  if (!lastAttempt) return undefined;
+  return error instanceof OutOfTimeError ? DlqReason.TIMED_OUT : DlqReason.LAST_ATTEMPT;
 }
 
 async function sendToDlq(result: RecordResult, error: unknown, reason: DlqReason, options: SettleOptions): Promise<boolean> {
@@ -87,9 +100,9 @@ async function sendToDlq(result: RecordResult, error: unknown, reason: DlqReason
   return true;
 }
 
-async function pushVisibility(reported: readonly SourceRecord[], options: SettleOptions): Promise<void> {
+async function pushVisibility(reported: readonly SourceRecord[], notBefore: ReadonlyMap<string, Date>, options: SettleOptions): Promise<void> {
   const sqsRecords = reported.filter((record) => record.kind === SourceKind.SQS);
   if (!options.visibility || sqsRecords.length === 0) return;
-  const { failed } = await options.visibility.apply(sqsRecords);
+  const { failed } = await options.visibility.apply(sqsRecords, notBefore);
   if (failed.length > 0) options.observability.logger.warn('could not change the visibility of some messages', { messageIds: failed });
 }

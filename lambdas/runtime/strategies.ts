@@ -2,9 +2,10 @@ import { withRetries, type RetryOptions } from './backoff';
 import { classifyError } from './classify';
 import { TransactionalCommitter, type CommitterOptions } from './committer';
 import type { Effect } from './effects';
-import { FailureKind, NotAttemptedError } from './errors';
+import { FailureKind, NotAttemptedError, OutOfTimeError } from './errors';
 import { payloadHash } from './eventId';
 import type { ConsumedEvent, HandlerContext } from './routes';
+import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './timeBudget';
 
 /** What became of one event. */
 export type Outcome =
@@ -24,10 +25,18 @@ export interface AcceptedEvent<TResult> {
   readonly invoke: () => TResult;
 }
 
+/** What a strategy knows about the batch it applies. */
+export interface StrategyRun {
+  /** Kinesis and DynamoDB Streams: nothing may be applied after a record that failed transiently. */
+  readonly ordered: boolean;
+  /** The invocation's time for new work; an event whose work cannot start in it fails with {@link OutOfTimeError}. @default UNLIMITED_TIME */
+  readonly budget?: TimeBudget;
+}
+
 /** How a consumer applies events: what its handlers return, and how that is committed. */
 export interface Strategy<TResult> {
   /** Applies the events; never throws for one event's failure. */
-  apply(events: readonly AcceptedEvent<TResult>[], run: { readonly ordered: boolean }): Promise<Map<number, Outcome>>;
+  apply(events: readonly AcceptedEvent<TResult>[], run: StrategyRun): Promise<Map<number, Outcome>>;
 }
 
 /** Handler results of the transactional strategy: the effects to commit with the dedup record. */
@@ -51,7 +60,7 @@ export function transactionalStrategy(options: TransactionalStrategyOptions): St
       let stopped = false;
       for (const accepted of events) {
         if (stopped) {
-          outcomes.set(accepted.index, { status: 'failed', error: new NotAttemptedError() });
+          outcomes.set(accepted.index, notAttempted());
           continue;
         }
         try {
@@ -68,7 +77,8 @@ export function transactionalStrategy(options: TransactionalStrategyOptions): St
           stopped = run.ordered && classifyError(error) === FailureKind.TRANSIENT;
         }
       }
-      const commit = options.mode === 'per-record' ? committer.commitEach(pending, { stopOnFailure: run.ordered }) : committer.commitBatch(pending, { stopOnFailure: run.ordered });
+      const commitRun = { stopOnFailure: run.ordered, budget: run.budget };
+      const commit = options.mode === 'per-record' ? committer.commitEach(pending, commitRun) : committer.commitBatch(pending, commitRun);
       for (const [index, outcome] of await commit) outcomes.set(index, outcome);
       return outcomes;
     },
@@ -81,21 +91,32 @@ export type DirectResult = Promise<Outcome | void>;
 /**
  * The handler does the work itself and is idempotent by construction: a natural-key upsert, a
  * versioned write, or an external call wrapped in Powertools idempotency. Events run one at a time
- * in batch order; transient failures retry in process with full-jitter backoff.
+ * in batch order; transient failures retry in process with full-jitter backoff. An event starts
+ * only while the budget left covers the slowest event so far ({@link WorkPace}).
  */
 export function directStrategy(retry: RetryOptions = {}): Strategy<DirectResult> {
   return {
     async apply(events, run) {
+      const budget = run.budget ?? UNLIMITED_TIME;
+      const pace = new WorkPace(budget);
       const outcomes = new Map<number, Outcome>();
       let stopped = false;
       for (const accepted of events) {
-        const outcome: Outcome = stopped ? { status: 'failed', error: new NotAttemptedError() } : await runDirect(accepted, retry);
+        const outcome: Outcome = stopped ? notAttempted() : !pace.canStart() ? outOfTime(pace) : await pace.time(() => runDirect(accepted, { ...retry, budget, holdOnLocks: run.ordered }));
         outcomes.set(accepted.index, outcome);
         stopped ||= run.ordered && outcome.status === 'failed' && classifyError(outcome.error) === FailureKind.TRANSIENT;
       }
       return outcomes;
     },
   };
+}
+
+function notAttempted(): Outcome {
+  return { status: 'failed', error: new NotAttemptedError() };
+}
+
+function outOfTime(pace: WorkPace): Outcome {
+  return { status: 'failed', error: new OutOfTimeError(pace.remainingMs()) };
 }
 
 async function runDirect(accepted: AcceptedEvent<DirectResult>, retry: RetryOptions): Promise<Outcome> {

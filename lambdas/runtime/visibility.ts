@@ -21,6 +21,8 @@ export interface VisibilityBackoffOptions {
   readonly random?: RandomSource;
   /** The source queue; derived from the record's ARN when absent. */
   readonly queueUrl?: string;
+  /** @default Date.now */
+  readonly now?: () => number;
 }
 
 /**
@@ -41,17 +43,28 @@ export class VisibilityBackoff {
     return Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(delayMs / 1000));
   }
 
-  /** Changes the visibility of the records; returns the timeouts set, by message id. Failures are reported, not thrown. */
-  public async apply(records: readonly SourceRecord[]): Promise<{ timeouts: Map<string, number>; failed: string[] }> {
+  /**
+   * Changes the visibility of the records; returns the timeouts set, by message id. Failures are
+   * reported, not thrown. A record named in `notBefore` stays invisible at least until then (an
+   * idempotency lock that must expire first), whatever the backoff draws.
+   */
+  public async apply(records: readonly SourceRecord[], notBefore: ReadonlyMap<string, Date> = new Map()): Promise<{ timeouts: Map<string, number>; failed: string[] }> {
     const timeouts = new Map<string, number>();
     const failed: string[] = [];
     const withHandles = records.filter((record) => record.receiptHandle);
     for (let start = 0; start < withHandles.length; start += SQS_BATCH_LIMIT) {
       const group = withHandles.slice(start, start + SQS_BATCH_LIMIT);
-      group.forEach((record) => timeouts.set(record.itemIdentifier, this.timeoutFor(record.receiveCount)));
+      group.forEach((record) => timeouts.set(record.itemIdentifier, this.timeoutOf(record, notBefore.get(record.itemIdentifier))));
       failed.push(...(await this.changeGroup(group, timeouts)));
     }
     return { timeouts, failed };
+  }
+
+  private timeoutOf(record: SourceRecord, notBefore: Date | undefined): number {
+    const backoff = this.timeoutFor(record.receiveCount);
+    if (notBefore === undefined) return backoff;
+    const untilThen = Math.ceil((notBefore.getTime() - (this.options.now ?? Date.now)()) / 1000) + 1;
+    return Math.min(MAX_VISIBILITY_SECONDS, Math.max(backoff, untilThen));
   }
 
   private async changeGroup(group: readonly SourceRecord[], timeouts: ReadonlyMap<string, number>): Promise<string[]> {

@@ -192,7 +192,7 @@ const PUBLISH_SETUP = `  // The placeholder external effect. Replace the publish
       );
       return { messageId: result.MessageId };
     },
-    { table: config.idempotencyTable, dynamodb, expiresAfterSeconds: config.dedupTtlSeconds },
+    { table: config.idempotencyTable, dynamodb, consumer: name, expiresAfterSeconds: config.dedupTtlSeconds },
   );
 `;
 

@@ -94,6 +94,12 @@ describe('DynamoStreamConsumer', () => {
 
     test.each<[string, Partial<DynamoStreamConsumerProps>, string]>([
       ['retryAttempts is -1 (forever)', { retryAttempts: -1 }, 'retryAttempts must be 0..10000 (given -1)'],
+      ['retryAttempts is 0', { retryAttempts: 0 }, 'retryAttempts must be 1..10000 to wait out an idempotency lock'],
+      [
+        'maxRecordAge is under 3 x a 10 minute timeout',
+        { timeout: Duration.minutes(10), maxRecordAge: Duration.minutes(29) },
+        'maxRecordAge must be at least 3 x timeout = 30 minutes',
+      ],
       [
         'maxRecordAge is 59 s',
         { maxRecordAge: Duration.seconds(59) },
@@ -118,7 +124,8 @@ describe('DynamoStreamConsumer', () => {
 
   test.each<[string, Partial<DynamoStreamConsumerProps>]>([
     ['dedup TTL exactly the window', { dedupTtl: Duration.days(16) }],
-    ['retryAttempts 0', { retryAttempts: 0 }],
+    ['retryAttempts 1', { retryAttempts: 1 }],
+    ['maxRecordAge exactly 3 x a 10 minute timeout', { timeout: Duration.minutes(10), maxRecordAge: Duration.minutes(30) }],
     ['maxRecordAge 7 days', { maxRecordAge: Duration.days(7) }],
   ])('accepts %s', (_, props) => {
     expect(() => synth(props)).not.toThrow();

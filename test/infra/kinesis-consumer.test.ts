@@ -119,7 +119,7 @@ describe('KinesisConsumer', () => {
     const template = synth({
       batchSize: 500,
       maxBatchingWindow: Duration.seconds(2),
-      retryAttempts: 0,
+      retryAttempts: 1,
       maxRecordAge: Duration.minutes(5),
       parallelizationFactor: 4,
       iteratorAgeThreshold: Duration.minutes(5),
@@ -127,7 +127,7 @@ describe('KinesisConsumer', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 500,
       MaximumBatchingWindowInSeconds: 2,
-      MaximumRetryAttempts: 0,
+      MaximumRetryAttempts: 1,
       MaximumRecordAgeInSeconds: 300,
       ParallelizationFactor: 4,
     });
@@ -147,6 +147,16 @@ describe('KinesisConsumer', () => {
     test.each<[string, Partial<KinesisConsumerProps>, string]>([
       ['retryAttempts is -1 (forever)', { retryAttempts: -1 }, 'retryAttempts must be 0..10000 (given -1)'],
       ['retryAttempts is 10001', { retryAttempts: 10_001 }, 'retryAttempts must be 0..10000 (given 10001)'],
+      [
+        'retryAttempts is 0 (an idempotency lock left by a failed invocation could not be waited out)',
+        { retryAttempts: 0 },
+        'retryAttempts must be 1..10000 to wait out an idempotency lock that a failed invocation leaves for up to one timeout (given 0)',
+      ],
+      [
+        'maxRecordAge is under 3 x timeout',
+        { timeout: Duration.seconds(30), maxRecordAge: Duration.seconds(89) },
+        'maxRecordAge must be at least 3 x timeout = 1 minute 30 seconds to wait out an idempotency lock that a failed invocation leaves for up to one timeout (given 1 minute 29 seconds; timeout 30 seconds)',
+      ],
       [
         'maxRecordAge is 59 s',
         { maxRecordAge: Duration.seconds(59) },
@@ -194,9 +204,10 @@ describe('KinesisConsumer', () => {
 
   describe('accepts the boundaries', () => {
     test.each<[string, Partial<KinesisConsumerProps>]>([
-      ['retryAttempts 0', { retryAttempts: 0 }],
+      ['retryAttempts 1', { retryAttempts: 1 }],
       ['retryAttempts 10000', { retryAttempts: 10_000 }],
-      ['maxRecordAge 1 minute', { maxRecordAge: Duration.minutes(1) }],
+      ['maxRecordAge 1 minute with a 20 s timeout', { maxRecordAge: Duration.minutes(1), timeout: Duration.seconds(20) }],
+      ['maxRecordAge exactly 3 x the default timeout', { maxRecordAge: Duration.seconds(90) }],
       ['maxRecordAge 7 days', { maxRecordAge: Duration.days(7) }],
       ['batchSize 1', { batchSize: 1 }],
       ['batchSize 10000', { batchSize: 10_000 }],

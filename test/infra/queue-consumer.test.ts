@@ -1,6 +1,7 @@
 import { Duration, Lazy } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { QueueConsumer, type QueueConsumerProps } from '../../lib';
 import { FIXTURE_HANDLER, logicalId, testStack } from './support';
 
@@ -337,5 +338,21 @@ describe('QueueConsumer', () => {
       const maxReceiveCount = Lazy.number({ produce: () => 6 });
       expect(() => synth({ maxReceiveCount })).toThrow('maxAttempts must be given when maxReceiveCount is a token');
     });
+  });
+});
+
+describe('FIFO queues are refused at synth time until the runtime keeps their order per message group', () => {
+  test.each([
+    ['the source queue', (consumer: QueueConsumer) => consumer.queue],
+    ['the DLQ', (consumer: QueueConsumer) => consumer.deadLetterQueue],
+  ])('%s made FIFO through an escape hatch fails the synth, naming the queue', (_label, queueOf) => {
+    const { stack, alarmTopic } = testStack();
+    const consumer = new QueueConsumer(stack, 'Counter', { consumerName: 'page-view-counter', entry: FIXTURE_HANDLER, alarmTopic });
+    (queueOf(consumer).node.defaultChild as CfnQueue).fifoQueue = true;
+    expect(() => Template.fromStack(stack)).toThrow(/Test\/Counter\/(Queue|Dlq\/Queue|Dlq).* is a FIFO queue: QueueConsumer does not support FIFO queues yet/);
+  });
+
+  test('standard queues synthesize', () => {
+    expect(() => synth()).not.toThrow();
   });
 });

@@ -4,7 +4,10 @@
  * stream images are real. Failures of PutItem and of SNS Publish are injected with SDK middleware.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { createOrderProjection, orderKey } from '../../lambdas/handlers/order-projection';
 import { createShipmentNotifier, notificationIdFor } from '../../lambdas/handlers/shipment-notifier';
 import { outgoingMessage, publishToKinesis } from '../../lambdas/runtime';
@@ -82,7 +85,7 @@ test('a poison Kinesis record goes to the DLQ with its bytes and the shard moves
 });
 
 describe('shipment-notifier', () => {
-  async function notifierSetUp(sns = clients.sns) {
+  async function notifierSetUp(sns = clients.sns, retry: { maxAttempts: number; sleep?: () => Promise<void> } = noWait, dedupTtlSeconds?: number) {
     const projection = await ordersSetUp();
     const [idempotency, dlq, inbox] = await Promise.all([
       idempotencyTable(clients.dynamodb),
@@ -91,8 +94,8 @@ describe('shipment-notifier', () => {
     ]);
     const { TopicArn = '' } = await clients.sns.send(new CreateTopicCommand({ Name: uniqueName('notifications') }));
     await subscribeQueueToTopic(clients.sns, { topicArn: TopicArn, queueArn: inbox.arn, rawMessageDelivery: true });
-    const notifier = createShipmentNotifier({ topicArn: TopicArn, idempotencyTable: idempotency, dlqUrl: dlq.url, clients: { ...clients, sns }, retry: noWait });
-    return { ...projection, notifier, inbox, notifierDlq: dlq };
+    const makeNotifier = () => createShipmentNotifier({ topicArn: TopicArn, idempotencyTable: idempotency, dlqUrl: dlq.url, clients: { ...clients, sns }, retry, dedupTtlSeconds });
+    return { ...projection, notifier: makeNotifier(), makeNotifier, idempotency, inbox, notifierDlq: dlq };
   }
 
   async function streamRecords(streamArn: string | undefined) {
@@ -111,6 +114,48 @@ describe('shipment-notifier', () => {
     expect(notifications.map((message) => JSON.parse(message.Body ?? '{}'))).toEqual([
       { notificationId: notificationIdFor('o-9'), orderId: 'o-9', status: 'SHIPPED', version: 2 },
     ]);
+  });
+
+  test('the function replaced by CloudFormation (a new generated name) replays the stream without notifying twice', async () => {
+    const previousName = process.env.AWS_LAMBDA_FUNCTION_NAME;
+    try {
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'EffectivelyOnce-ShipmentNotifierFunction92495FFE-Old';
+      const { handler, stream, orders, notifier, makeNotifier, inbox } = await notifierSetUp();
+      await handler(kinesisEvent(...(await publishOrders(stream.streamName, [orderStatus('o-12', 'SHIPPED', 1)]))));
+      const changes = await streamRecords(orders.streamArn);
+      expect((await notifier(dynamoEvent(...changes), lambdaContext())).batchItemFailures).toEqual([]);
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'EffectivelyOnce-ShipmentNotifierFunctionC0FFEE11-New';
+      expect((await makeNotifier()(dynamoEvent(...changes), lambdaContext())).batchItemFailures).toEqual([]);
+      expect(await receiveAll(clients.sqs, inbox.url, { max: 5, waitMs: 1_500 })).toHaveLength(1);
+    } finally {
+      if (previousName === undefined) delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      else process.env.AWS_LAMBDA_FUNCTION_NAME = previousName;
+    }
+  });
+
+  test('a sent notification is remembered for the consumer\'s validated dedup TTL (DEDUP_TTL_SECONDS), not 30 days', async () => {
+    const twoDays = 2 * 24 * 3600;
+    const { handler, stream, orders, notifier, idempotency } = await notifierSetUp(clients.sns, noWait, twoDays);
+    await handler(kinesisEvent(...(await publishOrders(stream.streamName, [orderStatus('o-13', 'SHIPPED', 1)]))));
+    await notifier(dynamoEvent(...(await streamRecords(orders.streamArn))), lambdaContext());
+    const { Items = [] } = await clients.dynamodb.send(new ScanCommand({ TableName: idempotency, ConsistentRead: true }));
+    const expiration = Number(Items[0]?.expiration?.N);
+    expect(Math.abs(expiration - (Math.floor(Date.now() / 1000) + twoDays))).toBeLessThan(60);
+  });
+
+  test('a lock left by a crashed invocation is waited out within the time budget: the order is notified once, not failed', async () => {
+    const { handler, stream, orders, notifier, idempotency, inbox } = await notifierSetUp(clients.sns, { maxAttempts: 2 });
+    await handler(kinesisEvent(...(await publishOrders(stream.streamName, [orderStatus('o-11', 'SHIPPED', 1)]))));
+    const changes = await streamRecords(orders.streamArn);
+    const store = new DynamoDBPersistenceLayer({ tableName: idempotency, awsSdkV3Client: clients.dynamodb });
+    store.configure({ config: new IdempotencyConfig({ eventKeyJmesPath: 'idempotencyKey' }), keyPrefix: 'shipment-notifier' });
+    await store.saveInProgress({ idempotencyKey: notificationIdFor('o-11') }, 1_500);
+
+    const started = Date.now();
+    expect((await notifier(dynamoEvent(...changes), lambdaContext('notifier', 10_000))).batchItemFailures).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    const notifications = await receiveAll(clients.sqs, inbox.url, { max: 5, waitMs: 1_500 });
+    expect(notifications.map((message) => JSON.parse(message.Body ?? '{}').orderId)).toEqual(['o-11']);
   });
 
   test('DynamoDB Streams failures are reported by SequenceNumber', async () => {

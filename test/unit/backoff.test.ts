@@ -3,9 +3,10 @@
  * statistical checks use a seeded PRNG so that they are reproducible; the sleep is injected, so no
  * test waits for real.
  */
-import { DEFAULT_BACKOFF, fullJitterDelay, withRetries, type BackoffOptions } from '../../lambdas/runtime/backoff';
+import { DEFAULT_BACKOFF, fullJitterDelay, MAX_LOCK_WAIT_MS, withRetries, type BackoffOptions } from '../../lambdas/runtime/backoff';
 import { classifyError } from '../../lambdas/runtime/classify';
-import { FailureKind, PermanentError, RetriesExhaustedError, SchemaViolationError, TransientError } from '../../lambdas/runtime/errors';
+import { EffectInProgressError, FailureKind, OutOfTimeError, PermanentError, RetriesExhaustedError, SchemaViolationError, TransientError } from '../../lambdas/runtime/errors';
+import type { TimeBudget } from '../../lambdas/runtime/timeBudget';
 import { awsError, recordingSleep, seededRandom } from './fakes';
 
 const DRAWS = 20_000;
@@ -201,5 +202,105 @@ describe('withRetries', () => {
     });
     await expect(withRetries(operation, { sleep: recordingSleep(), maxAttempts: 3 })).resolves.toBe('ok');
     expect(operation).toHaveBeenCalledTimes(3);
+  });
+});
+
+/** A clock that the injected sleep moves forward, so that time passes only when the retries wait. */
+function fakeClock(start = 1_000_000) {
+  let now = start;
+  const delays: number[] = [];
+  return {
+    now: () => now,
+    sleep: async (ms: number) => {
+      delays.push(ms);
+      now += ms;
+    },
+    advance: (ms: number) => (now += ms),
+    delays,
+  };
+}
+
+/** A budget that ends at `endsAt` on the fake clock. */
+function budgetUntil(clock: ReturnType<typeof fakeClock>, endsAt: number): TimeBudget {
+  return { remainingMs: () => Math.max(0, endsAt - clock.now()), exhausted: () => clock.now() >= endsAt };
+}
+
+describe('withRetries within the invocation\'s time', () => {
+  const throttled = () => awsError('ThrottlingException', 400, 'Rate exceeded');
+
+  test('no retry starts that the budget cannot cover: the last error is the cause of an OutOfTimeError', async () => {
+    const clock = fakeClock();
+    const operation = jest.fn(async () => Promise.reject(throttled()));
+    const budget = budgetUntil(clock, clock.now() + 40);
+    const failure = await withRetries(operation, { sleep: clock.sleep, now: clock.now, budget, random: () => 0.99, maxAttempts: 10 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OutOfTimeError);
+    expect((failure as OutOfTimeError).cause).toMatchObject({ name: 'ThrottlingException' });
+    // 49 ms (attempt 0's draw) does not fit in 40 ms: one call, no wait.
+    expect(operation).toHaveBeenCalledTimes(1);
+    expect(clock.delays).toEqual([]);
+  });
+
+  test('without a budget the retries are bounded by attempts alone, as before', async () => {
+    const clock = fakeClock();
+    const operation = jest.fn(async () => Promise.reject(throttled()));
+    await expect(withRetries(operation, { sleep: clock.sleep, now: clock.now, maxAttempts: 4 })).rejects.toThrow(RetriesExhaustedError);
+    expect(operation).toHaveBeenCalledTimes(4);
+  });
+});
+
+describe('withRetries and idempotency locks (EffectInProgressError)', () => {
+  const locked = (clock: ReturnType<typeof fakeClock>, forMs: number) => new EffectInProgressError('k', new Date(clock.now() + forMs));
+
+  test('a held lock is polled without using attempts, and never waited on past its expiry', async () => {
+    const clock = fakeClock();
+    const lockEndsAt = clock.now() + 5_000;
+    const operation = jest.fn(async () => {
+      if (clock.now() < lockEndsAt) throw new EffectInProgressError('k', new Date(lockEndsAt));
+      return 'sent';
+    });
+    await expect(withRetries(operation, { sleep: clock.sleep, now: clock.now, maxAttempts: 2, random: () => 0.99 })).resolves.toBe('sent');
+    expect(operation.mock.calls.length).toBeGreaterThan(2);
+    expect(clock.now()).toBeGreaterThanOrEqual(lockEndsAt);
+    expect(clock.now()).toBeLessThanOrEqual(lockEndsAt + 1);
+    expect(Math.max(...clock.delays)).toBeLessThanOrEqual(DEFAULT_BACKOFF.capMs);
+  });
+
+  test('a lock released early (its holder finished) is taken at the next poll', async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const operation = jest.fn(async () => {
+      calls += 1;
+      if (calls < 3) throw locked(clock, 25_000);
+      return 'stored result';
+    });
+    await expect(withRetries(operation, { sleep: clock.sleep, now: clock.now, random: () => 0.5 })).resolves.toBe('stored result');
+    expect(clock.delays).toEqual([25, 50]);
+  });
+
+  test('a lock that outlasts the budget is thrown at once, with its expiry, so that the source redelivers after it', async () => {
+    const clock = fakeClock();
+    const operation = jest.fn(async () => Promise.reject(locked(clock, 20_000)));
+    const failure = await withRetries(operation, { sleep: clock.sleep, now: clock.now, budget: budgetUntil(clock, clock.now() + 5_000) }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EffectInProgressError);
+    expect(operation).toHaveBeenCalledTimes(1);
+  });
+
+  test('holdOnLocks (ordered sources): the budget is spent polling before the lock error is thrown', async () => {
+    const clock = fakeClock();
+    const start = clock.now();
+    const operation = jest.fn(async () => Promise.reject(locked(clock, 20_000)));
+    const failure = await withRetries(operation, { sleep: clock.sleep, now: clock.now, budget: budgetUntil(clock, start + 5_000), holdOnLocks: true, random: () => 0.99 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EffectInProgressError);
+    expect(clock.now() - start).toBeGreaterThan(5_000 - DEFAULT_BACKOFF.capMs);
+    expect(clock.now() - start).toBeLessThanOrEqual(5_000);
+  });
+
+  test('a lock with no expiry, or one longer than any invocation, is an ordinary transient failure', async () => {
+    const clock = fakeClock();
+    for (const lockError of [() => new EffectInProgressError('k', undefined), () => locked(clock, MAX_LOCK_WAIT_MS + 1)]) {
+      const operation = jest.fn(async () => Promise.reject(lockError()));
+      await expect(withRetries(operation, { sleep: clock.sleep, now: clock.now, maxAttempts: 3 })).rejects.toThrow(RetriesExhaustedError);
+      expect(operation).toHaveBeenCalledTimes(3);
+    }
   });
 });

@@ -12,7 +12,7 @@ import type { PendingCommit } from '../../lambdas/runtime/chunking';
 import { TransactionalCommitter, type CommitOutcome } from '../../lambdas/runtime/committer';
 import { DEFAULT_DEDUP_TTL_SECONDS, expirationFrom } from '../../lambdas/runtime/dedupRecord';
 import { increment, type Effect } from '../../lambdas/runtime/effects';
-import { NotAttemptedError, PermanentError, RetriesExhaustedError, TransientError } from '../../lambdas/runtime/errors';
+import { InvalidEffectError, NotAttemptedError, OutOfTimeError, PermanentError, RetriesExhaustedError, TransientError } from '../../lambdas/runtime/errors';
 import { commitTransaction, describeReasons, failedCondition, tokenFor } from '../../lambdas/runtime/transaction';
 import { asClient, awsError, FakeClient, noSleep, type RecordedCommand } from './fakes';
 
@@ -278,5 +278,81 @@ describe('expirationFrom', () => {
     expect(DEFAULT_DEDUP_TTL_SECONDS).toBe(2_592_000);
     expect(expirationFrom(new Date('2026-11-30T12:00:00.999Z'))).toBe(Math.floor(NOW.getTime() / 1000) + 2_592_000);
     expect(expirationFrom(NOW, 60)).toBe(NOW.getTime() / 1000 + 60);
+  });
+});
+
+describe('an effect that no transaction can carry fails its own event only', () => {
+  class Money {
+    public constructor(public readonly cents: number) {}
+  }
+  const undefinedKey = (): Effect => increment('counters', { pk: undefined as unknown as string }, 'views');
+  const classInstance = (): Effect => ({ kind: 'update', table: 'orders', key: { pk: 'order#1' }, updateExpression: 'SET #t = :t', names: { '#t': 'total' }, values: { ':t': new Money(250) } });
+  const unknownKind = (): Effect => ({ kind: 'delete', table: 'orders', key: { pk: 'order#2' } }) as unknown as Effect;
+
+  test.each([
+    ['an undefined key value', undefinedKey],
+    ['a class instance among its values', classInstance],
+    ['an unknown kind', unknownKind],
+  ])('batch mode, %s: that event fails permanently (InvalidEffectError), the rest commit in one transaction', async (_label, bad) => {
+    const dynamodb = new FakeClient(() => ({}));
+    const outcomes = await committer(dynamodb).commitBatch([pending(1), pending(2, bad()), pending(3)]);
+
+    expect(statuses(outcomes)).toEqual({ 1: 'applied', 2: 'failed', 3: 'applied' });
+    const failure = outcomes.get(2) as Extract<CommitOutcome, { status: 'failed' }>;
+    expect(failure.error).toBeInstanceOf(InvalidEffectError);
+    expect(failure.error).toBeInstanceOf(PermanentError);
+    expect((failure.error as Error).message).toContain('evt-2');
+    expect(dynamodb.commandsNamed('TransactWriteItemsCommand').map(eventIdsOf)).toEqual([['evt-1', 'evt-3']]);
+  });
+
+  test('per-record mode too', async () => {
+    const dynamodb = new FakeClient(() => ({}));
+    const outcomes = await committer(dynamodb).commitEach([pending(1, classInstance()), pending(2)]);
+    expect(statuses(outcomes)).toEqual({ 1: 'failed', 2: 'applied' });
+    expect(dynamodb.commandsNamed('TransactWriteItemsCommand').map(eventIdsOf)).toEqual([['evt-2']]);
+  });
+
+  test('a handler that returned no array of effects is caught the same way', async () => {
+    const dynamodb = new FakeClient(() => ({}));
+    const broken = { ...pending(1), effects: undefined as unknown as Effect[] };
+    const outcomes = await committer(dynamodb).commitBatch([broken, pending(2)]);
+    expect(statuses(outcomes)).toEqual({ 1: 'failed', 2: 'applied' });
+  });
+});
+
+describe('the invocation\'s time budget', () => {
+  /** A budget that the fake DynamoDB spends: each transaction takes `msPerCall`. */
+  function spendingBudget(totalMs: number, msPerCall: number) {
+    let spent = 0;
+    const budget = { remainingMs: () => Math.max(0, totalMs - spent), exhausted: () => spent >= totalMs };
+    const dynamodb = new FakeClient(() => {
+      spent += msPerCall;
+      return {};
+    });
+    return { budget, dynamodb };
+  }
+  /** Events that each need their own transaction: a conditional update of one shared item cannot merge. */
+  const conflicting = (count: number) => Array.from({ length: count }, (_, index) => pending(index, guardedUpdate('order#shared')));
+
+  test('no transaction starts once the time for new work is gone: its events fail with OutOfTimeError (transient)', async () => {
+    const { budget, dynamodb } = spendingBudget(2_500, 1_000);
+    const outcomes = await committer(dynamodb).commitBatch(conflicting(5), { budget });
+
+    expect(statuses(outcomes)).toEqual({ 0: 'applied', 1: 'applied', 2: 'applied', 3: 'failed', 4: 'failed' });
+    expect((outcomes.get(3) as { error: unknown }).error).toBeInstanceOf(OutOfTimeError);
+    expect(dynamodb.commandsNamed('TransactWriteItemsCommand')).toHaveLength(3);
+  });
+
+  test('ordered: the event out of time stops the batch; the rest are not attempted', async () => {
+    const { budget, dynamodb } = spendingBudget(1_500, 1_000);
+    const outcomes = await committer(dynamodb).commitBatch(conflicting(4), { budget, stopOnFailure: true });
+    const errors = [...outcomes.values()].map((outcome) => (outcome.status === 'failed' ? (outcome.error as Error).name : outcome.status));
+    expect(errors).toEqual(['applied', 'applied', 'OutOfTimeError', 'NotAttemptedError']);
+  });
+
+  test('per-record mode checks before each transaction', async () => {
+    const { budget, dynamodb } = spendingBudget(1_000, 1_000);
+    const outcomes = await committer(dynamodb).commitEach([pending(1), pending(2)], { budget });
+    expect(statuses(outcomes)).toEqual({ 1: 'applied', 2: 'failed' });
   });
 });

@@ -11,7 +11,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { createConsumer, type BatchEvent, type ConsumerOptions } from '../../lambdas/runtime/consumer';
 import { DlqSender } from '../../lambdas/runtime/dlq';
-import { NotAttemptedError, PermanentError } from '../../lambdas/runtime/errors';
+import { NotAttemptedError, PermanentError, UnsupportedSourceError } from '../../lambdas/runtime/errors';
 import { DlqReason, type FailureEnvelope } from '../../lambdas/runtime/failureContext';
 import { MetricName } from '../../lambdas/runtime/observability';
 import { SourceKind } from '../../lambdas/runtime/records';
@@ -393,11 +393,20 @@ describe('other outcomes and edge cases', () => {
     expect(contexts).toEqual([{ record: expect.objectContaining({ itemIdentifier: 'm-1', kind: 'sqs' }), lambdaContext }]);
   });
 
-  test('metrics are flushed once per invocation, also when the strategy breaks its contract and throws', async () => {
-    const observability = recordingObservability();
+  test('a strategy that breaks its contract and throws fails its events, not the invocation; metrics are flushed once', async () => {
     const strategy: Strategy<string> = { apply: async () => Promise.reject(new Error('bug in strategy')) };
-    const consumer = createConsumer<string>({ name: 'c', source: SourceKind.SQS, routes: ROUTES, strategy, observability });
-    await expect(consumer(sqsEvent(sqsRecord(pageView('home', '1'))))).rejects.toThrow('bug in strategy');
+    const { handle, dlqMessages, observability } = harness(SourceKind.SQS, { strategy });
+    const failures = await handle(sqsEvent(sqsRecord(pageView('home', '1'), { messageId: 'm-1' }), sqsRecord('not json', { messageId: 'm-poison' })));
+    // The strategy's events are reported (a plain error is transient); the poison, settled apart from the strategy, goes to the DLQ.
+    expect(failures).toEqual(['m-1']);
+    expect(dlqMessages().map((message) => message.source.itemIdentifier)).toEqual(['m-poison']);
+    expect(observability.flushes()).toBe(1);
+  });
+
+  test('metrics are flushed once also when the invocation fails (an SQS FIFO queue is refused)', async () => {
+    const observability = recordingObservability();
+    const consumer = createConsumer<string>({ name: 'c', source: SourceKind.SQS, routes: ROUTES, strategy: new FakeStrategy(), observability });
+    await expect(consumer(sqsEvent(sqsRecord(pageView('home', '1'), { queueArn: `${TEST_QUEUE_ARN}.fifo` })))).rejects.toThrow(UnsupportedSourceError);
     expect(observability.flushes()).toBe(1);
   });
 

@@ -2,12 +2,14 @@
  * Writing failure wrappers to the DLQ. SQS is a fake whose `send` records SendMessage commands (or
  * throws): what is under test is the message we build and how we react to a failed send.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SendMessageCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, DlqSender, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/runtime/dlq';
+import { parseEnvelope } from '../../lambdas/runtime/envelope';
 import { DlqSendError, SchemaViolationError, TransientError } from '../../lambdas/runtime/errors';
 import { describeFailure, DlqReason, FAILURE_FORMAT, type FailureEnvelope } from '../../lambdas/runtime/failureContext';
-import { fromSqsRecord } from '../../lambdas/runtime/records';
-import { pageView, sqsRecord } from '../helpers/events';
+import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, type SourceRecord } from '../../lambdas/runtime/records';
+import { dynamoRecord, kinesisRecord, pageView, sqsRecord } from '../helpers/events';
+import { sqsViolations } from '../helpers/sqs-rules';
 import { asClient, awsError, FakeClient, recordingSleep } from './fakes';
 
 const DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/page-views-dlq';
@@ -63,7 +65,7 @@ describe('DlqSender.send', () => {
     expect(attributes[DlqAttribute.ERROR_MESSAGE]).toBe('(no message)');
   });
 
-  test('cuts a long error message to 1024 characters in the attribute; the body keeps it whole', async () => {
+  test('cuts a long error message to 1,024 bytes in the attribute; the body keeps it whole', async () => {
     const sqs = new FakeClient();
     const message = 'x'.repeat(5_000);
     await new DlqSender(asClient<SQSClient>(sqs), DLQ_URL).send(failureOf('{}', new Error(message)));
@@ -128,5 +130,79 @@ describe('DlqSender.send', () => {
     });
     await expect(new DlqSender(asClient<SQSClient>(sqs), DLQ_URL, { sleep: recordingSleep() }).send(failureOf('{}'))).rejects.toBeInstanceOf(DlqSendError);
     expect(sqs.commands).toHaveLength(1);
+  });
+});
+
+/** Kinesis data SQS could never carry as text: the bytes 0x00..0x1f, valid UTF-8 but not JSON. */
+const CONTROL_BYTES = Buffer.from(Array.from({ length: 0x20 }, (_, byte) => byte));
+
+/**
+ * The error the runtime meets on such a record, made worse in every way SQS refuses: the real
+ * JSON.parse message quotes the control bytes; then U+FFFE, U+FFFF, both lone surrogates and a
+ * valid pair (which SQS accepts), and enough text to pass every attribute limit.
+ */
+function hostileError(): Error {
+  const error = parseError(CONTROL_BYTES.toString('utf8'));
+  error.message += ` \uFFFE\uFFFF lone high \uD83D, lone low \uDE00, a pair \uD83D\uDE00 ${'m'.repeat(10_000)}`;
+  error.name = `Invalid\u0000Envelope\u001fError\uFFFF\uDC00`;
+  return error;
+}
+
+function parseError(body: string): Error {
+  try {
+    parseEnvelope(body);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the body not to parse');
+}
+
+function hostileFailure(record: SourceRecord): FailureEnvelope {
+  return describeFailure({ consumer: 'order-projection', reason: DlqReason.PERMANENT, error: hostileError(), record, now: NOW });
+}
+
+async function sentInput(failure: FailureEnvelope): Promise<SendMessageCommandInput> {
+  const sqs = new FakeClient();
+  await new DlqSender(asClient<SQSClient>(sqs), DLQ_URL).send(failure);
+  return sqs.commands[0].input as unknown as SendMessageCommandInput;
+}
+
+describe('DlqSender.send: only what SQS accepts (checked against its documented rules, not an emulator)', () => {
+  test('a failure whose error holds control characters, U+FFFE/U+FFFF and lone surrogates: SQS would accept the message, and the body keeps the error exactly', async () => {
+    const failure = hostileFailure(fromKinesisRecord(kinesisRecord(CONTROL_BYTES)));
+    expect(failure.error.message).toContain('\u0000');
+    const input = await sentInput(failure);
+
+    expect(sqsViolations(input)).toEqual([]);
+    const body = JSON.parse(String(input.MessageBody)) as FailureEnvelope;
+    expect(body.error.message).toBe(failure.error.message);
+    expect(body.error.name).toBe(failure.error.name);
+    expect(body).toEqual(JSON.parse(JSON.stringify(failure)));
+  });
+
+  test('every attribute value is bounded in UTF-8 bytes: the error message at 1,024, the others at 256', async () => {
+    const input = await sentInput(hostileFailure(fromKinesisRecord(kinesisRecord(CONTROL_BYTES))));
+    const attributes = Object.entries(input.MessageAttributes ?? {});
+    const bytes = (name: string) => Buffer.byteLength(String(input.MessageAttributes?.[name]?.StringValue));
+    expect(bytes(DlqAttribute.ERROR_MESSAGE)).toBeLessThanOrEqual(1_024);
+    expect(bytes(DlqAttribute.ERROR_MESSAGE)).toBeGreaterThan(1_020);
+    for (const [name] of attributes.filter(([name]) => name !== DlqAttribute.ERROR_MESSAGE)) expect(bytes(name)).toBeLessThanOrEqual(256);
+  });
+
+  test('the attribute fallback (wrapper over 1 MiB) with a JSON original holding U+FFFF: SQS would accept it, and the body is the same JSON value', async () => {
+    // A DynamoDB stream record: its original body is JSON text that may hold any Unicode string.
+    const blob = `${'"'.repeat(300_000)}\uFFFF\uFFFE`;
+    const failure = hostileFailure(fromDynamoDbRecord(dynamoRecord({ newImage: { pk: 'order#o-1', blob } })));
+    expect(Buffer.byteLength(JSON.stringify(failure))).toBeGreaterThan(SQS_MAX_MESSAGE_BYTES);
+    const input = await sentInput(failure);
+
+    expect(sqsViolations(input)).toEqual([]);
+    expect(input.MessageAttributes?.[DlqAttribute.FORMAT]?.StringValue).toBe(ATTRIBUTE_CONTEXT_FORMAT);
+    expect(JSON.parse(String(input.MessageBody))).toEqual(JSON.parse(failure.original.body));
+  });
+
+  test('the attribute names follow SQS\'s naming rules', () => {
+    const MessageAttributes = Object.fromEntries(Object.values(DlqAttribute).map((name) => [name, { DataType: 'String', StringValue: 'x' }]));
+    expect(sqsViolations({ QueueUrl: DLQ_URL, MessageBody: 'x', MessageAttributes })).toEqual([]);
   });
 });

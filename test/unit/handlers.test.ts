@@ -367,6 +367,11 @@ describe('shipment-notifier', () => {
     expect(publish.input).toMatchObject({ TopicArn: 'arn:aws:sns:us-east-1:000000000000:shipments', MessageAttributes: { eventId: { DataType: 'String', StringValue: notificationId } } });
   });
 
+  test('configFromEnv reads the validated dedup TTL and the consumer name the construct set', () => {
+    const config = shipmentNotifier.configFromEnv({ NOTIFICATIONS_TOPIC_ARN: 'arn:aws:sns:us-east-1:000000000000:n', IDEMPOTENCY_TABLE: 'idem', DEDUP_TTL_SECONDS: '1555200', CONSUMER_NAME: 'notifier-2' });
+    expect(config).toMatchObject({ dedupTtlSeconds: 1_555_200, consumerName: 'notifier-2', idempotencyTable: 'idem' });
+  });
+
   test('an image that is not an order goes to the DLQ as a schema violation', async () => {
     const { handle, sns, sqs } = notifier();
     const response = await handle(dynamoEvent(dynamoRecord({ eventName: 'MODIFY', newImage: { pk: 'order#o-42', status: 'SHIPPED' } })));
