@@ -38,7 +38,7 @@ export interface BenchmarkOptions {
   readonly redeliveries?: RedeliveryPattern;
   /** @default all four */
   readonly strategies?: readonly StrategyName[];
-  /** Fresh processes per handler bundle; 0 skips the cold-start part. @default 5 */
+  /** Fresh processes per handler bundle (two bundles per handler: the SDK bundled and external); 0 skips the cold-start part. @default 5 */
   readonly coldStartSamples?: number;
   /** Messages through fauxqs per side and round; 0 (or no SQS endpoint) skips the end-to-end part. @default 10000 */
   readonly endToEndMessages?: number;

@@ -8,7 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dynamoDbClient, sqsClient } from '../local/engines';
-import { measureColdStarts, type ColdStart } from './coldstart';
+import { measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
 import { END_TO_END_ROUNDS, measureEndToEnd, type EndToEnd } from './endtoend';
 import { describeMachine, type Machine } from './machine';
 import { countConnections, meterRequests } from './metering';
@@ -108,9 +108,10 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 }
 
 async function coldStarts(settings: BenchmarkSettings): Promise<ColdStart[]> {
-  settings.progress?.phase(`cold start: bundling ${settings.strategies.length} handlers, ${settings.coldStartSamples} loads each`);
+  const bundles = settings.strategies.length * SDK_PLACEMENTS.length;
+  settings.progress?.phase(`cold start: bundling ${settings.strategies.length} handlers with the SDK ${SDK_PLACEMENTS.join(' and ')}, ${settings.coldStartSamples} loads of each`);
   let done = 0;
-  const total = settings.strategies.length * settings.coldStartSamples;
+  const total = bundles * settings.coldStartSamples;
   const results = await measureColdStarts(settings.strategies, settings.coldStartSamples, () => settings.progress?.update('loads', ++done, total));
   settings.progress?.done();
   return results;

@@ -3,7 +3,7 @@
  * issue specifies and every strategy that dedups counts exactly, while `naive` does not. Speed is
  * not checked: it says more about the machine than about the code.
  */
-import { planBenchmark, reportJson, runBenchmark, STRATEGY_NAMES, type BenchmarkReport } from '../../bench';
+import { planBenchmark, reportJson, runBenchmark, STRATEGY_NAMES, type BenchmarkReport, type ColdStart } from '../../bench';
 import { testEndpoints } from '../helpers/engines';
 
 const EVENTS = 300;
@@ -49,11 +49,22 @@ test('batch commit makes far fewer requests than per-record strategies', () => {
   expect(requests.powertools).toBeGreaterThan(3);
 });
 
-test('cold start and end to end report every strategy and both pipelines', () => {
-  expect(report.coldStart.map((entry) => entry.name)).toEqual([...STRATEGY_NAMES]);
-  for (const entry of report.coldStart) {
-    expect(entry.bundleBytes).toBeGreaterThan(10_000);
-    expect(entry.initMs).toBeGreaterThan(0);
+test('cold start measures every strategy with the SDK bundled and external; bundled is larger, and the ratios are of the sizes and times', () => {
+  const rows = json.coldStart as ColdStart[];
+  expect(rows.map((entry) => `${entry.name}/${entry.sdk}`)).toEqual(STRATEGY_NAMES.flatMap((name) => [`${name}/bundled`, `${name}/external`]));
+  for (const name of STRATEGY_NAMES) {
+    const bundled = rows.find((entry) => entry.name === name && entry.sdk === 'bundled') as ColdStart;
+    const external = rows.find((entry) => entry.name === name && entry.sdk === 'external') as ColdStart;
+    expect(external.bundleBytes).toBeGreaterThan(10_000);
+    expect(bundled.bundleBytes).toBeGreaterThan(external.bundleBytes);
+    expect(bundled.sourceMapBytes).toBeGreaterThan(external.sourceMapBytes);
+    for (const entry of [bundled, external]) expect(entry.initMs).toBeGreaterThan(0);
+    expect(bundled.vsExternal.bundleBytes).toBeCloseTo(bundled.bundleBytes / external.bundleBytes, 10);
+    expect(bundled.vsExternal.initMs).toBeCloseTo(bundled.initMs / external.initMs, 10);
+    expect(external.vsExternal).toEqual({ bundleBytes: 1, initMs: 1 });
   }
+});
+
+test('end to end reports both pipelines', () => {
   expect(report.endToEnd).toMatchObject({ messages: 200, rawEventsPerSecond: expect.any(Number), mappingEventsPerSecond: expect.any(Number), ratio: expect.any(Number) });
 });

@@ -1,10 +1,14 @@
 /**
  * The benchmark's pure parts: the workload it generates (the duplicates it promises, where they
- * fall) and the capacity it prices from the requests made (DynamoDB's rules, not the emulator's).
+ * fall), the capacity it prices from the requests made (DynamoDB's rules, not the emulator's),
+ * and how the cold-start part bundles and compares (the deployment's options, both SDK placements).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { BENCH_DEFAULTS, capacityOf, generateWorkload, itemSize, planBenchmark, STRATEGY_NAMES, type StrategyName } from '../../bench';
+import { compareToExternal, esbuildOptions, RUNTIME_PROVIDED_MODULES, type MeasuredBundle } from '../../bench/coldstart';
 import type { MeteredCall } from '../../bench/metering';
+import { coldStartTable } from '../../bench/report';
+import { CONSUMER_BUNDLING } from '../../lib/consumer-function';
 
 const eventIdOf = (record: SQSRecord): string => (JSON.parse(record.body) as { eventId: string }).eventId;
 
@@ -123,5 +127,39 @@ describe('capacityOf', () => {
     expect(itemSize({ pk: { S: 'page#home' } })).toBe(2 + 9);
     expect(itemSize({ n: { N: '12345' } })).toBe(1 + 4);
     expect(itemSize({ b: { BOOL: true }, m: { M: { k: { S: 'v' } } } })).toBe(1 + 1 + 1 + 3 + 1 + 1 + 1);
+  });
+});
+
+describe('cold start', () => {
+  test('bundles with the deployed options: nothing external, minified, with a source map, for the runtime', () => {
+    expect(CONSUMER_BUNDLING.externalModules).toEqual([]);
+    expect(esbuildOptions('bundled')).toMatchObject({ bundle: true, platform: 'node', format: 'cjs', minify: true, sourcemap: true, target: 'node24', external: [] });
+  });
+
+  test('the external variant differs only in leaving the runtime-provided SDK out, as CDK does by default', () => {
+    const { external, ...rest } = esbuildOptions('external');
+    expect(external).toEqual([...RUNTIME_PROVIDED_MODULES]);
+    expect(rest).toEqual({ ...esbuildOptions('bundled'), external: undefined });
+  });
+
+  test('refuses a bundling option it cannot pass on to esbuild, naming it', () => {
+    expect(() => esbuildOptions('bundled', { ...CONSUMER_BUNDLING, keepNames: true })).toThrow(/bundling options keepNames/);
+  });
+
+  const row = (name: MeasuredBundle['name'], sdk: MeasuredBundle['sdk'], bundleBytes: number, initMs: number): MeasuredBundle => ({ name, sdk, bundleBytes, sourceMapBytes: 3 * bundleBytes, initMs });
+
+  test('compares each bundle with the same handler with the SDK external', () => {
+    const rows = compareToExternal([row('batch', 'bundled', 2_048, 150), row('batch', 'external', 1_024, 100), row('naive', 'bundled', 3_072, 90), row('naive', 'external', 1_024, 60)]);
+    expect(rows.map((entry) => [entry.name, entry.sdk, entry.vsExternal])).toEqual([
+      ['batch', 'bundled', { bundleBytes: 2, initMs: 1.5 }],
+      ['batch', 'external', { bundleBytes: 1, initMs: 1 }],
+      ['naive', 'bundled', { bundleBytes: 3, initMs: 1.5 }],
+      ['naive', 'external', { bundleBytes: 1, initMs: 1 }],
+    ]);
+    expect(coldStartTable(rows).split('\n')[2]).toMatch(/^batch\s+bundled\s+2\.0\s+6\.0\s+150\.0\s+2\.00x\s+1\.50x$/);
+  });
+
+  test('refuses a handler measured without its external variant', () => {
+    expect(() => compareToExternal([row('batch', 'bundled', 2_048, 150)])).toThrow(/no cold start of batch with the SDK external/);
   });
 });
