@@ -10,8 +10,9 @@ import { registerLocalCommands } from '../local/cli/local-commands';
 import { registerDocsCommands } from '../local/cli/docs-commands';
 import { registerNewCommands } from '../local/cli/new-commands';
 import { createProgress } from '../local/demo/progress';
+import { abortedReport, abortedTable, DemoAbortedError } from '../local/demo/abort';
 import { summaryTable, type DemoReport } from '../local/demo/report';
-import { DEMO_DEFAULTS, drainTimeoutFor, runDemo } from '../local/demo/run';
+import { DEMO_DEFAULTS, runDemo } from '../local/demo/run';
 
 // The SDK's notice that its 2027 releases need Node.js 22 would break the progress bar; the README says it once.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -83,20 +84,28 @@ program
   .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
   .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))
   .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
-  .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts and alarm periods').argParser(positiveNumber).default(1 / 60))
+  .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts, alarm periods and function timeouts (which keep a 5 s floor)').argParser(positiveNumber).default(1 / 60))
   .action(async (flags: DemoFlags) => {
-    const report = await runDemo({ ...flags, drainTimeoutMs: drainTimeoutFor(flags.events), progress: createProgress(process.stderr, flags.quiet) });
-    printReport(report, flags.json);
-    process.exitCode = report.violations.length === 0 ? 0 : 1;
+    try {
+      const report = await runDemo({ ...flags, progress: createProgress(process.stderr, flags.quiet) });
+      printReport(report, summaryTable(report), flags.json);
+      process.exitCode = report.violations.length === 0 ? 0 : 1;
+    } catch (error) {
+      if (!(error instanceof DemoAbortedError)) throw error;
+      // A run that stopped early failed an invariant too (nothing could be verified): the report says where it stopped.
+      process.stderr.write(`eo: ${error.message}\n`);
+      printReport(abortedReport(error, flags.seed), abortedTable(error, flags.seed), flags.json);
+      process.exitCode = 1;
+    }
   });
 
-function printReport(report: DemoReport, json: string | undefined): void {
+function printReport(report: DemoReport | ReturnType<typeof abortedReport>, table: string, json: string | undefined): void {
   if (json === '-') {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
   if (json) writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`${summaryTable(report)}\n`);
+  process.stdout.write(`${table}\n`);
 }
 
 registerNewCommands(program);

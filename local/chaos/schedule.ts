@@ -42,7 +42,7 @@ export interface ScheduleRun {
 let copies = 0;
 
 /** Runs one schedule on its own copy of the stack; the engines stay up for the next. */
-export async function runSchedule(schedule: Schedule, shared: { engines: Engines; synthesized: SynthesizedStack; drainTimeoutMs?: number }): Promise<ScheduleRun> {
+export async function runSchedule(schedule: Schedule, shared: { engines: Engines; synthesized: SynthesizedStack }): Promise<ScheduleRun> {
   copies += 1;
   const faults = new DeliveryFaultPlan(seededRandom(schedule.seed ^ 0xfa17), { duplicate: schedule.duplicateRate, crash: schedule.crashRate, slow: schedule.slowRate });
   const deliveries = new DeliveryCounter();
@@ -64,7 +64,6 @@ export async function runSchedule(schedule: Schedule, shared: { engines: Engines
   try {
     const report = await runScenario(stack, { faults, deliveries, started }, {
       ...schedule,
-      drainTimeoutMs: shared.drainTimeoutMs ?? 120_000,
       progress: createProgress(process.stderr, true),
     });
     return { report, decided: { ...faults.decided } };

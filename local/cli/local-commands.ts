@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Option, type Command } from 'commander';
 import { createProgress } from '../demo/progress';
 import { DEFAULT_STATE_FILE, localStateOf, removeLocalState, writeLocalState, type LocalStateFile } from '../dlq';
-import { fileOutput } from '../functions';
+import { fileOutput, initFailureSummary, type InitFailure, type InitFailureListener } from '../functions';
 import { startLocalStack } from '../stack/runtime';
 import { sourceLabel } from './dlq-output';
 import { renderTable } from './table';
@@ -36,7 +36,7 @@ async function up(flags: UpFlags): Promise<void> {
   mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
   const log = fileOutput(flags.functionsLog);
   try {
-    const stack = await startLocalStack({ output: log.sink, onPhase: (phase) => progress.phase(phase) });
+    const stack = await startLocalStack({ output: log.sink, onInitFailure: initFailurePrinter(flags.functionsLog), onPhase: (phase) => progress.phase(phase) });
     const state = localStateOf(stack);
     writeLocalState(flags.state, state);
     process.stdout.write(`${banner(state, flags)}\n`);
@@ -47,6 +47,21 @@ async function up(flags: UpFlags): Promise<void> {
   } finally {
     await log.close();
   }
+}
+
+/**
+ * Prints a function's init failure on stderr and keeps serving: the mapping retries, as Lambda
+ * does, and every retry fails the same way. Each distinct failure is printed once; the functions'
+ * log has a line for every one.
+ */
+export function initFailurePrinter(functionsLog: string, write: (text: string) => void = (text) => process.stderr.write(text)): InitFailureListener {
+  const printed = new Set<string>();
+  return (failure: InitFailure) => {
+    const key = `${failure.functionName}\n${failure.errorType}\n${failure.errorMessage}`;
+    if (printed.has(key)) return;
+    printed.add(key);
+    write(`eo local up: ${initFailureSummary(failure)} (logged in ${functionsLog}). The stack keeps serving; every invocation of ${failure.functionName} fails until its code is fixed and \`eo local up\` restarted.\n`);
+  };
 }
 
 /** Everything an operator needs to reach the stack from another terminal. */

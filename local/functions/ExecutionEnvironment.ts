@@ -20,7 +20,12 @@ export interface ExecutionEnvironmentOptions {
   readonly output: OutputSink;
   /** Which configuration of the function this environment runs; see `LocalFunction.setEnvironment`. */
   readonly generation: number;
+  /** Called when the cold start fails for a reason of the function's own (not a stop or kill meanwhile). */
+  readonly onInitFailure?: (failure: InitFailureDetail) => void;
 }
+
+/** Why a cold start failed, with the stack of the error the module threw, if it threw one. */
+export type InitFailureDetail = Failure & { readonly stack?: string };
 
 type Failure = Extract<InvokeResult, { ok: false }>['error'];
 
@@ -119,7 +124,10 @@ export class ExecutionEnvironment {
     const event = await this.next(INIT_TIMEOUT_MS);
     if (event.kind === 'message' && event.message.type === 'ready') return undefined;
     const failure = initFailure(event);
+    // Stopped or killed while starting: the function is not at fault, and there is nothing to report.
+    const interrupted = this.terminatedBecause !== undefined;
     void this.terminate('init failed');
+    if (!interrupted) this.options.onInitFailure?.({ ...failure, stack: initErrorStack(event) });
     return failure;
   }
 
@@ -153,6 +161,10 @@ export class ExecutionEnvironment {
 
 function errorFailure(error: WorkerError): Failure {
   return { kind: 'error', name: error.name, message: error.message };
+}
+
+function initErrorStack(event: WorkerEvent): string | undefined {
+  return event.kind === 'message' && event.message.type === 'init-error' ? event.message.error.stack : undefined;
 }
 
 function initFailure(event: WorkerEvent): Failure {

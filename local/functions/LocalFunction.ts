@@ -2,7 +2,8 @@ import { isAbsolute } from 'node:path';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../engines/account';
 import type { InvokeResult, Invoker } from '../types';
 import { lambdaEnvironment, logStreamName, workerExecArgv } from './environment';
-import { ExecutionEnvironment } from './ExecutionEnvironment';
+import { ExecutionEnvironment, type InitFailureDetail } from './ExecutionEnvironment';
+import { initFailureLogLine, type InitFailure, type InitFailureListener } from './init-failure';
 import { DROP_OUTPUT, type OutputSink } from './output';
 import type { WorkerConfig } from './protocol';
 
@@ -30,6 +31,12 @@ export interface LocalFunctionConfig {
   readonly concurrency?: number;
   /** Where the functions' stdout and stderr go. @default DROP_OUTPUT */
   readonly output?: OutputSink;
+  /**
+   * Told of every execution environment whose init failed (the module did not load, the handler is
+   * not exported, top-level code threw or exited), after the failure's JSON line went to `output`.
+   * @default - only the log line
+   */
+  readonly onInitFailure?: InitFailureListener;
   /** @default LOCAL_REGION */
   readonly region?: string;
   /** @default LOCAL_ACCOUNT_ID */
@@ -43,6 +50,8 @@ export interface LocalFunctionStats {
   readonly errors: number;
   readonly timeouts: number;
   readonly crashes: number;
+  /** Execution environments whose init failed (each of their invocations also counts as an error, timeout or crash). */
+  readonly initFailures: number;
 }
 
 type MutableStats = { -readonly [K in keyof LocalFunctionStats]: LocalFunctionStats[K] };
@@ -67,7 +76,7 @@ export class LocalFunction {
   private readonly environments = new Set<ExecutionEnvironment>();
   private readonly idle: ExecutionEnvironment[] = [];
   private readonly waiting: Array<() => void> = [];
-  private readonly counts: MutableStats = { invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, crashes: 0 };
+  private readonly counts: MutableStats = { invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, crashes: 0, initFailures: 0 };
   private generation = 0;
   private stopped = false;
 
@@ -156,6 +165,7 @@ export class LocalFunction {
       execArgv: workerExecArgv(this.variables),
       output: this.config.output ?? DROP_OUTPUT,
       generation: this.generation,
+      onInitFailure: (failure) => this.initFailed(failure),
     });
     this.environments.add(environment);
     return environment;
@@ -164,6 +174,14 @@ export class LocalFunction {
   private workerConfig(): WorkerConfig {
     const { name, assetDir, handler, memoryMb, region = LOCAL_REGION, accountId = LOCAL_ACCOUNT_ID } = this.config;
     return { functionName: name, assetDir, handler, memoryMb, region, accountId, logGroupName: `/aws/lambda/${name}`, logStreamName: logStreamName() };
+  }
+
+  /** As Lambda logs it, then up to whoever runs the function. */
+  private initFailed(detail: InitFailureDetail): void {
+    this.counts.initFailures += 1;
+    const failure: InitFailure = { functionName: this.name, errorType: detail.name, errorMessage: detail.message, stack: detail.stack, at: new Date().toISOString() };
+    (this.config.output ?? DROP_OUTPUT)(`${initFailureLogLine(failure)}\n`, { functionName: this.name, stream: 'stderr' });
+    this.config.onInitFailure?.(failure);
   }
 
   private async retire(environment: ExecutionEnvironment, reason: string): Promise<void> {

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeUnbundled, unbundledFunctions } from './bundled-assets';
 import type { Template } from './template';
 
 /** The repository root: local/stack/ is two levels below it. */
@@ -64,12 +65,57 @@ export async function synthesize(outDir: string = DEFAULT_OUT_DIR, root: string 
   if (code !== 0) throw new CloudAssemblyError(`cdk synth failed (exit ${code}):\n${output.join('').split('\n').slice(-30).join('\n')}`);
 }
 
-/** Synthesizes when needed, then loads the stack. */
-export async function ensureSynthesized(options: { outDir?: string; force?: boolean } = {}): Promise<SynthesizedStack & { synthesized: boolean }> {
+/** Options of {@link ensureSynthesized}. */
+export interface EnsureSynthesizedOptions {
+  /** @default DEFAULT_OUT_DIR */
+  readonly outDir?: string;
+  /** Synthesize even when `cdk.out` looks current. @default false */
+  readonly force?: boolean;
+  /** Told why a synth runs, e.g. to show it as a phase. @default - nothing */
+  readonly onSynthesize?: (reason: string) => void;
+  /** What runs `cdk synth` into `outDir`; tests replace it. @default - the CDK CLI, waiting for another CLI synthesizing there */
+  readonly synthesize?: (outDir: string) => Promise<void>;
+}
+
+/**
+ * Synthesizes when needed, then loads the stack. An assembly whose functions were not bundled (what
+ * `cdk destroy` or `cdk list` leave behind) is synthesized again, once.
+ *
+ * @throws CloudAssemblyError when it is still not bundled after that, naming each function and the fix
+ */
+export async function ensureSynthesized(options: EnsureSynthesizedOptions = {}): Promise<SynthesizedStack & { synthesized: boolean }> {
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
-  const synthesized = options.force === true || isStale(outDir);
-  if (synthesized) await synthesizeOnce(outDir, options.force === true);
-  return { ...loadStack(outDir), synthesized };
+  const synthesize = options.synthesize ?? ((dir: string) => synthesizeOnce(dir, options.force === true));
+  const stale = options.force === true || isStale(outDir);
+  if (stale) await announced(options, outDir, options.force === true ? 'a fresh synth was asked for' : `cdk.out is missing or older than ${SOURCE_DIRS.join(', ')}`, synthesize);
+  const loaded = loadStack(outDir);
+  const unbundled = unbundledFunctions({ ...loaded, projectRoot: PROJECT_ROOT });
+  if (stale || unbundled.length === 0) return { ...assertBundled(loaded), synthesized: stale };
+  await announced(options, outDir, `cdk.out holds functions that were not bundled (as \`cdk destroy\` or \`cdk list\` leave it):\n${describeUnbundled(unbundled)}`, synthesize);
+  return { ...assertBundled(loadStack(outDir)), synthesized: true };
+}
+
+async function announced(options: EnsureSynthesizedOptions, outDir: string, reason: string, synthesize: (outDir: string) => Promise<void>): Promise<void> {
+  options.onSynthesize?.(reason);
+  await synthesize(outDir);
+}
+
+/**
+ * Refuses an assembly local mode cannot run as AWS would: one whose function assets are not
+ * bundles holding their handler files.
+ *
+ * @returns the stack it was given
+ * @throws CloudAssemblyError naming each function, what is wrong with it, and the command that fixes it
+ */
+export function assertBundled<T extends SynthesizedStack>(stack: T, projectRoot: string = PROJECT_ROOT): T {
+  const unbundled = unbundledFunctions({ ...stack, projectRoot });
+  if (unbundled.length === 0) return stack;
+  throw new CloudAssemblyError(
+    `${stack.outDir} holds ${unbundled.length} function(s) whose code was not bundled, so local mode cannot run them as AWS would:\n` +
+      `${describeUnbundled(unbundled)}\n` +
+      'The CDK CLI bundles only for synth, deploy, diff and watch; `cdk destroy`, `cdk list` and the like rewrite cdk.out without bundles. ' +
+      `Rebuild it: \`npx cdk synth --quiet\`${stack.outDir === DEFAULT_OUT_DIR ? '' : ` --output ${stack.outDir}`} (if that fails, its output says why).`,
+  );
 }
 
 /** How long to wait for another process's `cdk synth` into the same directory. */

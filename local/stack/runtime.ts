@@ -6,14 +6,13 @@
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { AlarmEvaluator } from '../alarms';
 import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, startEngines, type Engines, type LocalClients } from '../engines';
-import { untilQuiet } from '../event-sources';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
-import type { LocalFunction, OutputSink } from '../functions';
-import { depthOf } from '../queues/peek';
+import { InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
 import type { DeliveryFaults, Invoker } from '../types';
 import { alarmSpecs, type AlarmSpecs } from './alarms';
-import { ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
+import { assertBundled, ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
+import { drainStack, type StackDrainOptions } from './drain';
 import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
@@ -37,11 +36,17 @@ export interface LocalStackOptions {
   readonly concurrency?: number;
   /** Where the functions' stdout and stderr go. @default dropped */
   readonly output?: OutputSink;
+  /**
+   * Told of every function init that fails (after its JSON line went to `output`); the stack's
+   * `initFailures` signal fires on the first one either way.
+   * @default - only the log line and the signal
+   */
+  readonly onInitFailure?: InitFailureListener;
   /** Wraps each function's invoker as the mappings see it, e.g. to count deliveries. */
   readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
   /** Engines already running (shared by several copies of the stack); they are left running on stop. @default - started here */
   readonly engines?: Engines;
-  /** An already loaded assembly, to skip the staleness check. @default - synthesized when stale */
+  /** An already loaded assembly, to skip the staleness check (it must still be bundled). @default - synthesized when stale or not bundled */
   readonly synthesized?: SynthesizedStack;
   /** Appended to every physical name (see {@link ProvisionOptions.nameSuffix}). @default '' */
   readonly nameSuffix?: string;
@@ -74,16 +79,21 @@ export interface LocalStack {
   readonly proxy: DynamoFaultProxy;
   /** Whether this start ran `cdk synth`. */
   readonly synthesized: boolean;
-  /** Waits until every mapping is idle and every source queue is empty. */
-  drain(options: { quietMs: number; timeoutMs: number }): Promise<void>;
+  /** Fires at the first function that fails to initialize: a run should stop on it rather than retry in silence. */
+  readonly initFailures: InitFailureSignal;
+  /**
+   * Waits until every mapping is idle and every source queue is empty, for as long as work
+   * progresses. @throws DrainStalledError naming what did not drain
+   */
+  drain(options: StackDrainOptions): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Starts everything; on a failure part way, stops what it started before rethrowing. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const phase = options.onPhase ?? (() => undefined);
-  phase('synthesizing the CDK app');
-  const synth = options.synthesized ?? (await ensureSynthesized({ force: options.forceSynth }));
+  phase('loading the synthesized CDK app (cdk.out)');
+  const synth = options.synthesized ? assertBundled(options.synthesized) : await ensureSynthesized({ force: options.forceSynth, onSynthesize: (reason) => phase(`synthesizing the CDK app: ${reason}`) });
   phase('starting DynamoDB Local, fauxqs and kinesalite');
   const engines = options.engines ?? (await startEngines());
   const stoppers: (() => Promise<void>)[] = options.engines ? [] : [() => engines.stop()];
@@ -110,8 +120,13 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   stoppers.unshift(() => proxy.stop());
   phase('loading the bundled functions from cdk.out');
   const extraEnvironment = { ...endpointEnv(endpoints), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, extraEnvironment });
-  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output });
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment });
+  const initFailures = new InitFailureSignal();
+  const onInitFailure: InitFailureListener = (failure) => {
+    initFailures.report(failure);
+    options.onInitFailure?.(failure);
+  };
+  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
   const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const alarms = alarmSpecs(synth.template, resources);
@@ -121,7 +136,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   for (const spec of mappings) spec.mapping.start();
   alarmEvaluator.start();
   stoppers.unshift(() => alarmEvaluator.stop(), () => Promise.all(mappings.map((spec) => spec.mapping.stop())).then(() => undefined));
-  const sourceQueueUrls = mappings.flatMap((spec) => (spec.sourceQueueUrl ? [spec.sourceQueueUrl] : []));
+  const drainTargets = { mappings, queues: resources.queues, functions: specs, sqs: clients.sqs };
   return {
     stackName: synth.stackName,
     template: synth.template,
@@ -139,19 +154,10 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     proxy,
     synthesized: 'synthesized' in synth && synth.synthesized === true,
-    drain: (drainOptions) => drain(mappings, clients, sourceQueueUrls, drainOptions),
+    initFailures,
+    drain: (drainOptions) => drainStack(drainTargets, drainOptions),
     stop: () => stopAll(stoppers),
   };
-}
-
-async function drain(mappings: readonly MappingSpec[], clients: LocalClients, sourceQueueUrls: readonly string[], options: { quietMs: number; timeoutMs: number }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    await untilQuiet(mappings.map((spec) => spec.mapping), { quietMs: options.quietMs, timeoutMs: Math.max(1, deadline - Date.now()) });
-    const depths = await Promise.all(sourceQueueUrls.map((url) => depthOf(clients.sqs, url)));
-    if (depths.every((depth) => depth.visible + depth.inFlight === 0)) return;
-    if (Date.now() >= deadline) throw new Error(`the source queues did not drain within ${options.timeoutMs} ms`);
-  }
 }
 
 async function stopAll(stoppers: readonly (() => Promise<void>)[]): Promise<void> {

@@ -69,8 +69,8 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     faults: { crashAfterCommit: number; throttled: number };
     dlq: { messages: number; withContext: number; appliedWithoutContext: number };
     alarms: { notifications: number };
-    notifications: { expected: number; sent: number };
-    redrive?: { exactAfter: boolean };
+    notifications: { expected: number; sent: number; missing: string[] };
+    redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
   };
   expect(report.violations).toEqual([]);
   expect(report.effects.exact).toBe(true);
@@ -84,6 +84,13 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   // Every DLQ message carries its context, or SQS moved it after its event was applied (acks lost maxReceiveCount times).
   expect(report.dlq.withContext + report.dlq.appliedWithoutContext).toBe(report.dlq.messages);
   expect(report.alarms.notifications).toBeGreaterThan(0);
+  expect(report.notifications.missing).toEqual([]);
+  // The redrive went through every DLQ of the stack (the queue consumer's, and the two stream consumers'
+  // on-failure queues); what remains is what no fix cures, and nothing the fix or time cures.
+  expect(report.redrive?.queues).toHaveLength(3);
+  for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
+  const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
+  for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
 
   const published = readFileSync(path.join(dumpDir, 'published.jsonl'), 'utf8').trim().split('\n');
   const dumped = JSON.parse(readFileSync(path.join(dumpDir, 'state.json'), 'utf8')) as Dumped;

@@ -105,14 +105,14 @@ test('a thrown error is an error result, and the environment stays warm', async 
   const failed = await fn.invoke({ poison: true });
   expect(failed).toMatchObject({ ok: false, error: { kind: 'error', name: 'SchemaViolationError', message: 'payload.page is required' } });
   expect(responseOf(await fn.invoke({}))).toBe('counted');
-  expect(fn.stats()).toEqual({ invocations: 2, coldStarts: 1, errors: 1, timeouts: 0, crashes: 0 });
+  expect(fn.stats()).toEqual({ invocations: 2, coldStarts: 1, errors: 1, timeouts: 0, crashes: 0, initFailures: 0 });
 });
 
 test('code that cannot load fails the call as Runtime.ImportModuleError, and the next call starts afresh', async () => {
   const fn = await localFunction("require('@aws-sdk/client-not-bundled'); exports.handler = async () => 'never';");
   expect(await fn.invoke({})).toMatchObject({ ok: false, error: { kind: 'error', name: 'Runtime.ImportModuleError', message: expect.stringMatching(/Cannot find module '@aws-sdk\/client-not-bundled'/) } });
   await fn.invoke({});
-  expect(fn.stats()).toMatchObject({ invocations: 2, coldStarts: 2, errors: 2 });
+  expect(fn.stats()).toMatchObject({ invocations: 2, coldStarts: 2, errors: 2, initFailures: 2 });
 });
 
 test('a callback-style handler answers through its callback', async () => {
@@ -129,7 +129,7 @@ test('a timeout terminates the environment, even a busy one, and the next call c
   expect(timedOut.durationMs).toBeLessThan(1000);
   // A fresh module: the count starts again.
   expect(responseOf(await fn.invoke({}))).toMatchObject({ calls: 1 });
-  expect(fn.stats()).toEqual({ invocations: 3, coldStarts: 2, errors: 0, timeouts: 1, crashes: 0 });
+  expect(fn.stats()).toEqual({ invocations: 3, coldStarts: 2, errors: 0, timeouts: 1, crashes: 0, initFailures: 0 });
 });
 
 test('kill() ends the invocation in flight as a crash, and the next call cold-starts', async () => {
