@@ -1,0 +1,52 @@
+/**
+ * The contract layer's entry point: the rules of one request, picked by service and operation.
+ * An operation without rules passes; so does anything the engine already refuses as AWS does.
+ */
+import { OK, type CheckResult } from './aws-error';
+import { checkOneActionPerItem } from './dynamodb-rules';
+import type { RequestFacts } from './facts';
+import { checkPutRecord, checkPutRecords } from './kinesis-rules';
+import { checkSnsPublish, type SnsPublishInput } from './sns-publish';
+import { checkSqsBatch, isSqsBatchOperation, type SqsBatchInput } from './sqs-batch';
+import { checkSqsMessage, type SqsMessageInput } from './sqs-message';
+import { checkSqsReceive, checkVisibilityTimeout, type SqsReceiveInput } from './sqs-ranges';
+
+/** The services the contract layer has rules for. */
+export const CONTRACT_SERVICES = ['sqs', 'sns', 'dynamodb', 'kinesis'] as const;
+
+export type ContractService = (typeof CONTRACT_SERVICES)[number];
+
+/** A parsed request body: the JSON protocols' object, or `snsPublishFromForm`'s for SNS. */
+export type RequestInput = Readonly<Record<string, unknown>>;
+
+type Rules = Readonly<Record<string, (input: RequestInput, facts: RequestFacts) => CheckResult>>;
+
+const SQS: Rules = {
+  SendMessage: (input, facts) => checkSqsMessage(input as SqsMessageInput, facts.sqs),
+  ReceiveMessage: (input) => checkSqsReceive(input as SqsReceiveInput),
+  ChangeMessageVisibility: (input) => checkVisibilityTimeout((input as SqsReceiveInput).VisibilityTimeout),
+};
+
+const RULES: Readonly<Record<ContractService, Rules>> = {
+  sqs: SQS,
+  sns: { Publish: (input, facts) => checkSnsPublish(input as SnsPublishInput, facts.sns) },
+  dynamodb: { TransactWriteItems: (input, facts) => checkOneActionPerItem(input, facts.dynamodb?.keySchemas) },
+  kinesis: {
+    PutRecord: (input, facts) => checkPutRecord(input, facts.kinesis),
+    PutRecords: (input, facts) => checkPutRecords(input, facts.kinesis),
+  },
+};
+
+/**
+ * Whether AWS would accept the request, or the error it would return instead. For the SQS batch
+ * operations this is the whole-request verdict; the entries that fail alone come from
+ * `splitSqsBatch`.
+ *
+ * @example
+ * const result = checkRequest('sqs', 'SendMessage', JSON.parse(body), { sqs: { maximumMessageSize: 1024 } });
+ * if (!result.ok) return send(renderError('json10', result.error));
+ */
+export function checkRequest(service: ContractService, operation: string, input: RequestInput, facts: RequestFacts = {}): CheckResult {
+  if (service === 'sqs' && isSqsBatchOperation(operation)) return checkSqsBatch(operation, input as SqsBatchInput);
+  return RULES[service][operation]?.(input, facts) ?? OK;
+}

@@ -1,0 +1,25 @@
+/**
+ * The AWS contract layer's rules: pure functions from a parsed request to "AWS accepts it" or
+ * the error AWS returns, and a stateful model of DynamoDB's transaction conflicts. The proxies in
+ * front of the engines apply them; see README.md beside this file.
+ */
+export { checkRequest, CONTRACT_SERVICES } from './check-request';
+export { renderError, CONTRACT_RULE_HEADER, WIRE_PROTOCOLS } from './render';
+export { targetOfHeader, targetOfSnsForm } from './targets';
+export { snsPublishFromForm } from './sns-query';
+export { splitSqsBatch, mergeFailedEntries } from './batch-entries';
+export { isSqsBatchOperation, SQS_BATCH_OPERATIONS } from './sqs-batch';
+export { TransactionConflictTracker } from './transaction-conflicts';
+export { itemIdentity, canonicalNumber } from './dynamodb-keys';
+export { sqsMessageBytes } from './sqs-message';
+export { snsMessageBytes } from './sns-publish';
+export { DYNAMODB_LIMITS, KINESIS_LIMITS, SNS_LIMITS, SQS_LIMITS } from './limits';
+export { CONTRACT_RULES } from './rules';
+export type { AwsError, AwsFault, CheckResult } from './aws-error';
+export type { ContractService, RequestInput } from './check-request';
+export type { RenderedError, WireProtocol } from './render';
+export type { RequestTarget } from './targets';
+export type { SplitBatch, SqsFailedEntry } from './batch-entries';
+export type { SqsBatchOperation } from './sqs-batch';
+export type { ConflictDecision, ConflictStats, ConflictTicket, ConflictTrackerOptions } from './transaction-conflicts';
+export type { DynamoDbFacts, KinesisFacts, RequestFacts, SnsFacts, SqsFacts } from './facts';

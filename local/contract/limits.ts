@@ -1,0 +1,56 @@
+/**
+ * The AWS limits the contract rules enforce, each with where AWS states it. One place for the
+ * numbers, so the rules, their tests and the README agree.
+ */
+
+/** SQS (API Reference: SendMessage, SendMessageBatch, ReceiveMessage, ChangeMessageVisibility; Developer Guide: quotas). */
+export const SQS_LIMITS = {
+  /** Largest message and default `MaximumMessageSize` since 2025 (before: 262,144). */
+  maxMessageBytes: 1_048_576,
+  /** A batch's messages together may not pass this, whatever the queue's own limit. */
+  maxBatchBytes: 1_048_576,
+  maxBatchEntries: 10,
+  maxBatchEntryIdLength: 80,
+  maxAttributes: 10,
+  /** A name must be shorter than 256 bytes (AWS's message says so; the guide says "up to 256 characters"). */
+  maxAttributeNameBytes: 255,
+  /** A data type must be shorter than 256 bytes. */
+  maxAttributeTypeBytes: 255,
+  maxVisibilityTimeoutSeconds: 43_200,
+  maxDelaySeconds: 900,
+  maxReceiveMessages: 10,
+  maxWaitTimeSeconds: 20,
+} as const;
+
+/** DynamoDB (Developer Guide: "Quotas in DynamoDB", "Transaction conflict handling"). */
+export const DYNAMODB_LIMITS = {
+  maxTransactionActions: 100,
+} as const;
+
+/** Kinesis (API Reference: PutRecord, PutRecords). */
+export const KINESIS_LIMITS = {
+  /** The model's constraint on `Data` that kinesalite copies (1 MiB); a stream's own limit may be set higher since 2025. */
+  maxDataBytes: 1_048_576,
+  /** A stream's default maximum record size, data plus partition key (`MaxRecordSizeInKiB` 1024). */
+  defaultMaxRecordKiB: 1_024,
+  minPartitionKeyLength: 1,
+  maxPartitionKeyLength: 256,
+  minRecords: 1,
+  maxRecords: 500,
+  /**
+   * A PutRecords request's data plus partition keys, as "Records size exceeds 5 MB limit" names it.
+   * The API Reference of 2025 (SDK 3.1143) says 10 MiB; kinesalite refuses bodies over 7 MiB of
+   * base64 (about 5.25 MiB of data) with a bare 413 anyway. Override with `KinesisFacts`.
+   */
+  maxPutRecordsBytes: 5 * 1_048_576,
+} as const;
+
+/** SNS (API Reference: Publish; Developer Guide: "Amazon SNS message attributes"). */
+export const SNS_LIMITS = {
+  /** A topic's default `MaximumMessageSize`; a topic may raise it to 1 MiB. Body plus attributes. */
+  defaultMaxMessageBytes: 262_144,
+  /** "Length of message attribute name must be less than 256 bytes." */
+  maxAttributeNameBytes: 255,
+  /** "less than 100 characters long". */
+  maxSubjectLength: 99,
+} as const;

@@ -1,0 +1,67 @@
+/**
+ * Renders an `AwsError` as the HTTP answer AWS sends, byte for byte where it matters to a
+ * client: the status, the content type, the JSON `__type` (or the query protocol's XML
+ * `<ErrorResponse>`) and, for SQS, the `x-amzn-query-error` header the SDK names its errors by.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AwsError } from './aws-error';
+
+/** The wire protocols of the clients here (AWS SDK v3, AWS CLI v1). */
+export const WIRE_PROTOCOLS = {
+  /** SQS, DynamoDB, DynamoDB Streams: `application/x-amz-json-1.0`. */
+  json10: 'application/x-amz-json-1.0',
+  /** Kinesis: `application/x-amz-json-1.1`. */
+  json11: 'application/x-amz-json-1.1',
+  /** SNS: form-encoded requests, XML answers. */
+  query: 'text/xml',
+} as const;
+
+export type WireProtocol = keyof typeof WIRE_PROTOCOLS;
+
+/** An HTTP answer, ready to write. */
+export interface RenderedError {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Names the contract rule that refused a request, so a reader can tell it from the engine's own errors. */
+export const CONTRACT_RULE_HEADER = 'x-eo-contract-rule';
+
+/** The SNS API's XML namespace, which its `<ErrorResponse>` carries. */
+const SNS_XML_NAMESPACE = 'http://sns.amazonaws.com/doc/2010-03-31/';
+
+/**
+ * The HTTP answer for `error` in `protocol`.
+ *
+ * @example
+ * const answer = renderError('json10', result.error);
+ * res.writeHead(answer.status, answer.headers).end(answer.body);
+ */
+export function renderError(protocol: WireProtocol, error: AwsError, requestId: string = randomUUID()): RenderedError {
+  const body = protocol === 'query' ? queryBody(error, requestId) : jsonBody(error);
+  const headers: Record<string, string> = {
+    'content-type': WIRE_PROTOCOLS[protocol],
+    'content-length': String(Buffer.byteLength(body)),
+    'x-amzn-requestid': requestId,
+    [CONTRACT_RULE_HEADER]: error.rule,
+  };
+  if (protocol !== 'query' && error.queryErrorHeader !== undefined) headers['x-amzn-query-error'] = error.queryErrorHeader;
+  return { status: error.status, headers, body };
+}
+
+function jsonBody(error: AwsError): string {
+  return JSON.stringify({ __type: error.jsonType, ...error.fields, [error.messageKey]: error.message });
+}
+
+function queryBody(error: AwsError, requestId: string): string {
+  return (
+    `<ErrorResponse xmlns="${SNS_XML_NAMESPACE}"><Error><Type>${error.fault}</Type>` +
+    `<Code>${escapeXml(error.code)}</Code><Message>${escapeXml(error.message)}</Message></Error>` +
+    `<RequestId>${requestId}</RequestId></ErrorResponse>`
+  );
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}

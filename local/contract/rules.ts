@@ -1,0 +1,20 @@
+/**
+ * Every rule id the layer can put in `AwsError.rule` (and in the `x-eo-contract-rule` header),
+ * gathered by service, so a proxy, a test or a reader can list them.
+ */
+import { DYNAMODB_RULES } from './dynamodb-rules';
+import { KINESIS_RULES } from './kinesis-rules';
+import { SNS_RULES } from './sns-publish';
+import { SQS_ATTRIBUTE_RULES } from './sqs-attributes';
+import { SQS_BATCH_RULES } from './sqs-batch';
+import { SQS_MESSAGE_RULES } from './sqs-message';
+import { SQS_RANGE_RULES } from './sqs-ranges';
+import { CONFLICT_RULES } from './transaction-conflicts';
+
+/** Rule ids by service. */
+export const CONTRACT_RULES = {
+  sqs: { ...SQS_MESSAGE_RULES, ...SQS_ATTRIBUTE_RULES, ...SQS_BATCH_RULES, ...SQS_RANGE_RULES },
+  sns: SNS_RULES,
+  dynamodb: { ...DYNAMODB_RULES, ...CONFLICT_RULES },
+  kinesis: KINESIS_RULES,
+} as const;

@@ -1,0 +1,35 @@
+/**
+ * Which service, operation and wire protocol a request speaks, from its headers: the JSON
+ * protocols name the operation in `X-Amz-Target` (`AmazonSQS.SendMessage`,
+ * `DynamoDB_20120810.PutItem`, `Kinesis_20131202.PutRecords`); SNS's query protocol names it in
+ * the form's `Action`.
+ */
+import type { ContractService } from './check-request';
+import type { WireProtocol } from './render';
+
+/** A request's service, operation and protocol. */
+export interface RequestTarget {
+  readonly service: ContractService | 'dynamodb-streams';
+  readonly operation: string;
+  readonly protocol: WireProtocol;
+}
+
+const TARGET_PREFIXES = {
+  AmazonSQS: { service: 'sqs', protocol: 'json10' },
+  DynamoDB_20120810: { service: 'dynamodb', protocol: 'json10' },
+  DynamoDBStreams_20120810: { service: 'dynamodb-streams', protocol: 'json10' },
+  Kinesis_20131202: { service: 'kinesis', protocol: 'json11' },
+} as const;
+
+/** The target an `X-Amz-Target` header names, or undefined for another service or none. */
+export function targetOfHeader(header: string | undefined): RequestTarget | undefined {
+  const [prefix = '', operation = ''] = (header ?? '').split('.');
+  const known = TARGET_PREFIXES[prefix as keyof typeof TARGET_PREFIXES];
+  return known === undefined || operation === '' ? undefined : { ...known, operation };
+}
+
+/** The SNS target of a query-protocol form, or undefined without an `Action`. */
+export function targetOfSnsForm(form: URLSearchParams): RequestTarget | undefined {
+  const action = form.get('Action');
+  return action === null ? undefined : { service: 'sns', operation: action, protocol: 'query' };
+}
