@@ -1,0 +1,153 @@
+/**
+ * Decides a request as IAM does within one account (IAM User Guide, "Policy evaluation logic"):
+ * an explicit Deny in any applicable policy wins; otherwise an Allow in the role's identity-based
+ * policies or in the resource's policy (naming the caller) allows; otherwise the request is
+ * implicitly denied. KMS is stricter: its key policy must allow, and a key policy that allows
+ * the account (`arn:aws:iam::<account>:root`) delegates the decision to the identity-based
+ * policies (AWS KMS Developer Guide, "Default key policy"); only that rule of KMS is modelled.
+ */
+import { randomUUID } from 'node:crypto';
+import { conditionLookup, type ConditionLookup } from './conditions';
+import { awsDenial, type AwsDenial, type Refusal, type WireProtocol } from './denial';
+import { UnsupportedConditionOperatorError } from './errors';
+import { principalArns, PrincipalMatch, type PrincipalArns } from './principal';
+import { roleIdentity, type RolePolicies } from './role-policies';
+import { describe, type CompiledStatement } from './statement';
+import { ResourcePolicyKind, type ResourcePolicy } from './template-resource-policies';
+import { DenyReason, Effect, PolicyType, type AwsService, type Permission, type RequestContext, type RolePrincipal, type StatementOrigin } from './types';
+
+/** One request to decide. */
+export interface AuthorizationRequest {
+  /** The service called: it words the denial (an SNS publish refused by KMS is SNS's error). */
+  readonly service: AwsService;
+  readonly principal: RolePrincipal;
+  /** What the request needs (see `requiredPermissions`), checked in order; the first refused is reported. */
+  readonly permissions: readonly Permission[];
+  readonly context: RequestContext;
+  /** The request id in the denial. @default a random UUID */
+  readonly requestId?: string;
+  /** SQS only: the protocol the request came in. @default JSON */
+  readonly protocol?: WireProtocol;
+}
+
+/** The request is allowed. */
+export interface Allowed {
+  readonly allowed: true;
+}
+
+/** The request is refused: the first permission refused, why, and the service's response. */
+export interface Denied extends Refusal {
+  readonly allowed: false;
+  /** The Deny statement that decided it (explicit denies only). */
+  readonly origin?: StatementOrigin;
+  readonly denial: AwsDenial;
+}
+
+export type AuthorizationResult = Allowed | Denied;
+
+type Verdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: DenyReason; readonly policyType: PolicyType; readonly origin?: StatementOrigin };
+
+const ALLOWED: Allowed = { allowed: true };
+
+/**
+ * Decides whether the principal may make the request.
+ * @throws UnknownRoleError when the principal's role is not in the policies
+ * @throws UnsupportedConditionOperatorError when the decision depends on a condition it cannot evaluate
+ */
+export function authorize(policies: RolePolicies, request: AuthorizationRequest): AuthorizationResult {
+  const statements = roleIdentity(policies, request.principal.roleLogicalId).statements;
+  const caller = principalArns(request.principal);
+  const lookup = conditionLookup({ ...principalKeys(caller), ...request.context });
+  for (const permission of request.permissions) {
+    const verdict = decide(permission, statements, policies.resourcePolicies.get(permission.resource), caller, lookup);
+    if (!verdict.allowed) return denied(request, caller, permission, verdict);
+  }
+  return ALLOWED;
+}
+
+/** The global condition keys IAM sets for a role session. */
+function principalKeys(caller: PrincipalArns): Record<string, string> {
+  return { 'aws:PrincipalArn': caller.roleArn, 'aws:PrincipalAccount': caller.accountId, 'aws:PrincipalType': 'AssumedRole' };
+}
+
+function denied(request: AuthorizationRequest, caller: PrincipalArns, permission: Permission, verdict: Exclude<Verdict, Allowed>): Denied {
+  const refusal: Refusal = { principalArn: caller.sessionArn, action: permission.action, resource: permission.resource, reason: verdict.reason, policyType: verdict.policyType };
+  const denial = awsDenial(request.service, refusal, { requestId: request.requestId ?? randomUUID(), protocol: request.protocol });
+  return { allowed: false, ...refusal, origin: verdict.origin, denial };
+}
+
+function decide(permission: Permission, identity: readonly CompiledStatement[], resource: ResourcePolicy | undefined, caller: PrincipalArns, lookup: ConditionLookup): Verdict {
+  const own = scan(identity, permission, caller, lookup);
+  const theirs = resource ? scan(resource.statements, permission, caller, lookup) : {};
+  const explicit = explicitDeny(own, theirs);
+  if (explicit) return explicit;
+  return resource?.kind === ResourcePolicyKind.KEY ? keyVerdict(own, theirs) : eitherVerdict(own, theirs);
+}
+
+/** A matching statement: definite, or undecided for an operator the evaluator does not implement. */
+interface Finding {
+  readonly origin: StatementOrigin;
+  readonly unsupported?: string;
+}
+
+/** The matching statements by role: a Deny, an Allow naming the caller, an Allow naming its account. */
+interface Findings {
+  readonly deny?: Finding;
+  readonly allow?: Finding;
+  readonly delegate?: Finding;
+}
+
+function scan(statements: readonly CompiledStatement[], permission: Permission, caller: PrincipalArns, lookup: ConditionLookup): Findings {
+  const findings: { -readonly [slot in keyof Findings]: Finding } = {};
+  for (const statement of statements) {
+    const slot = slotOf(statement, permission, caller);
+    if (slot === undefined || (findings[slot] && !findings[slot].unsupported)) continue;
+    const outcome = statement.condition.evaluate(lookup);
+    if (outcome === true) findings[slot] = { origin: statement.origin };
+    else if (outcome !== false) findings[slot] ??= { origin: statement.origin, unsupported: outcome.unsupported };
+  }
+  return findings;
+}
+
+function slotOf(statement: CompiledStatement, permission: Permission, caller: PrincipalArns): keyof Findings | undefined {
+  if (!statement.covers(permission)) return undefined;
+  const match = statement.principal ? statement.principal(caller) : PrincipalMatch.CALLER;
+  if (match === PrincipalMatch.NONE) return undefined;
+  if (statement.effect === Effect.DENY) return 'deny';
+  return match === PrincipalMatch.CALLER ? 'allow' : 'delegate';
+}
+
+function explicitDeny(own: Findings, theirs: Findings): Verdict | undefined {
+  for (const [findings, policyType] of [[own, PolicyType.IDENTITY], [theirs, PolicyType.RESOURCE]] as const) {
+    if (findings.deny && !findings.deny.unsupported) return { allowed: false, reason: DenyReason.EXPLICIT_DENY, policyType, origin: findings.deny.origin };
+  }
+  refuseUndecided(own.deny, theirs.deny);
+  return undefined;
+}
+
+/** Queues and topics: either the identity-based policy or the resource's policy may allow. */
+function eitherVerdict(own: Findings, theirs: Findings): Verdict {
+  if (isDefinite(own.allow) || isDefinite(theirs.allow)) return ALLOWED;
+  refuseUndecided(own.allow, theirs.allow);
+  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: PolicyType.IDENTITY };
+}
+
+/** KMS keys: the key policy must allow the caller, or allow the account and leave it to IAM. */
+function keyVerdict(own: Findings, key: Findings): Verdict {
+  if (isDefinite(key.allow)) return ALLOWED;
+  const delegated = isDefinite(key.delegate);
+  const verdict = delegated ? eitherVerdict(own, {}) : undefined;
+  if (verdict?.allowed) return verdict;
+  refuseUndecided(key.allow, key.delegate);
+  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: delegated ? PolicyType.IDENTITY : PolicyType.RESOURCE };
+}
+
+function isDefinite(finding: Finding | undefined): boolean {
+  return finding !== undefined && finding.unsupported === undefined;
+}
+
+/** The decision hangs on a statement the evaluator cannot decide: refuse, naming the operator. */
+function refuseUndecided(...findings: readonly (Finding | undefined)[]): void {
+  const undecided = findings.find((finding) => finding?.unsupported !== undefined);
+  if (undecided?.unsupported) throw new UnsupportedConditionOperatorError(undecided.unsupported, describe(undecided.origin));
+}

@@ -1,0 +1,138 @@
+/**
+ * A refused request as the service answers it: error code, HTTP status, message, headers and body,
+ * one function per service. The message is IAM's, `User: <session ARN> is not authorized to
+ * perform: <action> on resource: <ARN> because no identity-based policy allows the <action>
+ * action` (or `... with an explicit deny in a resource-based policy`), as seen in real responses:
+ * - DynamoDB: `AccessDeniedException`, 400 ("Service: DynamoDb, Status Code: 400");
+ *   `__type` `com.amazon.coral.service#AccessDeniedException` (aws-amplify/amplify-category-api#2561).
+ * - SQS: `AccessDenied`, 403, the action in lower case (`sqs:sendmessage`; aws/serverless-application-model#3633).
+ *   JSON protocol: `x-amzn-query-error: AccessDenied;Sender` (SQS Developer Guide, "Interpreting
+ *   Amazon SQS JSON API responses"), `__type` `com.amazon.coral.service#AccessDeniedException`.
+ * - Kinesis: `AccessDeniedException`, 400 (awslabs/amazon-kinesis-connector-flink#65; body as in aws-amplify/amplify-cli#11631).
+ * - SNS: `AuthorizationError`, 403, the action as `SNS:Publish` (aws-ia/terraform-aws-control_tower_account_factory#151);
+ *   a KMS refusal while publishing to an encrypted topic is `KMSAccessDenied`, 400, carrying KMS's
+ *   own message (aws-samples/aws-secure-environment-accelerator#971; the SDK's SNS model).
+ * - KMS: `AccessDeniedException`, 400 ("Service: AWSKMS; Status Code: 400").
+ */
+import { AwsService, DenyReason, PolicyType } from './types';
+
+/** What was refused, and why, in IAM's terms. */
+export interface Refusal {
+  /** The caller's role session ARN. */
+  readonly principalArn: string;
+  readonly action: string;
+  readonly resource: string;
+  readonly reason: DenyReason;
+  readonly policyType: PolicyType;
+}
+
+/** The response a service sends for a refused request. */
+export interface AwsDenial {
+  readonly service: AwsService;
+  /** The error code on the wire (what the SDK reports as the error's code). */
+  readonly code: string;
+  readonly status: 400 | 403;
+  readonly message: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** The wire protocols: the AWS SDK for JavaScript v3 speaks JSON to SQS, the query protocol to SNS. */
+export const WireProtocol = { JSON: 'json', QUERY: 'query' } as const;
+export type WireProtocol = (typeof WireProtocol)[keyof typeof WireProtocol];
+
+/** Options of {@link awsDenial}. */
+export interface DenialOptions {
+  readonly requestId: string;
+  /** Only SQS speaks both. @default the SDK v3's protocol: JSON for SQS */
+  readonly protocol?: WireProtocol;
+}
+
+/** IAM's sentence for a refusal; `render` writes the action as the service does. */
+export function notAuthorizedMessage(refusal: Refusal, render: (action: string) => string = (action) => action): string {
+  const action = render(refusal.action);
+  const article = refusal.policyType === PolicyType.IDENTITY ? 'an' : 'a';
+  const why = refusal.reason === DenyReason.EXPLICIT_DENY ? `with an explicit deny in ${article} ${refusal.policyType} policy` : `because no ${refusal.policyType} policy allows the ${action} action`;
+  return `User: ${refusal.principalArn} is not authorized to perform: ${action} on resource: ${refusal.resource} ${why}`;
+}
+
+/** The response of `service` refusing a request. */
+export function awsDenial(service: AwsService, refusal: Refusal, options: DenialOptions): AwsDenial {
+  switch (service) {
+    case AwsService.DYNAMODB:
+    case AwsService.DYNAMODB_STREAMS:
+      return dynamodbDenial(refusal, options.requestId, service);
+    case AwsService.SQS:
+      return sqsDenial(refusal, options.requestId, options.protocol ?? WireProtocol.JSON);
+    case AwsService.KINESIS:
+      return kinesisDenial(refusal, options.requestId);
+    case AwsService.SNS:
+      return snsDenial(refusal, options.requestId);
+    case AwsService.KMS:
+      return kmsDenial(refusal, options.requestId);
+  }
+}
+
+/** DynamoDB (and DynamoDB Streams, which answers alike): JSON 1.0. */
+export function dynamodbDenial(refusal: Refusal, requestId: string, service: AwsService = AwsService.DYNAMODB): AwsDenial {
+  const message = notAuthorizedMessage(refusal);
+  const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: message });
+  return { service, code: 'AccessDeniedException', status: 400, message, headers: jsonHeaders('1.0', requestId), body };
+}
+
+/** SQS: the action in lower case; JSON with the query-compatible error header, or the query protocol's XML. */
+export function sqsDenial(refusal: Refusal, requestId: string, protocol: WireProtocol = WireProtocol.JSON): AwsDenial {
+  const message = notAuthorizedMessage(refusal, (action) => action.toLowerCase());
+  const denial = { service: AwsService.SQS, code: 'AccessDenied', status: 403, message } as const;
+  if (protocol === WireProtocol.QUERY) {
+    const body = `<?xml version="1.0"?><ErrorResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/">${xmlError('AccessDenied', message)}<Detail/></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+    return { ...denial, headers: xmlHeaders(requestId), body };
+  }
+  const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message });
+  return { ...denial, headers: { ...jsonHeaders('1.0', requestId), 'x-amzn-query-error': 'AccessDenied;Sender' }, body };
+}
+
+/** Kinesis: JSON 1.1. */
+export function kinesisDenial(refusal: Refusal, requestId: string): AwsDenial {
+  const message = notAuthorizedMessage(refusal);
+  const body = JSON.stringify({ __type: 'AccessDeniedException', Message: message });
+  return { service: AwsService.KINESIS, code: 'AccessDeniedException', status: 400, message, headers: jsonHeaders('1.1', requestId), body };
+}
+
+/** SNS (query protocol): `AuthorizationError`, or `KMSAccessDenied` when the topic's key refused. */
+export function snsDenial(refusal: Refusal, requestId: string): AwsDenial {
+  if (refusal.action.toLowerCase().startsWith('kms:')) {
+    const message = `${notAuthorizedMessage(refusal)} (Service: AWSKMS; Status Code: 400; Error Code: AccessDeniedException; Request ID: ${requestId}; Proxy: null)`;
+    return snsError('KMSAccessDenied', 400, message, requestId);
+  }
+  return snsError('AuthorizationError', 403, notAuthorizedMessage(refusal, (action) => action.replace(/^sns:/i, 'SNS:')), requestId);
+}
+
+function snsError(code: string, status: 400 | 403, message: string, requestId: string): AwsDenial {
+  const body = `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">${xmlError(code, message)}</Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+  return { service: AwsService.SNS, code, status, message, headers: xmlHeaders(requestId), body };
+}
+
+/** KMS called directly: JSON 1.1. */
+export function kmsDenial(refusal: Refusal, requestId: string): AwsDenial {
+  const message = notAuthorizedMessage(refusal);
+  const body = JSON.stringify({ __type: 'AccessDeniedException', message });
+  return { service: AwsService.KMS, code: 'AccessDeniedException', status: 400, message, headers: jsonHeaders('1.1', requestId), body };
+}
+
+function jsonHeaders(version: '1.0' | '1.1', requestId: string): Record<string, string> {
+  return { 'content-type': `application/x-amz-json-${version}`, 'x-amzn-requestid': requestId };
+}
+
+function xmlHeaders(requestId: string): Record<string, string> {
+  return { 'content-type': 'text/xml', 'x-amzn-requestid': requestId };
+}
+
+/** `<Error><Type>Sender</Type><Code>…</Code><Message>…</Message>`, left open for what follows. */
+function xmlError(code: string, message: string): string {
+  return `<Error><Type>Sender</Type><Code>${code}</Code><Message>${escapeXml(message)}</Message>`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}

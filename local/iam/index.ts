@@ -1,0 +1,36 @@
+/**
+ * Local mode's IAM evaluator: the statements a template gives each role, decided against each
+ * request as IAM would, and refusals worded as the services word them. Pure and synchronous:
+ * compile once per template, then authorize every request.
+ */
+export { compileRolePolicies, functionPrincipal, roleIdentity } from './role-policies';
+export { authorize } from './authorize';
+export { requiredPermissions } from './required-permissions';
+export { awsDenial, dynamodbDenial, kinesisDenial, kmsDenial, notAuthorizedMessage, snsDenial, sqsDenial, WireProtocol } from './denial';
+export { deployedResolveContext, deployedResources } from './deployed-names';
+export { kinesisStreamArn, keyArn, queueArn, queueArnFromUrl, tableArn } from './arns';
+export { principalArns } from './principal';
+export { MANAGED_POLICIES } from './managed-policies';
+export { SUPPORTED_CONDITION_OPERATORS } from './conditions';
+export { ResourcePolicyKind } from './template-resource-policies';
+export { AwsService, DenyReason, Effect, PolicyType } from './types';
+export {
+  IamError,
+  PolicyDocumentError,
+  UnknownManagedPolicyError,
+  UnknownResourceError,
+  UnknownRoleError,
+  UnsupportedConditionOperatorError,
+  UnsupportedOperationError,
+} from './errors';
+export type { Allowed, AuthorizationRequest, AuthorizationResult, Denied } from './authorize';
+export type { AwsDenial, DenialOptions, Refusal } from './denial';
+export type { DeployedNamesOptions } from './deployed-names';
+export type { ArnScope } from './arns';
+export type { PrincipalArns } from './principal';
+export type { FunctionPrincipalOptions, RolePolicies } from './role-policies';
+export type { PermissionLookups, RequestInput } from './request-input';
+export type { ResourcePolicy } from './template-resource-policies';
+export type { RoleIdentity } from './template-roles';
+export type { CompiledStatement } from './statement';
+export type { CompileNote, ConditionValues, Permission, RequestContext, Resolve, RolePrincipal, StatementOrigin } from './types';

@@ -1,0 +1,22 @@
+/**
+ * SNS operations and the actions they need: `sns:Publish` on the topic (or the endpoint or phone
+ * number published to, which AWS names as the resource: functionalone/serverless-iam-roles-per-function#106).
+ * Publishing to a topic encrypted with a KMS key also needs `kms:GenerateDataKey` and
+ * `kms:Decrypt` on that key, checked with the publisher's permissions (SNS Developer Guide,
+ * "Key management": publishers need `kms:GenerateDataKey*` and `kms:Decrypt`).
+ */
+import { UnknownResourceError, UnsupportedOperationError } from './errors';
+import type { PermissionLookups, RequestInput } from './request-input';
+import { AwsService, type Permission } from './types';
+
+const PUBLISH_OPERATIONS = ['Publish', 'PublishBatch'];
+
+/** The permissions of an SNS request. */
+export function snsPermissions(name: string, input: RequestInput, lookups: PermissionLookups): Permission[] {
+  if (!PUBLISH_OPERATIONS.includes(name)) throw new UnsupportedOperationError(AwsService.SNS, name);
+  const target = [input.TopicArn, input.TargetArn, input.PhoneNumber].find((value): value is string => typeof value === 'string' && value !== '');
+  if (target === undefined) throw new UnknownResourceError(AwsService.SNS, name, 'the request has no TopicArn, TargetArn or PhoneNumber');
+  const key = lookups.topicKeys?.get(target);
+  const kms = key === undefined ? [] : [{ action: 'kms:GenerateDataKey', resource: key }, { action: 'kms:Decrypt', resource: key }];
+  return [{ action: 'sns:Publish', resource: target }, ...kms];
+}
