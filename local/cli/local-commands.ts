@@ -36,7 +36,15 @@ async function up(flags: UpFlags): Promise<void> {
   mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
   const log = fileOutput(flags.functionsLog);
   try {
-    const stack = await startLocalStack({ output: log.sink, onInitFailure: initFailurePrinter(flags.functionsLog), onPhase: (phase) => progress.phase(phase) });
+    const stack = await startLocalStack({
+      output: log.sink,
+      onInitFailure: initFailurePrinter(flags.functionsLog),
+      // A user's AWS CLI (or a function) that sends what AWS would refuse should hear why, where they look.
+      onRefusal: (line, kind) => {
+        if (kind !== 'conflict') process.stderr.write(`eo: AWS would refuse this: ${line}\n`);
+      },
+      onPhase: (phase) => progress.phase(phase),
+    });
     const state = localStateOf(stack);
     writeLocalState(flags.state, state);
     process.stdout.write(`${banner(state, flags)}\n`);

@@ -1,4 +1,5 @@
 /** The demo's report: the JSON the issue specifies, the summary table, and the invariants. */
+import { awsContractRows, type AwsContractReport } from './aws-contract';
 import { notificationViolations } from './notifications';
 import type { Mismatch, Verification } from './verify';
 
@@ -38,6 +39,8 @@ export interface DemoReport {
   readonly lost: number;
   readonly alarms: { readonly notifications: number };
   readonly redrive?: RedriveReport;
+  /** The AWS contract layer over the whole run: requests checked, refused, IAM checks and denials, conflicts raised. */
+  readonly aws?: AwsContractReport;
   readonly durationMs: number;
   readonly eventsPerSecond: number;
   /** Invariants that failed; empty when the run proves the effects exact. */
@@ -110,6 +113,7 @@ export function summaryTable(report: DemoReport): string {
     ['lost events', String(report.lost)],
     ['alarm notifications', String(report.alarms.notifications)],
     ...redriveRows(report),
+    ...(report.aws ? awsContractRows(report.aws) : []),
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${report.eventsPerSecond} events/s)`],
     ['result', verdict(report)],
   ]);

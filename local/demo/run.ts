@@ -77,6 +77,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   }
 }
 
+/** How the contract layer's refusals are marked in the functions' log. */
+const CONTRACT_LOG_SOURCE = { functionName: 'aws-contract-layer', stream: 'stderr' } as const;
+
 interface StartWiring {
   readonly faults: DeliveryFaultPlan;
   readonly deliveries: DeliveryCounter;
@@ -94,6 +97,7 @@ async function start(options: DemoOptions, wiring: StartWiring): Promise<LocalSt
       throttleRate: options.throttleRate,
       serverErrorRate: options.serverErrorRate,
       output: wiring.sink,
+      onRefusal: (line) => wiring.sink(`${line}\n`, CONTRACT_LOG_SOURCE),
       onInitFailure: firstOnly((failure) => (options.alert ?? alertOnStderr)(`eo: ${initFailureSummary(failure)} (logged in ${wiring.logFile})`)),
       wrapInvoker: (id, invoke) => wiring.deliveries.wrap(id, invoke),
       onPhase: (phase) => options.progress.phase(phase),

@@ -6,11 +6,19 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './account';
 import type { EngineEndpoints } from './types';
 
-const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } as const;
+/** What a local client signs with: the local account's administrator by default, or a function's own. */
+export interface ClientCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+
+function common(credentials: ClientCredentials = LOCAL_CREDENTIALS) {
+  return { region: LOCAL_REGION, credentials: { ...credentials } };
+}
 
 /** A DynamoDB client for DynamoDB Local at `endpoint`. */
-export function dynamoDbClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ ...common, endpoint });
+export function dynamoDbClient(endpoint: string, credentials?: ClientCredentials): DynamoDBClient {
+  return new DynamoDBClient({ ...common(credentials), endpoint });
 }
 
 /**
@@ -18,18 +26,18 @@ export function dynamoDbClient(endpoint: string): DynamoDBClient {
  * which may not resolve, and by default the client sends to the queue URL's host: so send to
  * the endpoint instead (fauxqs routes on the path).
  */
-export function sqsClient(endpoint: string): SQSClient {
-  return new SQSClient({ ...common, endpoint, useQueueUrlAsEndpoint: false });
+export function sqsClient(endpoint: string, credentials?: ClientCredentials): SQSClient {
+  return new SQSClient({ ...common(credentials), endpoint, useQueueUrlAsEndpoint: false });
 }
 
 /** An SNS client for fauxqs at `endpoint` (the same endpoint as SQS). */
-export function snsClient(endpoint: string): SNSClient {
-  return new SNSClient({ ...common, endpoint });
+export function snsClient(endpoint: string, credentials?: ClientCredentials): SNSClient {
+  return new SNSClient({ ...common(credentials), endpoint });
 }
 
 /** A Kinesis client for kinesalite at `endpoint`, over HTTP/1.1: kinesalite has no HTTP/2. */
-export function kinesisClient(endpoint: string): KinesisClient {
-  return new KinesisClient({ ...common, endpoint, requestHandler: new NodeHttpHandler() });
+export function kinesisClient(endpoint: string, credentials?: ClientCredentials): KinesisClient {
+  return new KinesisClient({ ...common(credentials), endpoint, requestHandler: new NodeHttpHandler() });
 }
 
 /** One client per local service. */
@@ -47,12 +55,12 @@ export interface LocalClients {
  * const engines = await startEngines();
  * const { dynamodb, sqs } = localClients(requireEndpoints(engines.endpoints));
  */
-export function localClients(endpoints: Required<EngineEndpoints>): LocalClients {
+export function localClients(endpoints: Required<EngineEndpoints>, credentials?: ClientCredentials): LocalClients {
   return {
-    dynamodb: dynamoDbClient(endpoints.dynamodb),
-    sqs: sqsClient(endpoints.sqs),
-    sns: snsClient(endpoints.sqs),
-    kinesis: kinesisClient(endpoints.kinesis),
+    dynamodb: dynamoDbClient(endpoints.dynamodb, credentials),
+    sqs: sqsClient(endpoints.sqs, credentials),
+    sns: snsClient(endpoints.sqs, credentials),
+    kinesis: kinesisClient(endpoints.kinesis, credentials),
   };
 }
 

@@ -17,6 +17,6 @@ export { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './account';
 export { freePort, localEndpoint, LOCAL_HOST } from './ports';
 export { EngineError, EngineStartError, JavaNotFoundError, PortInUseError } from './errors';
 export { ENGINE_NAMES } from './types';
-export type { LocalClients } from './clients';
+export type { ClientCredentials, LocalClients } from './clients';
 export type { DynamoDbLocalOptions } from './dynamodb-local';
 export type { EngineEndpoints, EngineName, Engines, RunningEngine, StartEnginesOptions } from './types';

@@ -42,6 +42,12 @@ export interface MappingOptions {
   readonly overrides?: MappingOverrides;
   /** Wraps a function's invoker, e.g. to count deliveries. */
   readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
+  /**
+   * The clients a mapping calls with on its function's behalf (receive, delete, change visibility,
+   * read the stream, send to the on-failure queue): on AWS those calls are authorized against the
+   * function's execution role. @default - `clients` and `dynamodbStreams`
+   */
+  readonly clientsFor?: (functionLogicalId: string) => { readonly sqs: LocalClients['sqs']; readonly kinesis: LocalClients['kinesis']; readonly dynamodbStreams: DynamoDBStreamsClient };
 }
 
 export interface MappingOverrides {
@@ -65,10 +71,16 @@ function createMapping(resource: NamedResource, options: MappingOptions): Mappin
   const queue = [...options.stack.queues.values()].find((candidate) => candidate.arn === sourceArn);
   const reportBatchItemFailures = ((props.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures');
   if (queue) {
-    return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, queue, invoke, reportBatchItemFailures, options) };
+    return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, queue, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
   }
   const kind = sourceArn.includes(':kinesis:') ? 'kinesis' : 'dynamodb-stream';
-  return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, options) };
+  return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
+}
+
+/** The clients a function's mapping calls with: its own, when the caller gives them. */
+function clientsOf(options: MappingOptions, functionLogicalId: string): Partial<Pick<MappingOptions, 'clients' | 'dynamodbStreams'>> {
+  const own = options.clientsFor?.(functionLogicalId);
+  return own ? { clients: { ...options.clients, sqs: own.sqs, kinesis: own.kinesis }, dynamodbStreams: own.dynamodbStreams } : {};
 }
 
 function sqsMapping(props: Record<string, unknown>, queue: LocalQueue, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): SqsMapping {

@@ -5,13 +5,15 @@
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { AlarmEvaluator } from '../alarms';
-import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, startEngines, type Engines, type LocalClients } from '../engines';
+import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, startEngines, type EngineEndpoints, type Engines, type LocalClients } from '../engines';
+import type { ContractGateways, ContractStats, RefusalListener } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
 import { InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
 import type { DeliveryFaults, Invoker } from '../types';
 import { alarmSpecs, type AlarmSpecs } from './alarms';
 import { assertBundled, ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
+import { credentialsEnvironment, enforceTemplateIam, mappingClients, startStackGateways } from './contract';
 import { drainStack, type StackDrainOptions } from './drain';
 import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
@@ -57,6 +59,8 @@ export interface LocalStackOptions {
   /** Synthesize even when cdk.out looks current. @default false */
   readonly forceSynth?: boolean;
   readonly onPhase?: (phase: string) => void;
+  /** Told of every request the contract layer refuses, in one line (IAM denials, invalid requests, conflicts). @default - nothing */
+  readonly onRefusal?: RefusalListener;
 }
 
 export interface LocalStack {
@@ -66,6 +70,7 @@ export interface LocalStack {
   readonly resources: ProvisionedStack;
   readonly clients: LocalClients;
   readonly dynamodbStreams: DynamoDBStreamsClient;
+  /** The contract layer's gateways in front of the engines: what every client of the stack talks to. */
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string };
   readonly functions: ReadonlyMap<string, LocalFunction>;
   /** What each function was started with (its resolved environment included), by logical id. */
@@ -77,6 +82,8 @@ export interface LocalStack {
   readonly alarmPeriodMs: number;
   readonly deadLetterQueues: readonly DeadLetterQueue[];
   readonly proxy: DynamoFaultProxy;
+  /** What the contract layer checked and refused so far. */
+  contract(): ContractStats;
   /** Whether this start ran `cdk synth`. */
   readonly synthesized: boolean;
   /** Fires at the first function that fails to initialize: a run should stop on it rather than retry in silence. */
@@ -106,7 +113,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
-  const endpoints = requireEndpoints(engines.endpoints);
+  const { gateways, proxy } = await startContract(requireEndpoints(engines.endpoints), stoppers, options);
+  const endpoints = gateways.endpoints;
   const clients = localClients(endpoints);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
   stoppers.unshift(async () => {
@@ -116,19 +124,14 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
   phase('creating the template\'s queues, tables, streams and topics');
   const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
-  const proxy = await startDynamoFaultProxy({ target: endpoints.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
-  stoppers.unshift(() => proxy.stop());
   phase('loading the bundled functions from cdk.out');
-  const extraEnvironment = { ...endpointEnv(endpoints), AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment });
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
+  enforceTemplateIam(gateways, synth.template, resources, specs);
   const initFailures = new InitFailureSignal();
-  const onInitFailure: InitFailureListener = (failure) => {
-    initFailures.report(failure);
-    options.onInitFailure?.(failure);
-  };
-  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure });
+  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure: reportingTo(initFailures, options) });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
-  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
+  const clientsFor = (functionLogicalId: string) => mappingClients(gateways, functionLogicalId);
+  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const alarms = alarmSpecs(synth.template, resources);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.queueDepth, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
@@ -153,10 +156,35 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     proxy,
+    contract: () => gateways.layer.stats(),
     synthesized: 'synthesized' in synth && synth.synthesized === true,
     initFailures,
     drain: (drainOptions) => drainStack(drainTargets, drainOptions),
     stop: () => stopAll(stoppers),
+  };
+}
+
+/**
+ * The fault proxy (DynamoDB throttles and 5xx for the functions' calls) and, in front of the
+ * engines, the contract layer's gateways that every client of the stack goes through.
+ */
+async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
+  const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
+  stoppers.unshift(() => proxy.stop());
+  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal);
+  stoppers.unshift(() => gateways.stop());
+  return { gateways, proxy };
+}
+
+/** A function's spec with its own credentials in its environment, as Lambda gives it its role's. */
+function signedAsItself(spec: FunctionSpec): FunctionSpec {
+  return { ...spec, environment: { ...spec.environment, ...credentialsEnvironment(spec.logicalId) } };
+}
+
+function reportingTo(initFailures: InitFailureSignal, options: LocalStackOptions): InitFailureListener {
+  return (failure) => {
+    initFailures.report(failure);
+    options.onInitFailure?.(failure);
   };
 }
 

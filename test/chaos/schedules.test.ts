@@ -12,7 +12,7 @@ import { scheduleArbitrary } from '../../local/chaos/arbitrary';
 import { demoCommand, runSchedule, type Schedule, type ScheduleRun } from '../../local/chaos/schedule';
 import type { Engines } from '../../local/engines';
 import { ensureSynthesized, type SynthesizedStack } from '../../local/stack/cloud-assembly';
-import { testEndpoints } from '../helpers/engines';
+import { engineEndpoints } from '../helpers/engines';
 
 const SCHEDULES = Number(process.env.EO_CHAOS_SCHEDULES ?? 10);
 const SHRINK = process.env.EO_CHAOS_SHRINK === '1';
@@ -43,7 +43,7 @@ let engines: Engines;
 beforeAll(async () => {
   synthesized = await ensureSynthesized();
   // Jest's global setup started the engines; every schedule provisions its own copy of the stack on them.
-  engines = { endpoints: testEndpoints(), stop: async () => undefined };
+  engines = { endpoints: engineEndpoints(), stop: async () => undefined };
 }, 300_000);
 
 afterAll(() => {

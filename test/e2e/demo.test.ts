@@ -71,8 +71,13 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     alarms: { notifications: number };
     notifications: { expected: number; sent: number; missing: string[] };
     redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
+    aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
   };
   expect(report.violations).toEqual([]);
+  // Everything went through the AWS contract layer: no request AWS would refuse, no call IAM would deny.
+  expect(report.aws.requestsChecked).toBeGreaterThan(0);
+  expect(report.aws.iamChecks).toBeGreaterThan(0);
+  expect(report.aws).toMatchObject({ rejected: 0, iamDenied: 0 });
   expect(report.effects.exact).toBe(true);
   expect(report.lost).toBe(0);
   // The faults really happened: otherwise the run proves nothing.
@@ -99,4 +104,16 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   expect(dumped.orders).toEqual(expected.orders);
   expect(dumped.notifications.map((n) => n.orderId).sort()).toEqual(expected.notifications.map((n) => n.orderId).sort());
   expect(new Set(dumped.notifications.map((n) => n.eventId)).size).toBe(dumped.notifications.length);
+}, 240_000);
+
+test('eo demo with 8 pollers on the page-views queue stays exact while the contract layer raises TransactionConflict as DynamoDB would', async () => {
+  // Small batches, many pollers: concurrent transactions all touch their day's counter item.
+  const flags = ['--events', '800', '--seed', '11', '--concurrency', '8', '--sqs-batch-size', '10', '--sqs-batching-window', '0', '--page-view-share', '0.9'];
+  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const report = JSON.parse(stdout) as { violations: string[]; effects: { exact: boolean }; lost: number; aws: { transactionConflicts: number; rejected: number; iamDenied: number } };
+  expect(report.violations).toEqual([]);
+  expect(report.effects.exact).toBe(true);
+  expect(report.lost).toBe(0);
+  expect(report.aws.transactionConflicts).toBeGreaterThan(0);
+  expect(report.aws).toMatchObject({ rejected: 0, iamDenied: 0 });
 }, 240_000);

@@ -18,16 +18,32 @@ import {
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localClients, type EngineEndpoints, type LocalClients } from '../../local/engines';
-import { TEST_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
+import { TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
 import { pollUntil } from './poll';
 
-/** The endpoints Jest's global setup published; throws if an engine is missing. */
+/** The contract layer's gateways that Jest's global setup started: what tests talk to. Throws if one is missing. */
 export function testEndpoints(): Required<EngineEndpoints> {
-  return { dynamodb: endpointFromEnv('dynamodb'), sqs: endpointFromEnv('sqs'), kinesis: endpointFromEnv('kinesis') };
+  return endpointsFrom(TEST_ENDPOINT_ENV);
 }
 
-function endpointFromEnv(name: keyof typeof TEST_ENDPOINT_ENV): string {
-  const variable = TEST_ENDPOINT_ENV[name];
+/**
+ * The engines' own endpoints, behind the gateways: for a test that shows what an emulator accepts
+ * alone, and for a local stack started on the shared engines (it puts its own gateways in front).
+ */
+export function engineEndpoints(): Required<EngineEndpoints> {
+  return endpointsFrom(TEST_ENGINE_ENDPOINT_ENV);
+}
+
+/** Clients of the engines alone, bypassing the contract layer. Destroy them in `afterAll`. */
+export function engineClients(): LocalClients {
+  return localClients(engineEndpoints());
+}
+
+function endpointsFrom(variables: Readonly<Record<keyof typeof TEST_ENDPOINT_ENV, string>>): Required<EngineEndpoints> {
+  return { dynamodb: endpointFromEnv(variables.dynamodb), sqs: endpointFromEnv(variables.sqs), kinesis: endpointFromEnv(variables.kinesis) };
+}
+
+function endpointFromEnv(variable: string): string {
   const endpoint = process.env[variable];
   if (endpoint) return endpoint;
   throw new Error(
@@ -37,8 +53,8 @@ function endpointFromEnv(name: keyof typeof TEST_ENDPOINT_ENV): string {
 }
 
 /**
- * Clients for the engines of this Jest run. Call `destroyClients` on them in `afterAll`, so idle
- * sockets do not keep the worker alive.
+ * Clients for the engines of this Jest run, through the contract layer. Call `destroyClients` on
+ * them in `afterAll`, so idle sockets do not keep the worker alive.
  */
 export function testClients(): LocalClients {
   return localClients(testEndpoints());

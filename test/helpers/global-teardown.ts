@@ -1,8 +1,10 @@
 import type { Engines } from '../../local/engines';
-import { ENGINES_GLOBAL_KEY } from './engine-env';
+import type { ContractGateways } from '../../local/gateway';
+import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY } from './engine-env';
 
-/** Stops the engines that global setup started. */
+/** Stops the gateways, then the engines, that global setup started. */
 export default async function globalTeardown(): Promise<void> {
-  const engines = (globalThis as Record<string, unknown>)[ENGINES_GLOBAL_KEY] as Engines | undefined;
-  await engines?.stop();
+  const state = globalThis as Record<string, unknown>;
+  await (state[GATEWAYS_GLOBAL_KEY] as ContractGateways | undefined)?.stop();
+  await (state[ENGINES_GLOBAL_KEY] as Engines | undefined)?.stop();
 }

@@ -13,10 +13,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { destroyClients } from '../../../local/engines';
 import { checkRequest } from '../../../local/contract';
-import { createTable, testClients, uniqueName } from '../../helpers/engines';
+import { createTable, engineClients, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
 
-const clients = testClients();
+const clients = engineClients();
 const { dynamodb } = clients;
 afterAll(() => destroyClients(clients));
 

@@ -3,9 +3,9 @@
 import { PutRecordCommand, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
 import { destroyClients } from '../../../local/engines';
 import { checkRequest } from '../../../local/contract';
-import { createStream, testClients, uniqueName } from '../../helpers/engines';
+import { createStream, engineClients, uniqueName } from '../../helpers/engines';
 
-const clients = testClients();
+const clients = engineClients();
 const { kinesis } = clients;
 afterAll(() => destroyClients(clients));
 

@@ -2,9 +2,9 @@
 import { CreateTopicCommand, PublishCommand, type MessageAttributeValue, type PublishCommandInput } from '@aws-sdk/client-sns';
 import { destroyClients } from '../../../local/engines';
 import { checkRequest, SNS_LIMITS } from '../../../local/contract';
-import { testClients, uniqueName } from '../../helpers/engines';
+import { engineClients, uniqueName } from '../../helpers/engines';
 
-const clients = testClients();
+const clients = engineClients();
 const { sns } = clients;
 afterAll(() => destroyClients(clients));
 

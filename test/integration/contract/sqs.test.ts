@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { destroyClients } from '../../../local/engines';
 import { checkRequest, splitSqsBatch } from '../../../local/contract';
-import { createQueue, testClients, uniqueName } from '../../helpers/engines';
+import { createQueue, engineClients, uniqueName } from '../../helpers/engines';
 
-const clients = testClients();
+const clients = engineClients();
 const { sqs } = clients;
 afterAll(() => destroyClients(clients));
 

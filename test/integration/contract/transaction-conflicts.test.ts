@@ -4,9 +4,9 @@
 import { TransactionCanceledException, TransactWriteItemsCommand, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
 import { destroyClients } from '../../../local/engines';
 import { TransactionConflictTracker } from '../../../local/contract';
-import { createTable, testClients, uniqueName } from '../../helpers/engines';
+import { createTable, engineClients, uniqueName } from '../../helpers/engines';
 
-const clients = testClients();
+const clients = engineClients();
 const { dynamodb } = clients;
 afterAll(() => destroyClients(clients));
 

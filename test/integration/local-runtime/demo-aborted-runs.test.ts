@@ -13,12 +13,12 @@ import { createProgress } from '../../../local/demo/progress';
 import { DEMO_DEFAULTS, runDemo, type DemoOptions } from '../../../local/demo/run';
 import type { Engines } from '../../../local/engines';
 import type { SynthesizedStack } from '../../../local/stack/cloud-assembly';
-import { testEndpoints, uniqueName } from '../../helpers/engines';
+import { engineEndpoints, uniqueName } from '../../helpers/engines';
 import { copyAssembly, functionId, removeCopies, replaceBundle } from './local-assembly-copy';
 
 let engines: Engines;
 beforeAll(() => {
-  engines = { endpoints: testEndpoints(), stop: async () => undefined };
+  engines = { endpoints: engineEndpoints(), stop: async () => undefined };
 });
 afterAll(removeCopies);
 

@@ -15,13 +15,13 @@ import { dynamoDbStreamReader, onFailureRecord } from '../../../local/event-sour
 import { LOCAL_REGION } from '../../../local/engines';
 import { output } from '../../../local/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../local/stack/runtime';
-import { testEndpoints, uniqueName } from '../../helpers/engines';
+import { engineEndpoints, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
 import { copyAssembly, removeCopies } from './local-assembly-copy';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({ engines: { endpoints: testEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('r')}` });
+  stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('r')}` });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();

@@ -19,7 +19,7 @@ import { classifyError, FailureKind } from '../../../lambdas/runtime';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/engines';
 import { startDynamoFaultProxy, type DynamoFaultProxy, type DynamoFaultProxyOptions } from '../../../local/faults/dynamodb-proxy';
 import { seededRandom } from '../../../local/faults/random';
-import { createTable, testEndpoints, uniqueName } from '../../helpers/engines';
+import { createTable, engineEndpoints, testEndpoints, uniqueName } from '../../helpers/engines';
 
 const proxies: DynamoFaultProxy[] = [];
 const sdkClients: Array<{ destroy(): void }> = [];
@@ -37,7 +37,7 @@ afterAll(() => {
 });
 
 async function proxy(options: Partial<DynamoFaultProxyOptions> = {}): Promise<DynamoFaultProxy> {
-  const started = await startDynamoFaultProxy({ target: testEndpoints().dynamodb, random: seededRandom(1), throttleRate: 0, serverErrorRate: 0, ...options });
+  const started = await startDynamoFaultProxy({ target: engineEndpoints().dynamodb, random: seededRandom(1), throttleRate: 0, serverErrorRate: 0, ...options });
   proxies.push(started);
   return started;
 }

@@ -1,0 +1,70 @@
+/**
+ * An AWS API request as the gateway sees it: which service and operation, its input, who signed
+ * it. Read once, body buffered: the rules and IAM need the input, and the engine needs the bytes.
+ */
+import type { IncomingMessage } from 'node:http';
+import { snsPublishFromForm, targetOfHeader, targetOfSnsForm, type RequestTarget } from '../contract';
+
+/** The query-protocol `Version` of SNS's API: a form that names another one (SQS's query protocol, say) is not SNS's. */
+const SNS_API_VERSION = '2010-03-31';
+
+/** A request read off the wire. */
+export interface AwsRequest {
+  /** Undefined for anything that is not an AWS API call the gateway knows (it is forwarded as it is). */
+  readonly target?: RequestTarget;
+  /** The parsed input: the JSON body, or the SNS form as an object. `{}` when there is none. */
+  readonly input: Readonly<Record<string, unknown>>;
+  /** The access key id of the request's SigV4 signature, if it is signed. */
+  readonly accessKeyId?: string;
+  readonly body: Buffer;
+}
+
+/** Reads and parses a request; never throws for a body it cannot parse (the engine answers that). */
+export async function readAwsRequest(req: IncomingMessage): Promise<AwsRequest> {
+  const body = await readBody(req);
+  const accessKeyId = accessKeyIdOf(req.headers.authorization);
+  const header = targetOfHeader(headerValue(req.headers['x-amz-target']));
+  if (header) return { target: header, input: parseJson(body), accessKeyId, body };
+  const form = formOf(req, body);
+  const sns = form?.get('Version') === SNS_API_VERSION ? targetOfSnsForm(form) : undefined;
+  if (form && sns) return { target: sns, input: snsInput(sns.operation, form), accessKeyId, body };
+  return { input: {}, accessKeyId, body };
+}
+
+function snsInput(operation: string, form: URLSearchParams): Readonly<Record<string, unknown>> {
+  // The publish's own fields parsed (attributes, subject), beside the form's flat ones (TopicArn).
+  const fields = Object.fromEntries(form);
+  return operation === 'Publish' ? { ...fields, ...snsPublishFromForm(form) } : fields;
+}
+
+/** `Credential=AKID/20261201/us-east-1/sqs/aws4_request` -> `AKID`. */
+export function accessKeyIdOf(authorization: string | undefined): string | undefined {
+  return /Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1];
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function parseJson(body: Buffer): Readonly<Record<string, unknown>> {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function formOf(req: IncomingMessage, body: Buffer): URLSearchParams | undefined {
+  const type = headerValue(req.headers['content-type']) ?? '';
+  return type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(body.toString('utf8')) : undefined;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,162 @@
+/**
+ * The AWS contract layer: every request to a local engine passes here first. In order, as AWS
+ * decides a request: who signed it, IAM (for a function's calls), the request rules (what AWS
+ * refuses as invalid), DynamoDB's transaction conflicts; then the engine. A refusal is answered in
+ * the service's own shape and never reaches the engine.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  checkRequest,
+  CONTRACT_SERVICES,
+  isSqsBatchOperation,
+  mergeFailedEntries,
+  renderError,
+  splitSqsBatch,
+  TransactionConflictTracker,
+  type AwsError,
+  type ContractService,
+  type RequestTarget,
+} from '../contract';
+import { readAwsRequest, type AwsRequest } from './aws-request';
+import { ContractCounters, type ContractStats } from './contract-stats';
+import type { CallerDirectory } from './credentials';
+import type { EngineFacts } from './engine-facts';
+import { jsonOf, withJsonBody, type EngineAnswer } from './forward';
+import type { IamGuard, Refusal } from './iam-guard';
+import { unrecognizedClient } from './refusals';
+import { StreamTokens } from './stream-tokens';
+
+/** Why the layer answered a request itself: a conflict is AWS's normal behaviour under concurrency, the others are errors. */
+export type RefusalKind = 'invalid' | 'iam' | 'conflict' | 'unrecognized-key';
+
+export type RefusalListener = (line: string, kind: RefusalKind) => void;
+
+/** How one gateway reaches its engine: `forward(request, body, asFunction)`. */
+export type EngineForward = (req: IncomingMessage, body: Buffer, asFunction: boolean) => Promise<EngineAnswer>;
+
+export interface ContractLayerOptions {
+  readonly callers: CallerDirectory;
+  readonly facts: EngineFacts;
+  /** Told of every refusal, in one line (for the functions' log, or a test), and of its kind. @default - nothing */
+  readonly onRefusal?: RefusalListener;
+}
+
+/** A request that passed, and what the layer must do around the engine's answer. */
+interface Admitted {
+  readonly body: Buffer;
+  readonly asFunction: boolean;
+  readonly streamArn?: string;
+  readonly batchFailures?: ReturnType<typeof splitSqsBatch>['failed'];
+  readonly release?: () => void;
+}
+
+interface Refused {
+  readonly refusal: Refusal;
+  readonly kind: RefusalKind;
+}
+
+export class ContractLayer {
+  public readonly tokens = new StreamTokens();
+  private readonly counters = new ContractCounters();
+  private readonly conflicts: TransactionConflictTracker;
+  private iam: IamGuard | undefined;
+
+  public constructor(private readonly options: ContractLayerOptions) {
+    this.conflicts = new TransactionConflictTracker({ keySchemas: options.facts.keySchemas });
+  }
+
+  /** From now on, function callers are decided against their roles' policies. */
+  public enforceIam(guard: IamGuard): void {
+    this.iam = guard;
+  }
+
+  public stats(): ContractStats {
+    return this.counters.snapshot();
+  }
+
+  /** Handles one HTTP request end to end. */
+  public async handle(req: IncomingMessage, res: ServerResponse, forward: EngineForward): Promise<void> {
+    const request = await readAwsRequest(req);
+    if (!request.target) return send(res, await forward(req, request.body, false));
+    this.counters.checked();
+    const admitted = await this.admit(request, request.target);
+    if ('refusal' in admitted) return this.refuse(res, admitted.refusal, admitted.kind);
+    try {
+      send(res, this.afterAnswer(request.target, admitted, await forward(req, admitted.body, admitted.asFunction)));
+    } finally {
+      admitted.release?.();
+    }
+  }
+
+  private async admit(request: AwsRequest, target: RequestTarget): Promise<Admitted | Refused> {
+    const caller = this.options.callers.callerOf(request.accessKeyId);
+    if (caller.kind === 'unknown') return { refusal: unrecognizedClient(target, caller.accessKeyId), kind: 'unrecognized-key' };
+    const asFunction = caller.kind === 'function';
+    let streamArn: string | undefined;
+    if (caller.kind === 'function' && this.iam) {
+      const verdict = this.iam.check(target, request.input, caller.functionLogicalId);
+      this.counters.iamChecked(verdict.allowed);
+      if (!verdict.allowed) return { refusal: verdict.refusal, kind: 'iam' };
+      streamArn = verdict.streamArn;
+    }
+    return this.checkRules(request, target, { body: request.body, asFunction, streamArn });
+  }
+
+  private async checkRules(request: AwsRequest, target: RequestTarget, admitted: Admitted): Promise<Admitted | Refused> {
+    if (!isContractService(target.service)) return admitted;
+    const facts = await this.options.facts.factsFor(target, request.input);
+    const result = checkRequest(target.service, target.operation, request.input, facts);
+    if (!result.ok) return { refusal: this.rejected(target, result.error), kind: 'invalid' };
+    if (target.service === 'sqs' && isSqsBatchOperation(target.operation)) return this.splitBatch(request, target.operation, admitted, facts.sqs);
+    if (target.service === 'dynamodb') return this.holdItems(request, target, admitted);
+    return admitted;
+  }
+
+  /** Entries SQS would fail alone are answered as `Failed`; the rest go on. */
+  private splitBatch(request: AwsRequest, operation: Parameters<typeof splitSqsBatch>[0], admitted: Admitted, facts: Parameters<typeof splitSqsBatch>[2]): Admitted {
+    const split = splitSqsBatch(operation, request.input, facts);
+    if (split.failed.length === 0) return admitted;
+    for (const failure of split.failed) this.counters.rejectedBy(failure.Rule ?? 'sqs.batch.entry');
+    return { ...admitted, body: Buffer.from(JSON.stringify({ ...request.input, Entries: split.forward })), batchFailures: split.failed };
+  }
+
+  private holdItems(request: AwsRequest, target: RequestTarget, admitted: Admitted): Admitted | Refused {
+    const decision = this.conflicts.begin(target.operation, request.input);
+    if (!decision.ok) {
+      this.counters.conflicted(decision.error.rule);
+      return { refusal: this.summarised(target, decision.error), kind: 'conflict' };
+    }
+    return { ...admitted, release: () => this.conflicts.end(decision.ticket) };
+  }
+
+  private afterAnswer(target: RequestTarget, admitted: Admitted, answer: EngineAnswer): EngineAnswer {
+    if (admitted.streamArn === undefined && admitted.batchFailures === undefined) return answer;
+    const json = jsonOf(answer);
+    if (json === undefined) return answer;
+    this.tokens.learn(target, admitted.streamArn, json);
+    return admitted.batchFailures ? withJsonBody(answer, mergeFailedEntries(json, admitted.batchFailures)) : answer;
+  }
+
+  private rejected(target: RequestTarget, error: AwsError): Refusal {
+    this.counters.rejectedBy(error.rule);
+    return this.summarised(target, error);
+  }
+
+  private summarised(target: RequestTarget, error: AwsError): Refusal {
+    const rendered = renderError(target.protocol, error);
+    return { ...rendered, summary: `${target.service}:${target.operation} refused by ${error.rule}: ${error.code}: ${error.message}` };
+  }
+
+  private refuse(res: ServerResponse, refusal: Refusal, kind: RefusalKind): void {
+    this.options.onRefusal?.(refusal.summary, kind);
+    res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+  }
+}
+
+function isContractService(service: RequestTarget['service']): service is ContractService {
+  return (CONTRACT_SERVICES as readonly string[]).includes(service);
+}
+
+function send(res: ServerResponse, answer: EngineAnswer): void {
+  res.writeHead(answer.status, answer.headers).end(answer.body);
+}

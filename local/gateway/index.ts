@@ -1,0 +1,14 @@
+/**
+ * The AWS contract layer's gateways: HTTP proxies in front of the local engines that refuse what
+ * AWS refuses (local/contract's rules, DynamoDB's transaction conflicts) and decide each local
+ * function's calls against its role (local/iam). Every client of local mode goes through them.
+ */
+export { startContractGateways } from './contract-gateways';
+export { ContractLayer } from './contract-layer';
+export { CallerDirectory, functionCredentials } from './credentials';
+export { IamGuard } from './iam-guard';
+export type { ContractGateways, ContractGatewaysOptions } from './contract-gateways';
+export type { ContractStats } from './contract-stats';
+export type { RefusalKind, RefusalListener } from './contract-layer';
+export type { Caller, LocalCredentials } from './credentials';
+export type { IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
