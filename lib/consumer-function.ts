@@ -1,12 +1,11 @@
 import type { Duration } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { CONSUMER_ENV, type ConsumerProps } from './consumer-props';
+import { CONSUMER_ENV, type ConsumerProps, TableAction, type TableAccess, type TableGrant, tableAccessOf } from './consumer-props';
 import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
 
 /** What a consumer's function is wired to, beyond its props. */
@@ -44,8 +43,8 @@ export const CONSUMER_BUNDLING: BundlingOptions = {
 
 /**
  * Adds a consumer's function (ids `Role`, `LogGroup`, `Function` in `scope`) with least-privilege
- * access: write its own logs, send to its DLQ, read/write the tables in its props. The event
- * source grants its own reads when it is added.
+ * access: write its own logs, send to its DLQ, call the granted actions on the tables in its props
+ * (see `ConsumerProps.tables`). The event source grants its own reads when it is added.
  */
 export function addConsumerFunction(
   scope: Construct,
@@ -86,7 +85,7 @@ function addLogGroup(scope: Construct, writer: Role): LogGroup {
 
 /** The function's environment: what the runtime needs to know about its infrastructure. */
 function consumerEnvironment(props: ConsumerProps, wiring: ConsumerFunctionWiring): Record<string, string> {
-  const tableNames = Object.entries(props.tables ?? {}).map(([name, table]) => [name, table.tableName]);
+  const tableNames = Object.entries(props.tables ?? {}).map(([name, grant]) => [name, tableAccessOf(grant).table.tableName]);
   return {
     ...props.environment,
     ...Object.fromEntries(tableNames),
@@ -101,8 +100,31 @@ function consumerEnvironment(props: ConsumerProps, wiring: ConsumerFunctionWirin
   };
 }
 
-function grantTables(fn: NodejsFunction, tables: Readonly<Record<string, ITable>>): void {
-  for (const table of Object.values(tables)) {
-    table.grantReadWriteData(fn);
-  }
+function grantTables(fn: NodejsFunction, tables: Readonly<Record<string, TableGrant>>): void {
+  for (const grant of Object.values(tables)) grantTable(fn, tableAccessOf(grant));
+}
+
+/** The KMS actions that `grantReadData` and `grantWriteData` of aws-cdk-lib give on a table's key. */
+const TABLE_KEY_ACTIONS = {
+  read: ['kms:Decrypt', 'kms:DescribeKey'],
+  write: ['kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'],
+} as const;
+
+const WRITE_ACTIONS: ReadonlySet<string> = new Set([
+  TableAction.PUT_ITEM,
+  TableAction.UPDATE_ITEM,
+  TableAction.DELETE_ITEM,
+  TableAction.BATCH_WRITE_ITEM,
+]);
+
+/**
+ * Exactly the listed actions on the table. `table.grant` leaves a customer-managed key to the
+ * caller: the key's grant follows aws-cdk-lib's own data grants, decrypt for reads, and encrypt
+ * too once an action writes.
+ */
+function grantTable(fn: NodejsFunction, access: TableAccess): void {
+  access.table.grant(fn, ...new Set(access.actions));
+  const writes = access.actions.some((action) => WRITE_ACTIONS.has(action));
+  const keyActions = writes ? [...TABLE_KEY_ACTIONS.read, ...TABLE_KEY_ACTIONS.write] : TABLE_KEY_ACTIONS.read;
+  access.table.encryptionKey?.grant(fn, ...keyActions);
 }

@@ -1,6 +1,7 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
 import { checkDurationRange, checkIntegerRange, checkPattern } from './validation';
 
 /** What a consumer name must look like: it becomes part of dedup keys and resource names. */
@@ -32,6 +33,69 @@ export const CONSUMER_ENV = {
   sourceQueueUrl: 'SOURCE_QUEUE_URL',
 } as const;
 
+/**
+ * The DynamoDB data-plane actions a consumer's function can be granted on a table. A transaction
+ * has no action of its own: IAM authorizes each of its items as the single-item action it performs
+ * (`Put` as `PutItem`, `Update` as `UpdateItem`, `Delete` as `DeleteItem`, `ConditionCheck` as
+ * `ConditionCheckItem`), so `TransactWriteItems` needs exactly those.
+ */
+export const TableAction = {
+  GET_ITEM: 'dynamodb:GetItem',
+  BATCH_GET_ITEM: 'dynamodb:BatchGetItem',
+  QUERY: 'dynamodb:Query',
+  SCAN: 'dynamodb:Scan',
+  PUT_ITEM: 'dynamodb:PutItem',
+  UPDATE_ITEM: 'dynamodb:UpdateItem',
+  DELETE_ITEM: 'dynamodb:DeleteItem',
+  CONDITION_CHECK_ITEM: 'dynamodb:ConditionCheckItem',
+  BATCH_WRITE_ITEM: 'dynamodb:BatchWriteItem',
+} as const;
+export type TableAction = (typeof TableAction)[keyof typeof TableAction];
+
+/**
+ * What a table given bare in `tables` is granted: every call one of the runtime's strategies
+ * makes. The transactional strategy's `TransactWriteItems` (`PutItem` for the dedup record,
+ * `UpdateItem` for the effects, `DeleteItem` and `ConditionCheckItem` for effects that need them)
+ * and its `BatchGetItem` of redelivered events' dedup records; `putIfNewer`'s `PutItem`; and
+ * Powertools idempotency's `PutItem`, `GetItem`, `UpdateItem` and `DeleteItem`. No `Scan`,
+ * `Query`, `BatchWriteItem`, `DescribeTable` or stream reads.
+ */
+export const DEFAULT_TABLE_ACTIONS: readonly TableAction[] = [
+  TableAction.GET_ITEM,
+  TableAction.BATCH_GET_ITEM,
+  TableAction.PUT_ITEM,
+  TableAction.UPDATE_ITEM,
+  TableAction.DELETE_ITEM,
+  TableAction.CONDITION_CHECK_ITEM,
+];
+
+const TABLE_ACTIONS: ReadonlySet<string> = new Set(Object.values(TableAction));
+
+/** A table and exactly the actions the function may call on it. */
+export interface TableAccess {
+  /** The table. */
+  readonly table: ITable;
+  /**
+   * The actions the function may call on the table: at least one, each a {@link TableAction}.
+   * A table with a customer-managed key also grants its key: decrypt, and encrypt when an action
+   * writes.
+   */
+  readonly actions: readonly TableAction[];
+}
+
+/** One entry of `tables`: a table, granted {@link DEFAULT_TABLE_ACTIONS}, or a {@link TableAccess}. */
+export type TableGrant = ITable | TableAccess;
+
+/** The table and actions of one `tables` entry, with the default applied to a bare table. */
+export function tableAccessOf(grant: TableGrant): TableAccess {
+  return isTableAccess(grant) ? grant : { table: grant, actions: DEFAULT_TABLE_ACTIONS };
+}
+
+/** Every table is a construct; a {@link TableAccess} is a plain object. */
+function isTableAccess(grant: TableGrant): grant is TableAccess {
+  return !Construct.isConstruct(grant);
+}
+
 /** Props that every consumer construct takes. */
 export interface ConsumerProps {
   /**
@@ -49,11 +113,18 @@ export interface ConsumerProps {
   /** The topic that the consumer's alarms notify. */
   readonly alarmTopic: ITopic;
   /**
-   * The tables the function reads and writes, keyed by the environment variable that receives
-   * each table's name. The function gets data read/write access to these tables and no others.
+   * The tables the function uses, keyed by the environment variable that receives each table's
+   * name. The function may call exactly the granted actions on these tables and nothing on any
+   * other: `{ table, actions }` grants `actions`; a bare table grants {@link DEFAULT_TABLE_ACTIONS}.
+   * A table named under two variables is granted both entries' actions.
    * @default - no tables
+   * @example
+   * tables: {
+   *   COUNTERS_TABLE: { table: counters, actions: [TableAction.UPDATE_ITEM] },
+   *   IDEMPOTENCY_TABLE: { table: idempotency, actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM] },
+   * }
    */
-  readonly tables?: Readonly<Record<string, ITable>>;
+  readonly tables?: Readonly<Record<string, TableGrant>>;
   /**
    * Further environment variables. They may not set any of {@link CONSUMER_ENV} nor a `tables` key.
    * @default - none
@@ -96,6 +167,7 @@ export function validateConsumerProps(props: ConsumerProps): void {
   checkDurationRange('redriveAllowance', props.redriveAllowance, Duration.seconds(0), Duration.days(365));
   checkDurationRange('dedupTtl', props.dedupTtl, Duration.seconds(1), Duration.days(3_650));
   checkEnvironmentNames(props);
+  checkTableGrants(props.tables ?? {});
 }
 
 function checkEnvironmentNames(props: ConsumerProps): void {
@@ -108,5 +180,40 @@ function checkEnvironmentNames(props: ConsumerProps): void {
   for (const name of Object.keys(props.environment ?? {})) {
     if (reserved.has(name)) throw new Error(`environment must not set ${name}: the construct sets it`);
     if (tableVariables.includes(name)) throw new Error(`environment must not set ${name}: tables sets it`);
+  }
+}
+
+function checkTableGrants(tables: Readonly<Record<string, TableGrant>>): void {
+  for (const [variable, grant] of Object.entries(tables)) {
+    if (isTableAccess(grant)) checkTableAccess(`tables.${variable}`, grant);
+  }
+}
+
+/** Props come from JavaScript too, where the types check nothing: each part is checked. */
+function checkTableAccess(name: string, access: Partial<Record<keyof TableAccess, unknown>> | null): void {
+  if (access === null || typeof access !== 'object' || !Construct.isConstruct(access.table)) {
+    throw new Error(`${name} must be a table or { table, actions } (given ${describeValue(access)})`);
+  }
+  if (!Array.isArray(access.actions) || access.actions.length === 0) {
+    throw new Error(`${name}.actions must list at least one TableAction (given ${describeValue(access.actions)})`);
+  }
+  const unknown = access.actions.filter((action: unknown) => !isTableAction(action));
+  if (unknown.length > 0) {
+    const allowed = [...TABLE_ACTIONS].join(', ');
+    throw new Error(`${name}.actions must be TableAction values (${allowed}) (given ${unknown.map(describeValue).join(', ')})`);
+  }
+}
+
+function isTableAction(action: unknown): boolean {
+  return typeof action === 'string' && (TABLE_ACTIONS.has(action) || Token.isUnresolved(action));
+}
+
+/** A value as an error message shows it, constructs by their path. */
+function describeValue(value: unknown): string {
+  const withPaths = (_key: string, item: unknown): unknown => (Construct.isConstruct(item) ? item.node.path : item);
+  try {
+    return JSON.stringify(value, withPaths) ?? String(value);
+  } catch {
+    return String(value);
   }
 }

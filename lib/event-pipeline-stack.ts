@@ -4,6 +4,7 @@ import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { AlarmTopic } from './alarm-topic';
+import { TableAction } from './consumer-props';
 import { GENERATED_CONSUMERS } from './consumers';
 import { DynamoStreamConsumer } from './dynamo-stream-consumer';
 import { addEncryptedTopic } from './encrypted-topic';
@@ -116,7 +117,15 @@ export class EventPipelineStack extends Stack {
       consumerName: 'page-view-counter',
       entry,
       alarmTopic: this.alarmTopic.topic,
-      tables: { COUNTERS_TABLE: this.countersTable, IDEMPOTENCY_TABLE: this.idempotencyTable.table },
+      tables: {
+        // The counts: `ADD views :n` in the batch's transactions.
+        COUNTERS_TABLE: { table: this.countersTable, actions: [TableAction.UPDATE_ITEM] },
+        // The dedup puts in the same transactions, and the read of redelivered events' records.
+        IDEMPOTENCY_TABLE: {
+          table: this.idempotencyTable.table,
+          actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM],
+        },
+      },
       environment: { ACCEPT_SCHEMA_V2: 'false' },
       // Batch commit pays off with big batches: up to 100 page views per invocation, gathered for at most a second.
       batchSize: 100,
@@ -129,7 +138,8 @@ export class EventPipelineStack extends Stack {
       consumerName: 'order-projection',
       entry,
       alarmTopic: this.alarmTopic.topic,
-      tables: { ORDERS_TABLE: this.ordersTable },
+      // putIfNewer: one conditional put per event.
+      tables: { ORDERS_TABLE: { table: this.ordersTable, actions: [TableAction.PUT_ITEM] } },
     });
   }
 
@@ -139,7 +149,14 @@ export class EventPipelineStack extends Stack {
       entry,
       table: this.ordersTable,
       alarmTopic: this.alarmTopic.topic,
-      tables: { IDEMPOTENCY_TABLE: this.idempotencyTable.table },
+      tables: {
+        // Powertools idempotency's record: put (the lock), get, update (COMPLETED), delete (after a
+        // failed effect). The orders stream's read is the event source's own grant.
+        IDEMPOTENCY_TABLE: {
+          table: this.idempotencyTable.table,
+          actions: [TableAction.PUT_ITEM, TableAction.GET_ITEM, TableAction.UPDATE_ITEM, TableAction.DELETE_ITEM],
+        },
+      },
       environment: { NOTIFICATIONS_TOPIC_ARN: this.notificationsTopic.topicArn },
     });
     grantPublishToEncryptedTopic(this.notificationsTopic, notifier.function);

@@ -1,7 +1,7 @@
 export { AlarmTopic } from './alarm-topic';
 export type { AlarmTopicProps } from './alarm-topic';
-export { CONSUMER_ENV, CONSUMER_NAME_PATTERN } from './consumer-props';
-export type { ConsumerProps } from './consumer-props';
+export { CONSUMER_ENV, CONSUMER_NAME_PATTERN, DEFAULT_TABLE_ACTIONS, TableAction } from './consumer-props';
+export type { ConsumerProps, TableAccess, TableGrant } from './consumer-props';
 export {
   CONSUMER_DEFAULTS,
   CONSUMER_RUNTIME,

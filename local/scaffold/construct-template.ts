@@ -3,6 +3,7 @@
  * function that adds the consumer construct, what only it uses (its state table or topic, and for
  * DynamoDB Streams its source table), and its outputs.
  */
+import type { TableAction } from '../../lib/consumer-props';
 import { identifiersOf } from './names';
 import { Pattern, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
 import { fill, importLines, wrap } from './render';
@@ -71,6 +72,20 @@ function table(variable: string, id: string, stream: boolean): string {
 }
 
 const TABLE_IMPORTS: [string, string][] = [['aws-cdk-lib/aws-dynamodb', 'AttributeType'], ['aws-cdk-lib/aws-dynamodb', 'Table'], ['../table-defaults', 'tableDefaults']];
+const TABLE_ACTION_IMPORT: [string, string] = ['../consumer-props', 'TableAction'];
+const IDEMPOTENCY = 'pipeline.idempotencyTable.table';
+
+/** One `tables` entry: why the function needs it, its variable, the table, and its `TableAction` names. */
+type TableEntry = readonly [comment: string, variable: string, table: string, actions: readonly (keyof typeof TableAction)[]];
+
+/** The `tables` prop: each table with exactly the actions the handler's pattern calls on it. */
+function tablesProp(entries: readonly TableEntry[]): string {
+  const lines = entries.flatMap(([comment, variable, tableExpression, actions]) => [
+    `  ${comment}`,
+    `  ${variable}: { table: ${tableExpression}, actions: [${actions.map((action) => `TableAction.${action}`).join(', ')}] },`,
+  ]);
+  return ['tables: {', ...lines, '},'].join('\n');
+}
 
 function sourceWiring(request: ConsumerRequest, pascal: string): Wiring {
   if (request.source === Source.SQS) {
@@ -96,9 +111,14 @@ function sourceWiring(request: ConsumerRequest, pascal: string): Wiring {
 function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
   if (request.pattern === Pattern.COUNTER) {
     return {
-      imports: TABLE_IMPORTS,
+      imports: [...TABLE_IMPORTS, TABLE_ACTION_IMPORT],
       statements: [table('counters', `${pascal}Counters`, false)],
-      props: ['tables: { COUNTERS_TABLE: counters, IDEMPOTENCY_TABLE: pipeline.idempotencyTable.table },'],
+      props: [
+        tablesProp([
+          ['// The increments, in the same transactions as the dedup puts.', 'COUNTERS_TABLE', 'counters', ['UPDATE_ITEM']],
+          ['// The dedup puts, and the read of redelivered events\' dedup records.', 'IDEMPOTENCY_TABLE', IDEMPOTENCY, ['PUT_ITEM', 'BATCH_GET_ITEM']],
+        ]),
+      ],
       after: [],
       outputs: [`${pascal}CountersTableName: counters.tableName,`],
       owns: 'its counters table',
@@ -106,18 +126,23 @@ function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
   }
   if (request.pattern === Pattern.UPSERT) {
     return {
-      imports: TABLE_IMPORTS,
+      imports: [...TABLE_IMPORTS, TABLE_ACTION_IMPORT],
       statements: [table('projection', `${pascal}Projection`, false)],
-      props: ['tables: { PROJECTION_TABLE: projection },'],
+      props: [tablesProp([['// putIfNewer: one conditional put per event.', 'PROJECTION_TABLE', 'projection', ['PUT_ITEM']]])],
       after: [],
       outputs: [`${pascal}ProjectionTableName: projection.tableName,`],
       owns: 'its projection table',
     };
   }
   return {
-    imports: [['../encrypted-topic', 'addEncryptedTopic'], ['../topic-publisher', 'grantPublishToEncryptedTopic']],
+    imports: [['../encrypted-topic', 'addEncryptedTopic'], ['../topic-publisher', 'grantPublishToEncryptedTopic'], TABLE_ACTION_IMPORT],
     statements: [`const { topic } = addEncryptedTopic(pipeline, '${pascal}Topic', { description: 'Encrypts the ${request.name} topic' });`],
-    props: ['tables: { IDEMPOTENCY_TABLE: pipeline.idempotencyTable.table },', 'environment: { TOPIC_ARN: topic.topicArn },'],
+    props: [
+      tablesProp([
+        ['// Powertools idempotency\'s record: put (the lock), get, update (COMPLETED), delete (after a failed effect).', 'IDEMPOTENCY_TABLE', IDEMPOTENCY, ['PUT_ITEM', 'GET_ITEM', 'UPDATE_ITEM', 'DELETE_ITEM']],
+      ]),
+      'environment: { TOPIC_ARN: topic.topicArn },',
+    ],
     after: ['grantPublishToEncryptedTopic(topic, consumer.function);'],
     outputs: [`${pascal}TopicArn: topic.topicArn,`],
     owns: 'the topic it publishes to',

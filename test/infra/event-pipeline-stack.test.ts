@@ -1,6 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { EventPipelineStack, QueueConsumer } from '../../lib';
-import { FIXTURE_HANDLER, logicalId, testApp } from './support';
+import { FIXTURE_HANDLER, grantedActions, logicalId, testApp } from './support';
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -120,6 +120,39 @@ describe('EventPipelineStack', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Action: 'sns:Publish', Resource: { Ref: topicId } })]),
       },
+    });
+  });
+
+  describe('each consumer may call exactly what its runtime calls on DynamoDB', () => {
+    const table = (prefix: string): string => logicalId(template, 'AWS::DynamoDB::Table', prefix);
+    test.each<[string, Record<string, string[]>]>([
+      [
+        // Batch commit: TransactWriteItems (dedup Put, counter Update), BatchGetItem of redeliveries' records.
+        'PageViewCounter',
+        {
+          [table('CountersTable')]: ['dynamodb:UpdateItem'],
+          [table('IdempotencyTable')]: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+        },
+      ],
+      // putIfNewer.
+      ['OrderProjection', { [table('OrdersTable')]: ['dynamodb:PutItem'] }],
+      [
+        // Powertools idempotency, and the event source's read of the orders table's stream.
+        'ShipmentNotifier',
+        {
+          [table('IdempotencyTable')]: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          [`${table('OrdersTable')}.StreamArn`]: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          '*': ['dynamodb:ListStreams'],
+        },
+      ],
+    ])('%s', (prefix, expected) => {
+      expect(grantedActions(template, 'dynamodb', `${prefix}Role`)).toEqual(expected);
+    });
+
+    test('no policy of the stack names a scan, a query or a batch write, nor a DynamoDB wildcard action', () => {
+      const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+      expect(policies.match(/dynamodb:(Scan|Query|BatchWriteItem)\b/g)).toBeNull();
+      expect(Object.values(grantedActions(template, 'dynamodb')).flat().filter((action) => action.includes('*'))).toEqual([]);
     });
   });
 

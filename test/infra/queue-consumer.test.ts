@@ -2,8 +2,8 @@ import { Duration, Lazy } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
-import { QueueConsumer, type QueueConsumerProps } from '../../lib';
-import { FIXTURE_HANDLER, logicalId, testStack } from './support';
+import { DEFAULT_TABLE_ACTIONS, QueueConsumer, type QueueConsumerProps } from '../../lib';
+import { FIXTURE_HANDLER, grantedActions, logicalId, testStack } from './support';
 
 /** Builds a QueueConsumer with `overrides` and returns its template. */
 function synth(overrides: Partial<QueueConsumerProps> = {}): Template {
@@ -134,7 +134,7 @@ describe('QueueConsumer', () => {
     });
   });
 
-  test('maps each table to its environment variable and grants read/write on it', () => {
+  test('maps each table to its environment variable and grants the default item actions on it', () => {
     const { stack, alarmTopic } = testStack();
     const table = new Table(stack, 'Counters', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
     new QueueConsumer(stack, 'Counter', {
@@ -149,16 +149,7 @@ describe('QueueConsumer', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ COUNTERS_TABLE: { Ref: tableId }, ACCEPT_SCHEMA_V2: 'false' }) },
     });
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: Match.arrayWith(['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
-            Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-          }),
-        ]),
-      },
-    });
+    expect(grantedActions(template, 'dynamodb')).toEqual({ [tableId]: [...DEFAULT_TABLE_ACTIONS].sort() });
   });
 
   test('derives the visibility timeout, MAX_ATTEMPTS and dedup TTL from the props', () => {

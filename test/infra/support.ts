@@ -42,3 +42,40 @@ export function logicalId(template: Template, type: string, prefix = ''): string
   if (ids.length !== 1) throw new Error(`expected one ${type} starting with "${prefix}", found ${ids.join(', ')}`);
   return ids[0];
 }
+
+/** A statement of an IAM policy document, as the template holds it. */
+interface PolicyStatement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+}
+
+/** A resource of a statement as a short name: a logical ID, `<id>.<attribute>` for another attribute than `Arn`, or the string. */
+function resourceName(resource: unknown): string {
+  const getAtt = (resource as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'];
+  if (getAtt) return getAtt[1] === 'Arn' ? getAtt[0] : `${getAtt[0]}.${getAtt[1]}`;
+  return typeof resource === 'string' ? resource : JSON.stringify(resource);
+}
+
+/** The Allow statements of the policies whose logical IDs start with `policyPrefix`. */
+function allowStatements(template: Template, policyPrefix: string): PolicyStatement[] {
+  return Object.entries(template.findResources('AWS::IAM::Policy'))
+    .filter(([id]) => id.startsWith(policyPrefix))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
+    .filter((statement) => statement.Effect === 'Allow');
+}
+
+/**
+ * The allowed actions of one service (`dynamodb`, `kms`) in the policies whose logical IDs start
+ * with `policyPrefix`, by resource name ({@link resourceName}), each list sorted.
+ */
+export function grantedActions(template: Template, service: string, policyPrefix = ''): Record<string, string[]> {
+  const granted = new Map<string, Set<string>>();
+  for (const statement of allowStatements(template, policyPrefix)) {
+    const actions = [statement.Action].flat().filter((action) => action.startsWith(`${service}:`));
+    for (const name of actions.length > 0 ? [statement.Resource].flat().map(resourceName) : []) {
+      granted.set(name, new Set([...(granted.get(name) ?? []), ...actions]));
+    }
+  }
+  return Object.fromEntries([...granted].map(([name, actions]) => [name, [...actions].sort()]));
+}
