@@ -1,7 +1,8 @@
 /**
  * `eo local up`: runs the synthesized stack on the local engines until Ctrl-C, prints the
- * endpoints and the `export` lines that point the AWS CLI and SDK at them, and writes the state
- * file that `eo dlq ... --local` reads.
+ * endpoints and the lines that point the AWS CLI and SDK at them, and writes the state file that
+ * `eo dlq ... --local` reads, with an AWS config file and an env file beside it
+ * (./aws-cli-config.ts).
  */
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +11,7 @@ import { createProgress } from '../demo/progress';
 import { DEFAULT_STATE_FILE, localStateOf, removeLocalState, writeLocalState, type LocalStateFile } from '../dlq';
 import { fileOutput, initFailureSummary, type InitFailure, type InitFailureListener } from '../functions';
 import { startLocalStack } from '../stack/runtime';
+import { AWS_ENV_FILE_NAME, awsCliFilesBeside, awsCliInstructions, removeAwsCliFiles, writeAwsCliFiles } from './aws-cli-config';
 import { sourceLabel } from './dlq-output';
 import { renderTable } from './table';
 
@@ -46,11 +48,15 @@ async function up(flags: UpFlags): Promise<void> {
       onPhase: (phase) => progress.phase(phase),
     });
     const state = localStateOf(stack);
+    const awsCliFiles = awsCliFilesBeside(flags.state);
     writeLocalState(flags.state, state);
+    writeAwsCliFiles(awsCliFiles, state);
     process.stdout.write(`${banner(state, flags)}\n`);
     await untilInterrupted();
     progress.phase('stopping the local stack');
     removeLocalState(flags.state);
+    // They name ports that are about to close: a shell that sources them later should find nothing, not a dead stack.
+    removeAwsCliFiles(awsCliFiles);
     await stack.stop();
   } finally {
     await log.close();
@@ -86,8 +92,7 @@ export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'fu
     outputs,
     dlqs,
     '',
-    'Point the AWS CLI and SDK at it:',
-    `export ${Object.entries(state.env).map(([name, value]) => `${name}=${value}`).join(' ')}`,
+    ...awsCliInstructions(state, awsCliFilesBeside(flags.state), path.join(path.dirname(flags.state), AWS_ENV_FILE_NAME)),
     '(SDK clients must also set useQueueUrlAsEndpoint: false for SQS, and an HTTP/1.1 handler for Kinesis; see local/engines/clients.ts.)',
     '',
     `State: ${flags.state} (read by \`npm run eo -- dlq list --local\`); functions' log: ${flags.functionsLog}`,
