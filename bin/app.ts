@@ -1,7 +1,8 @@
 #!/usr/bin/env node
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { EventPipelineStack } from '../lib';
+import { EventPipelineStack, failOnEveryFinding } from '../lib';
 
 const app = new App();
 
@@ -18,5 +19,7 @@ new EventPipelineStack(app, 'EffectivelyOnce', {
   alarmEmail: alarmEmail(),
 });
 
-// cdk-nag v3 is a policy validation plugin, not an aspect: an unacknowledged finding fails synth.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+// Policy validation plugins: an unacknowledged finding fails synth. cdk-nag v3 runs the AWS
+// Solutions rules; the cfn-guard validator runs AWS Control Tower's proactive controls, the rules
+// that a governed account's CloudFormation hook enforces at deploy time.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), failOnEveryFinding(new CfnGuardValidator()));

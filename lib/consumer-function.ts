@@ -6,6 +6,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { CONSUMER_ENV, type ConsumerProps, TableAction, type TableAccess, type TableGrant, tableAccessOf } from './consumer-props';
+import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
 
 /** What a consumer's function is wired to, beyond its props. */
@@ -41,6 +42,19 @@ export const CONSUMER_BUNDLING: BundlingOptions = {
   externalModules: [],
 };
 
+/** Why a consumer's log group has no key of our own (CT.CLOUDWATCH.PR.3). */
+const LOG_GROUP_KEY_REASON =
+  'CloudWatch Logs encrypts every log group at rest. A customer-managed key would change nothing about ' +
+  'who may read the logs (IAM decides) and add a key policy to get wrong, with logs lost while the ' +
+  'service cannot use the key. The runtime logs event ids and error messages; the payloads are in ' +
+  'the DLQs, which use SQS-managed encryption as well.';
+
+/** Why a consumer's function runs outside a VPC (CT.LAMBDA.PR.3). */
+const NO_VPC_REASON =
+  'The function calls only AWS APIs (DynamoDB, SQS, SNS), over TLS and signed with its own role, and ' +
+  'Lambda itself polls its queue or stream: nothing it reaches lives in a network. A VPC would add an ' +
+  'interface endpoint per service and zone, or a NAT gateway, to pay for, and protect nothing.';
+
 /**
  * Adds a consumer's function (ids `Role`, `LogGroup`, `Function` in `scope`) with least-privilege
  * access: write its own logs, send to its DLQ, call the granted actions on the tables in its props
@@ -64,6 +78,7 @@ export function addConsumerFunction(
     environment: consumerEnvironment(props, wiring),
     bundling: CONSUMER_BUNDLING,
   });
+  declineControlTowerRule(fn, ControlTowerRule.LAMBDA_IN_VPC, NO_VPC_REASON);
   wiring.deadLetterQueue.grantSendMessages(fn);
   grantTables(fn, props.tables ?? {});
   return fn;
@@ -80,6 +95,7 @@ function addRole(scope: Construct): Role {
 function addLogGroup(scope: Construct, writer: Role): LogGroup {
   const logGroup = new LogGroup(scope, 'LogGroup', { retention: CONSUMER_DEFAULTS.logRetention });
   logGroup.grantWrite(writer);
+  declineControlTowerRule(logGroup, ControlTowerRule.LOG_GROUP_ENCRYPTED, LOG_GROUP_KEY_REASON);
   return logGroup;
 }
 

@@ -28,8 +28,11 @@ export const CONSUMER_DEFAULTS = {
   memorySize: 256,
   /** Time allowed between a message reaching a DLQ and its redrive finishing. */
   redriveAllowance: Duration.days(1),
-  /** How long the function's log group keeps its logs. */
-  logRetention: RetentionDays.ONE_MONTH,
+  /**
+   * How long the function's log group keeps its logs: a year, as Control Tower's CT.CLOUDWATCH.PR.2
+   * requires, so that what happened to an event can be looked up long after its DLQ message expired.
+   */
+  logRetention: RetentionDays.ONE_YEAR,
 } as const;
 
 /** Defaults of {@link QueueConsumer}. */

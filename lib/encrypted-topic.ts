@@ -1,6 +1,7 @@
-import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { addCustomerManagedKey } from './customer-managed-key';
 
 /** Options of {@link addEncryptedTopic}. */
 export interface EncryptedTopicOptions {
@@ -25,10 +26,7 @@ export interface EncryptedTopic {
  * one) can only be given use of a key whose policy we own.
  */
 export function addEncryptedTopic(scope: Construct, id: string, options: EncryptedTopicOptions): EncryptedTopic {
-  const key = new Key(scope, `${id}Key`, {
-    description: options.description,
-    enableKeyRotation: true,
-  });
+  const key = addCustomerManagedKey(scope, `${id}Key`, options.description);
   const topic = new Topic(scope, id, {
     masterKey: key,
     displayName: options.displayName,

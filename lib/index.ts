@@ -1,5 +1,6 @@
 export { AlarmTopic } from './alarm-topic';
 export type { AlarmTopicProps } from './alarm-topic';
+export { ControlTowerRule, declineControlTowerRule, failOnEveryFinding } from './control-tower';
 export { CONSUMER_ENV, CONSUMER_NAME_PATTERN, DEFAULT_TABLE_ACTIONS, TableAction } from './consumer-props';
 export type { ConsumerProps, TableAccess, TableGrant } from './consumer-props';
 export {

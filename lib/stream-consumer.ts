@@ -108,13 +108,17 @@ function streamDedupTerms(props: StreamConsumerProps, sourceRetention: Duration)
 
 /**
  * Adds a stream consumer's DLQ. It receives Lambda's on-failure records and the runtime's
- * permanent failures; it is nobody's redrive target, so its redrive-allow policy denies all.
+ * permanent failures, so no queue redrives to it. Its redrive-allow policy says allow-all all the
+ * same: that is how a queue declares itself a DLQ to Control Tower's CT.SQS.PR.1 (deny-all does not
+ * count, and by-queue needs a source queue), and the control's hook has no per-resource exemption.
+ * What it allows: a queue of this account and region could name this one as its DLQ; its messages
+ * would raise the depth alarm like any failure.
  */
 export function addStreamDlq(scope: Construct, props: StreamConsumerProps): MonitoredDlq {
   const dlq = addMonitoredDlq(scope, {
     consumerName: props.consumerName,
     alarmTopic: props.alarmTopic,
-    redriveAllowPolicy: { redrivePermission: RedrivePermission.DENY_ALL },
+    redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
   });
   Validations.of(dlq.queue).acknowledge({
     id: 'AwsSolutions-SQS3',

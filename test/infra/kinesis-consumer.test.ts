@@ -51,11 +51,11 @@ describe('KinesisConsumer', () => {
       });
     });
 
-    test('the DLQ is a DLQ only: 14 days, encrypted, no queue may redrive to it', () => {
+    test('the DLQ keeps messages 14 days, encrypted, and declares itself a DLQ (allow-all, which Control Tower\'s CT.SQS.PR.1 requires of a queue without one)', () => {
       template.hasResourceProperties('AWS::SQS::Queue', {
         MessageRetentionPeriod: 14 * 24 * 3600,
         SqsManagedSseEnabled: true,
-        RedriveAllowPolicy: { redrivePermission: 'denyAll' },
+        RedriveAllowPolicy: { redrivePermission: 'allowAll' },
       });
     });
 
