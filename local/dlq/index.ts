@@ -14,25 +14,27 @@ export { FILTER_KEYS, describeFilter, matches, parseFilter } from './filter';
 export type { EntryFilter, FilterKey } from './filter';
 export { REDRIVE_MARKER_ATTRIBUTE } from './table-reemit';
 export { RANGE_READ_DEFAULTS, readRange } from './stream-range';
-export type { RangeRead } from './stream-range';
+export type { RangeRead, RangeReadOptions } from './stream-range';
+export { kinesisRangeReader } from './kinesis-range-reader';
+export type { LaggingStreamRead } from './kinesis-range-reader';
 export { SWEEP_DEFAULTS, peekQueue } from './sweep';
 export type { SweepOptions } from './sweep';
-export { findDlq, topologyOfLocalStack } from './topology';
-export { awsClients, awsDlqContext, DEFAULT_STACK_NAME } from './aws-context';
-export type { AwsContextOptions } from './aws-context';
+export { findDlq } from './topology';
+export { DEFAULT_STACK_NAME, DEFAULT_STATE_FILE } from './defaults';
+export { awsClients, awsDlqContext } from './aws-context';
+export type { AwsContextOptions, AwsDlqContext } from './aws-context';
+export { readDeployedStack } from './aws-resources';
 export { deployedTopology } from './aws-topology';
-export type { DeployedStack } from './aws-topology';
-export {
-  DEFAULT_STATE_FILE,
-  dlqContextOfLocalStack,
-  localDlqClients,
-  localDlqContext,
-  localStateOf,
-  readLocalState,
-  removeLocalState,
-  writeLocalState,
-} from './local-state';
+export type { DeployedQueue, DeployedStack, DeployedStream, DeployedTable } from './aws-topology';
+export { cloudFormationClient, destroyDlqClients, dlqClients } from './clients';
+export type { DlqClientOptions, StaticCredentials } from './clients';
+export { configuredEndpoint, configuredEndpoints, DlqService } from './endpoints';
+export type { Env, ServiceEndpoints } from './endpoints';
+export { urlSuffixOf } from './partitions';
+export { localDlqClients, localDlqContext, readLocalState, removeLocalState, writeLocalState } from './local-state';
 export type { LocalStateFile } from './local-state';
+// The emulator's side (it imports local/engines): the `eo dlq` commands do not load it.
+export { dlqContextOfLocalStack, localStateOf, topologyOfLocalStack } from './local-stack';
 export {
   DlqOperationError,
   InvalidOptionError,

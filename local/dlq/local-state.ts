@@ -5,15 +5,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { dynamoDbClient, endpointEnv, kinesisClient, LOCAL_CREDENTIALS, LOCAL_REGION, sqsClient } from '../engines';
-import type { LocalStack } from '../stack/runtime';
+import { dlqClients, destroyDlqClients } from './clients';
+import { DEFAULT_STATE_FILE } from './defaults';
 import { LocalStackNotRunningError } from './errors';
-import { topologyOfLocalStack } from './topology';
 import type { DlqClients, DlqContext, StackTopology } from './types';
 
-/** Where `eo local up` writes its state, relative to the working directory. */
-export const DEFAULT_STATE_FILE = path.join('.eo', 'local.json');
+export { DEFAULT_STATE_FILE };
+
 export const LOCAL_STATE_VERSION = 1;
 
 export interface LocalStateFile {
@@ -25,11 +23,6 @@ export interface LocalStateFile {
   /** `AWS_ENDPOINT_URL_*`, `AWS_REGION` and local credentials, as `export` lines print them. */
   readonly env: Readonly<Record<string, string>>;
   readonly topology: StackTopology;
-}
-
-/** The state of a stack running in this process. */
-export function localStateOf(stack: LocalStack, pid: number = process.pid): LocalStateFile {
-  return { version: LOCAL_STATE_VERSION, pid, startedAt: new Date().toISOString(), endpoints: stack.endpoints, env: endpointEnv(stack.endpoints), topology: topologyOfLocalStack(stack) };
 }
 
 export function writeLocalState(file: string, state: LocalStateFile): void {
@@ -67,23 +60,20 @@ function isAlive(pid: number): boolean {
 
 /** Clients for the engines the state names, and its topology. */
 export function localDlqContext(state: LocalStateFile): DlqContext & { destroy(): void } {
-  const clients = localDlqClients(state.endpoints);
-  return { clients, topology: state.topology, destroy: () => [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams].forEach((client) => client.destroy()) };
+  const clients = localDlqClients(state);
+  return { clients, topology: state.topology, destroy: () => destroyDlqClients(clients) };
 }
 
-/** Clients for local engines (fauxqs needs `useQueueUrlAsEndpoint: false`, kinesalite HTTP/1.1: the factories set both). */
-export function localDlqClients(endpoints: LocalStateFile['endpoints']): DlqClients {
-  return {
-    sqs: sqsClient(endpoints.sqs),
-    kinesis: kinesisClient(endpoints.kinesis),
-    dynamodb: dynamoDbClient(endpoints.dynamodb),
-    dynamodbStreams: new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb }),
-    region: LOCAL_REGION,
-  };
-}
-
-/** The clients and topology of a local stack running in this process (the demo's redrive phase). */
-export function dlqContextOfLocalStack(stack: LocalStack): DlqContext {
-  const { sqs, kinesis, dynamodb } = stack.clients;
-  return { clients: { sqs, kinesis, dynamodb, dynamodbStreams: stack.dynamodbStreams, region: LOCAL_REGION }, topology: topologyOfLocalStack(stack) };
+/**
+ * Clients for the engines a state names, signed with the credentials its `env` holds (those the
+ * engines' contract layer knows as the local account's). Explicit endpoints make the SQS client
+ * send to the endpoint (fauxqs's queue URLs name `sqs.<region>.localhost`) and Kinesis speak
+ * HTTP/1.1 (kinesalite has no HTTP/2).
+ */
+export function localDlqClients(state: Pick<LocalStateFile, 'endpoints' | 'env' | 'topology'>): DlqClients {
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = state.env;
+  if (!accessKeyId || !secretAccessKey) throw new LocalStackNotRunningError('the local state names no AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its env (an older `eo local up` wrote it)');
+  const { sqs, kinesis, dynamodb } = state.endpoints;
+  const region = state.env.AWS_REGION ?? state.topology.region;
+  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints: { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb } });
 }

@@ -1,6 +1,4 @@
-/** Finding a DLQ of the stack by what an operator types, and the topology of a running local stack. */
-import { LOCAL_REGION } from '../engines';
-import type { LocalStack } from '../stack/runtime';
+/** Finding a DLQ of the stack by what an operator types. */
 import { UnknownQueueError } from './errors';
 import type { DlqInfo, DlqSource, StackTopology } from './types';
 
@@ -18,20 +16,6 @@ export function findDlq(topology: StackTopology, query: string): DlqInfo {
   const partial = dlqs.filter((dlq) => dlq.name.toLowerCase().includes(query.toLowerCase()));
   if (partial.length === 1 && partial[0]) return partial[0];
   throw new UnknownQueueError(query, dlqs.map((dlq) => dlq.name));
-}
-
-/** The topology of a local stack started in this process (the demo, tests). */
-export function topologyOfLocalStack(stack: LocalStack): StackTopology {
-  const queues = [...stack.resources.queues.values()].map(({ name, url, arn }) => ({ name, url, arn }));
-  return {
-    stackName: stack.stackName,
-    region: LOCAL_REGION,
-    outputs: stack.outputs,
-    deadLetterQueues: groupDlqs(stack.deadLetterQueues.map((dlq) => ({ queue: dlq.queue, source: { role: dlq.role, arn: dlq.sourceArn } }))),
-    queues,
-    streams: [...stack.resources.streams.values()].map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
-    tables: [...stack.resources.tables.values()].map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
-  };
 }
 
 /** One entry per queue, with every source that feeds it. */

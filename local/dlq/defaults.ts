@@ -1,0 +1,11 @@
+/**
+ * Defaults the `dlq` commands show in their help: kept apart from the modules that use them, so
+ * that registering the commands loads no SDK client.
+ */
+import * as path from 'node:path';
+
+/** The stack `bin/app.ts` deploys. */
+export const DEFAULT_STACK_NAME = 'EffectivelyOnce';
+
+/** Where `eo local up` writes its state, relative to the working directory. */
+export const DEFAULT_STATE_FILE = path.join('.eo', 'local.json');

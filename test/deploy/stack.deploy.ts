@@ -1,0 +1,274 @@
+/**
+ * The deploy path, end to end, against moto's server (`npm run test:deploy`): `cdk bootstrap`,
+ * `cdk deploy` of the example app, the deployed resources read back and compared with the
+ * template, the DLQ CLI in AWS mode (list, an SQS wrapper redrive, a Kinesis pointer redrive), then
+ * `cdk destroy`. What moto does not implement is checked in the template instead, and said where.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { IDEMPOTENCY_TTL_ATTRIBUTE } from '../../lib/idempotency-table';
+import { loadStack } from '../../local/stack/cloud-assembly';
+import { resourcesOfType, ResourceType } from '../../local/stack/template';
+import { readKinesis } from '../helpers/streams';
+import { startMoto, type MotoServer } from '../helpers/moto';
+import { ACCOUNT, motoEnv, NO_DOCKER_HOST, REGION, run, type Target } from './commands';
+import { consumerOf, deadLetterQueues, isStreamArn, queueByArn } from './consumers';
+import { notCreated, readDeployment, resolved, type Deployment } from './deployment';
+import { eoDlq, type ListedDlq, type RedriveSummary } from './eo-cli';
+import { putQueueFailure, putStreamPointer } from './failures';
+import { leftovers } from './leftovers';
+import { NOT_APPLIED_BY_MOTO, NOT_CREATED_BY_MOTO } from './moto-gaps';
+import { awsCli, destroyClients, disableMapping, listMappings, motoClients, queueAttributes, type MotoClients } from './readback';
+import { asAttribute, compareWithTemplate, readMapping, readProperty, readQueue, readStream, readTable, readTopic } from './template-compare';
+
+const STACK = 'EffectivelyOnce';
+/** Bootstrap and deploy take about half a minute each on a quiet machine; CI machines are not. */
+const DEPLOY_TIMEOUT_MS = 5 * 60_000;
+const CDK_TIMEOUT_MS = 4 * 60_000;
+
+let moto: MotoServer | undefined;
+let target: Target;
+let clients: MotoClients;
+let deployment: Deployment;
+
+beforeAll(async () => {
+  moto = await startMotoWithoutDocker();
+  target = { port: moto.port, workDir: mkdtempSync(path.join(tmpdir(), 'eo-deploy-')) };
+  clients = motoClients(target);
+  await cdk('cdk bootstrap', ['bootstrap', `aws://${ACCOUNT}/${REGION}`]);
+  await cdk('cdk deploy', ['deploy', STACK, '--require-approval', 'never', '--progress', 'events']);
+  deployment = await readDeployment(target, clients, STACK, loadStack(outDir(), STACK).template);
+}, DEPLOY_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (clients) destroyClients(clients);
+  await moto?.stop();
+  if (target) rmSync(target.workDir, { recursive: true, force: true });
+});
+
+/** test/helpers/moto.ts starts moto_server with this process's environment: set DOCKER_HOST for the start. */
+async function startMotoWithoutDocker(): Promise<MotoServer> {
+  const previous = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = NO_DOCKER_HOST;
+  try {
+    return await startMoto();
+  } finally {
+    if (previous === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = previous;
+  }
+}
+
+/** `npx cdk ...` into the run's own output directory, so that the shared cdk.out stays as it is. */
+function cdk(step: string, args: readonly string[]) {
+  return run('npx', ['cdk', ...args, '--output', outDir()], { step, env: motoEnv(target), timeoutMs: CDK_TIMEOUT_MS });
+}
+
+function outDir(): string {
+  return path.join(target.workDir, 'cdk.out');
+}
+
+/** Names the resource in Jest's diff. */
+function expectLikeTemplate(logicalId: string, comparison: { expected: unknown; actual: unknown }): void {
+  expect({ [logicalId]: comparison.actual }).toEqual({ [logicalId]: comparison.expected });
+}
+
+test('CloudFormation created the stack from the template cdk synthesized', () => {
+  expect(deployment.stackStatus).toBe('CREATE_COMPLETE');
+  expect(deployment.deployedTemplate).toEqual(deployment.template);
+});
+
+test('moto left out only the resource types it does not support', () => {
+  const skipped = notCreated(deployment);
+  expect(skipped.filter((resource) => !NOT_CREATED_BY_MOTO.includes(resource.type))).toEqual([]);
+  // moto keeps no outputs of a stack created through a change set, which is how cdk deploy creates
+  // one: the CLI then finds the resources from the template and the stack's resource list.
+  if (Object.keys(deployment.outputs).length > 0) expect(deployment.outputs).toEqual(resolved(deployment, templateOutputValues()));
+  else expect(() => resolved(deployment, templateOutputValues())).not.toThrow();
+  process.stderr.write(motoReport(skipped.map((resource) => `${resource.logicalId} (${resource.type})`)));
+});
+
+function templateOutputValues(): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(deployment.template.Outputs ?? {}).map(([name, output]) => [name, output.Value]));
+}
+
+function motoReport(skipped: readonly string[]): string {
+  const ignored = Object.entries(NOT_APPLIED_BY_MOTO).map(([type, properties]) => `${type}: ${properties.join(', ')}`);
+  return [`moto did not create ${skipped.length} resource(s): ${skipped.join(', ')}`, `stack outputs returned: ${Object.keys(deployment.outputs).length}`, `properties moto does not apply (checked in the template): ${ignored.join('; ')}`, ''].join('\n');
+}
+
+describe('event source mappings', () => {
+  test('each is deployed with every setting of the template', () => {
+    const templateMappings = resourcesOfType(deployment.template, ResourceType.EVENT_SOURCE_MAPPING);
+    expect(deployment.mappings).toHaveLength(templateMappings.length);
+    for (const { logicalId, properties } of templateMappings) {
+      const sourceArn = resolved(deployment, properties.EventSourceArn);
+      const functionName = resolved(deployment, properties.FunctionName);
+      const mapping = deployment.mappings.find((candidate) => candidate.EventSourceArn === sourceArn && candidate.FunctionArn.endsWith(`:function:${String(functionName)}`));
+      if (!mapping) throw new Error(`no deployed mapping from ${String(sourceArn)} to ${String(functionName)} (${logicalId}); moto has: ${JSON.stringify(deployment.mappings)}`);
+      expectLikeTemplate(logicalId, compareWithTemplate(deployment, logicalId, mapping, readMapping));
+    }
+  });
+
+  test('each reports batch item failures', () => {
+    for (const mapping of deployment.mappings) expect({ [mapping.UUID]: mapping.FunctionResponseTypes }).toEqual({ [mapping.UUID]: ['ReportBatchItemFailures'] });
+  });
+
+  test('stream mappings bisect, retry a bounded number of times, expire records and send failures to a queue of the stack', () => {
+    const streamMappings = deployment.mappings.filter((mapping) => isStreamArn(mapping.EventSourceArn));
+    expect(streamMappings.length).toBeGreaterThan(0);
+    for (const mapping of streamMappings) {
+      expect({ uuid: mapping.UUID, bisect: mapping.BisectBatchOnFunctionError }).toEqual({ uuid: mapping.UUID, bisect: true });
+      expect(mapping.MaximumRetryAttempts).toEqual(expect.any(Number));
+      expect(mapping.MaximumRetryAttempts as number).toBeGreaterThanOrEqual(0); // -1 retries for ever
+      expect(mapping.MaximumRecordAgeInSeconds as number).toBeGreaterThanOrEqual(60); // -1 keeps records for ever
+      const destination = (mapping.DestinationConfig as { OnFailure?: { Destination?: string } } | undefined)?.OnFailure?.Destination ?? '';
+      expect(queueByArn(deployment, destination)?.arn).toBe(destination);
+    }
+  });
+});
+
+describe('queues', () => {
+  test('each has the template\'s attributes: visibility timeout, retention, redrive policy, encryption', () => {
+    for (const [logicalId, attributes] of deployment.queues) expectLikeTemplate(logicalId, compareWithTemplate(deployment, logicalId, attributes, readQueue, asAttribute));
+  });
+
+  test('a consumed queue sends to a DLQ of the stack after at least 5 receives, and hides a message for 6x the function timeout plus the batching window', () => {
+    for (const mapping of deployment.mappings.filter((candidate) => !isStreamArn(candidate.EventSourceArn))) {
+      const source = queueByArn(deployment, mapping.EventSourceArn);
+      const policy = JSON.parse(source?.attributes.RedrivePolicy ?? '{}') as { deadLetterTargetArn?: string; maxReceiveCount?: number };
+      expect(queueByArn(deployment, policy.deadLetterTargetArn ?? '')).toBeDefined();
+      expect(policy.maxReceiveCount).toBeGreaterThanOrEqual(5);
+      const timeout = [...deployment.functions.values()].find((fn) => fn.FunctionArn === mapping.FunctionArn)?.Timeout as number;
+      expect(Number(source?.attributes.VisibilityTimeout)).toBeGreaterThanOrEqual(6 * timeout + Number(mapping.MaximumBatchingWindowInSeconds ?? 0));
+    }
+  });
+
+  // moto drops RedriveAllowPolicy: the template must let each DLQ's redrive sources use it.
+  test('each DLQ\'s redrive-allow policy admits the queues that redrive to it (template only)', () => {
+    for (const dlq of deadLetterQueues(deployment)) {
+      const policy = resolved(deployment, deployment.template.Resources[dlq.logicalId]?.Properties?.RedriveAllowPolicy) as { redrivePermission?: string; sourceQueueArns?: string[] } | undefined;
+      const sources = [...deployment.queues.values()].filter((queue) => queue.RedrivePolicy?.includes(dlq.arn)).map((queue) => queue.QueueArn);
+      if (policy?.redrivePermission === 'byQueue') expect(policy.sourceQueueArns).toEqual(expect.arrayContaining(sources));
+      else if (policy?.redrivePermission === 'denyAll') expect(sources).toEqual([]);
+    }
+  });
+});
+
+describe('tables', () => {
+  test('each has the template\'s keys, billing mode and stream', () => {
+    for (const [logicalId, table] of deployment.tables) expectLikeTemplate(logicalId, compareWithTemplate(deployment, logicalId, table, readTable));
+  });
+
+  test('the table a stream mapping reads has a stream with both images', () => {
+    const streamed = [...deployment.tables.values()].filter(({ table }) => deployment.mappings.some((mapping) => mapping.EventSourceArn === table.LatestStreamArn));
+    expect(streamed.length).toBeGreaterThan(0);
+    for (const { table } of streamed) expect(table.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  // moto ignores TimeToLiveSpecification (DescribeTimeToLive says DISABLED): the template must enable it.
+  test('the idempotency table expires dedup records by TTL on the runtime\'s attribute (template only)', () => {
+    const ttl = resourcesOfType(deployment.template, ResourceType.TABLE).map((table) => table.properties.TimeToLiveSpecification).filter(Boolean);
+    expect(ttl).toContainEqual({ AttributeName: IDEMPOTENCY_TTL_ATTRIBUTE, Enabled: true });
+  });
+});
+
+test('streams, topics and functions have the template\'s settings', () => {
+  for (const [logicalId, stream] of deployment.streams) expectLikeTemplate(logicalId, compareWithTemplate(deployment, logicalId, stream, readStream));
+  for (const [logicalId, topic] of deployment.topics) expectLikeTemplate(logicalId, compareWithTemplate(deployment, logicalId, topic, readTopic, asAttribute));
+  for (const [logicalId, fn] of deployment.functions) expectLikeTemplate(logicalId, compareWithTemplate(deployment, logicalId, fn, readProperty));
+});
+
+// moto's CloudFormation creates no CloudWatch alarms: the template's alarms are checked against
+// the deployed queues, functions and topic they name.
+test('every DLQ has a depth alarm and every stream consumer an iterator-age alarm, on the deployed resources (template only)', () => {
+  const alarms = resourcesOfType(deployment.template, ResourceType.ALARM).map((alarm) => resolved(deployment, alarm.properties) as AlarmProperties);
+  const topics = [...deployment.topics.values()].map((topic) => topic.TopicArn);
+  for (const alarm of alarms) expect([...alarm.AlarmActions, ...alarm.OKActions].filter((arn) => !topics.includes(arn))).toEqual([]);
+  for (const dlq of deadLetterQueues(deployment)) expect(alarms).toContainEqual(expect.objectContaining(depthAlarmOf(dlq.arn.split(':').pop() ?? '')));
+  for (const mapping of deployment.mappings.filter((candidate) => isStreamArn(candidate.EventSourceArn))) {
+    expect(alarms).toContainEqual(expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Dimensions: [{ Name: 'FunctionName', Value: mapping.FunctionArn.split(':').pop() }] }));
+  }
+});
+
+// moto 5.2 creates none of them (see NOT_CREATED_BY_MOTO); this compares those a later moto creates.
+test('the alarms moto created have the template\'s settings, or moto still creates none (a gap this test records)', async () => {
+  const created = resourcesOfType(deployment.template, ResourceType.ALARM).filter((alarm) => deployment.physicalIds[alarm.logicalId]);
+  // Moto 5.2 creates no alarm: then the gap must be on record, and the template-only test above covers the alarms.
+  // If a later moto creates some, this reads every one of them back.
+  if (created.length === 0) {
+    expect(NOT_CREATED_BY_MOTO).toContain(ResourceType.ALARM);
+    return;
+  }
+  const names = created.map((alarm) => deployment.physicalIds[alarm.logicalId] ?? '');
+  const { MetricAlarms = [] } = await awsCli<{ MetricAlarms?: Record<string, unknown>[] }>(target, ['cloudwatch', 'describe-alarms', '--alarm-names', ...names]);
+  for (const alarm of created) {
+    const deployed = MetricAlarms.find((candidate) => candidate.AlarmName === deployment.physicalIds[alarm.logicalId]) ?? {};
+    expectLikeTemplate(alarm.logicalId, compareWithTemplate(deployment, alarm.logicalId, deployed, readProperty));
+  }
+});
+
+interface AlarmProperties {
+  readonly AlarmActions: string[];
+  readonly OKActions: string[];
+}
+
+/** DESIGN.md's DLQ alarm. */
+function depthAlarmOf(queueName: string): Record<string, unknown> {
+  return { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: queueName }], Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, TreatMissingData: 'notBreaching' };
+}
+
+describe('the DLQ CLI in AWS mode', () => {
+  test('eo dlq list finds every DLQ of the stack and what feeds it, empty', async () => {
+    const listed = await eoDlq<ListedDlq[]>(target, STACK, ['list']);
+    const rows = (dlqs: readonly { arn: string; sources: readonly { role: string; arn: string }[] }[]) => dlqs.map((dlq) => ({ arn: dlq.arn, sources: [...dlq.sources].sort((a, b) => a.arn.localeCompare(b.arn)) })).sort((a, b) => a.arn.localeCompare(b.arn));
+    expect(rows(listed)).toEqual(rows(expectedDlqs()));
+    expect(listed.map((dlq) => dlq.visible + dlq.inFlight)).toEqual(listed.map(() => 0));
+  });
+
+  test('eo dlq redrive sends a failure wrapper\'s original body and attributes back to the source queue', async () => {
+    const consumer = consumerOf(deployment, 'page-view-counter');
+    // moto invokes a mapped queue's function as soon as a message arrives, and deletes the message
+    // when the invocation succeeds: stop the mapping, so that the redriven message waits to be read.
+    await disableMapping(target, consumer.mapping.UUID);
+    const original = await putQueueFailure(clients.sqs, consumer);
+    const summary = await eoDlq<RedriveSummary>(target, STACK, ['redrive', consumer.dlq.attributes.QueueArn?.split(':').pop() ?? '', '--quiet']);
+    expect(summary).toMatchObject({ redriven: 1, failed: 0, records: 1 });
+    const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueByArn(deployment, consumer.sourceArn)?.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
+    expect(Messages.map((message) => [message.Body, message.MessageAttributes?.[original.attribute.name]?.StringValue])).toEqual([[original.body, original.attribute.value]]);
+    expect((await queueAttributes(clients.sqs, consumer.dlq.url)).ApproximateNumberOfMessages).toBe('0');
+  });
+
+  test('eo dlq redrive republishes the Kinesis record an on-failure pointer names', async () => {
+    const consumer = consumerOf(deployment, 'order-projection');
+    const original = await putStreamPointer(clients, consumer);
+    const summary = await eoDlq<RedriveSummary>(target, STACK, ['redrive', consumer.dlq.attributes.QueueArn?.split(':').pop() ?? '', '--quiet']);
+    expect(summary).toMatchObject({ redriven: 1, failed: 0, pastRetention: 0, records: 1 });
+    const records = await readKinesis(clients.kinesis, consumer.sourceArn.split('/').pop() ?? '');
+    expect(records.map((record) => [Buffer.from(record.kinesis.data, 'base64').toString('utf8'), record.kinesis.partitionKey])).toEqual([[original.data, original.partitionKey], [original.data, original.partitionKey]]);
+    expect(BigInt(records[1]?.kinesis.sequenceNumber ?? '0')).toBeGreaterThan(BigInt(original.sequenceNumber));
+    expect((await queueAttributes(clients.sqs, consumer.dlq.url)).ApproximateNumberOfMessages).toBe('0');
+  });
+});
+
+/** Each DLQ with the queues that redrive to it and the streams whose mappings send it their failures. */
+function expectedDlqs(): { arn: string; sources: { role: string; arn: string }[] }[] {
+  return deadLetterQueues(deployment).map((dlq) => ({
+    arn: dlq.arn,
+    sources: [
+      ...[...deployment.queues.values()].filter((queue) => queue.RedrivePolicy?.includes(dlq.arn)).map((queue) => ({ role: 'redrive', arn: queue.QueueArn ?? '' })),
+      ...deployment.mappings.filter((mapping) => JSON.stringify(mapping.DestinationConfig ?? {}).includes(dlq.arn)).map((mapping) => ({ role: 'on-failure', arn: mapping.EventSourceArn })),
+    ],
+  }));
+}
+
+test('cdk destroy deletes the stack and what it does not retain', async () => {
+  await cdk('cdk destroy', ['destroy', STACK, '--force']);
+  await expect(clients.cloudFormation.send(new DescribeStacksCommand({ StackName: STACK }))).rejects.toThrow(/does not exist/);
+  const left = await leftovers(target, clients, deployment);
+  expect(left.filter((resource) => resource.exists !== resource.retained)).toEqual([]);
+  expect(left.some((resource) => !resource.retained)).toBe(true);
+  expect(await listMappings(target)).toEqual([]);
+}, DEPLOY_TIMEOUT_MS);

@@ -1,0 +1,122 @@
+/**
+ * `eo dlq` in AWS mode, end to end, against moto: the stack is read from CloudFormation alone
+ * (the template has no outputs), every client goes to `AWS_ENDPOINT_URL` although the queue URLs
+ * name AWS's host, and the CLI runs as an operator's install would (its own process, no
+ * devDependency resolvable: operator-cli.ts).
+ */
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { createEnvelope, InvalidEnvelopeError, outgoingMessage, publishToKinesis, SchemaViolationError } from '../../../lambdas/runtime';
+import { startMoto, type MotoServer } from '../../helpers/moto';
+import { describeRun, runEo, type CliRun } from './operator-cli';
+import { CONSUMER, deployTestStack, depth, failThroughRuntime, motoClients, readStream, REGION, sendPointer, type MotoClients, type Original, type TestStack } from './support';
+
+let moto: MotoServer;
+let clients: MotoClients;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  clients = motoClients(moto);
+});
+
+afterAll(async () => {
+  clients?.destroy();
+  await moto?.stop();
+});
+
+function pageViewed(id: string, schemaVersion = 2): Original {
+  const envelope = createEnvelope({ type: 'page.viewed', businessKey: `view:${id}`, source: 'test', payload: { schemaVersion, page: { id } }, occurredAt: '2026-11-30T12:00:00.000Z' });
+  return { body: JSON.stringify(envelope), attributes: { eventId: { DataType: 'String', StringValue: envelope.eventId }, tenant: { DataType: 'String', StringValue: `tenant-${id}` } } };
+}
+
+const schemaViolation = () => new SchemaViolationError('page.viewed', ['schemaVersion: 2 is not accepted yet']);
+
+/** `eo dlq <args> --stack <stack>` against moto; fails the test with the run's output unless it exits with `code`. */
+async function eo(stack: TestStack, args: readonly string[], code = 0): Promise<CliRun> {
+  const run = await runEo(['dlq', ...args, '--stack', stack.name], moto.env(REGION));
+  if (run.code !== code) throw new Error(`eo dlq ${args.join(' ')}: expected exit ${code}\n${describeRun(run)}`);
+  return run;
+}
+
+const json = <T>(run: CliRun): T => JSON.parse(run.stdout) as T;
+
+/** Three records on the stream, a pointer to them in its DLQ; two later records after the range. */
+async function streamFailure(stack: TestStack) {
+  const events = ['o-1', 'o-2', 'o-3', 'o-4', 'o-5'].map((id) => createEnvelope({ type: 'order.status-changed', businessKey: id, source: 'test', payload: { orderId: id, status: 'PAID', version: 1 } }));
+  await publishToKinesis(clients.kinesis, stack.stream.name, events.map((event) => outgoingMessage(event, String(event.payload.orderId))));
+  const published = await readStream(clients.kinesis, stack.stream.name);
+  await sendPointer(clients.sqs, stack, published.slice(0, 3));
+  return published;
+}
+
+test('dlq list shows every DLQ with its source and depth, found from CloudFormation alone', async () => {
+  const stack = await deployTestStack(clients);
+  await failThroughRuntime(clients.sqs, stack, [pageViewed('docs'), pageViewed('blog')], schemaViolation);
+  await streamFailure(stack);
+
+  const listings = json<{ name: string; visible: number; sources: { role: string; arn: string }[] }[]>(await eo(stack, ['list', '--json']));
+  const byName = Object.fromEntries(listings.map((listing) => [listing.name, listing]));
+  expect(Object.keys(byName).sort()).toEqual([stack.dlq.name, stack.streamDlq.name, stack.tableDlq.name].sort());
+  expect(byName[stack.dlq.name]).toMatchObject({ visible: 2, sources: [{ role: 'redrive', arn: stack.sourceQueue.arn }] });
+  expect(byName[stack.streamDlq.name]).toMatchObject({ visible: 1, sources: [{ role: 'on-failure', arn: stack.stream.arn }] });
+  expect(byName[stack.tableDlq.name]).toMatchObject({ visible: 0, sources: [{ role: 'on-failure', arn: expect.stringMatching(/:table\/.+\/stream\//) }] });
+
+  const table = (await eo(stack, ['list'])).stdout;
+  expect(table).toContain(`Dead-letter queues of ${stack.name} (${REGION}, via ${moto.endpoint})`);
+  expect(table).toMatch(new RegExp(`\\| ${stack.dlq.name} +\\| redrive: queue ${stack.sourceQueue.name} +\\| 2 +\\| 0 +\\| \\d+ s +\\|`));
+  expect(table).toContain('2 dead-letter queue(s) hold messages');
+});
+
+test('dlq inspect groups the failures by error type and consumer, and reads a pointer\'s range back; nothing is consumed', async () => {
+  const stack = await deployTestStack(clients);
+  await failThroughRuntime(clients.sqs, stack, [pageViewed('docs'), pageViewed('blog')], schemaViolation);
+  await failThroughRuntime(clients.sqs, stack, [{ body: 'not json at all', attributes: {} }], () => new InvalidEnvelopeError('not-json', 'body is not JSON'));
+  await streamFailure(stack);
+
+  const inspection = json<{ total: number; groups: { kind: string; errorType: string; consumer: string; count: number; example: { source: string; original: string } }[] }>(await eo(stack, ['inspect', 'PageViewCounterDlq', '--json']));
+  expect(inspection.total).toBe(3);
+  expect(inspection.groups.map((group) => [group.kind, group.errorType, group.consumer, group.count])).toEqual([
+    ['wrapper', 'SchemaViolationError', CONSUMER, 2],
+    ['wrapper', 'InvalidEnvelopeError', CONSUMER, 1],
+  ]);
+  expect(inspection.groups[0]?.example.source).toContain(stack.sourceQueue.arn);
+  const ranges = json<{ ranges: { readable: number; missing: number; status: string }[] }>(await eo(stack, ['inspect', stack.streamDlq.url, '--json'])).ranges;
+  expect(ranges).toEqual([expect.objectContaining({ readable: 3, missing: 0, status: 'readable' })]);
+  expect([await depth(clients.sqs, stack.dlq.url), await depth(clients.sqs, stack.streamDlq.url)]).toEqual([3, 1]);
+  expect((await eo(stack, ['inspect', 'PageViewCounterDlq'])).stdout).toMatch(/\| SchemaViolationError +\| page-view-counter +\| wrapper +\| 2 +\| 2 +\|/);
+});
+
+test('dlq redrive of an SQS DLQ puts the original body and attributes back on the source queue, without the wrapper', async () => {
+  const stack = await deployTestStack(clients);
+  const originals = [pageViewed('docs'), pageViewed('blog')];
+  await failThroughRuntime(clients.sqs, stack, originals, schemaViolation);
+
+  expect(json<{ redriven: number }>(await eo(stack, ['redrive', 'PageViewCounterDlq', '--dry-run', '--json']))).toMatchObject({ dryRun: true, redriven: 2 });
+  expect([await depth(clients.sqs, stack.dlq.url), await depth(clients.sqs, stack.sourceQueue.url)]).toEqual([2, 0]);
+
+  const result = json<{ redriven: number; failed: number; records: number }>(await eo(stack, ['redrive', 'PageViewCounterDlq', '--json', '--quiet']));
+  expect(result).toMatchObject({ dryRun: false, redriven: 2, failed: 0, records: 2 });
+  const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.sourceQueue.url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
+  const back = Messages.map((message) => ({ body: message.Body, attributes: message.MessageAttributes })).sort((a, b) => (a.body ?? '').localeCompare(b.body ?? ''));
+  expect(back).toEqual([...originals].sort((a, b) => a.body.localeCompare(b.body)).map((original) => ({ body: original.body, attributes: original.attributes })));
+  expect(await depth(clients.sqs, stack.dlq.url)).toBe(0);
+});
+
+test('a redrive of a Kinesis on-failure pointer reads the range back and republishes it with the same data and partition keys', async () => {
+  const stack = await deployTestStack(clients);
+  const published = await streamFailure(stack);
+
+  const result = json<{ redriven: number; records: number; pastRetention: number }>(await eo(stack, ['redrive', 'OrderProjectionDlq', '--json', '--quiet']));
+  expect(result).toMatchObject({ redriven: 1, records: 3, pastRetention: 0, failed: 0 });
+  const republished = (await readStream(clients.kinesis, stack.stream.name)).slice(published.length);
+  const dataAndKey = (record: { Data?: Uint8Array; PartitionKey?: string }) => [Buffer.from(record.Data ?? []).toString('utf8'), record.PartitionKey];
+  expect(republished.map(dataAndKey)).toEqual(published.slice(0, 3).map(dataAndKey));
+  expect(await depth(clients.sqs, stack.streamDlq.url)).toBe(0);
+});
+
+test('without credentials the CLI stops with what to set, exit 2', async () => {
+  const stack = await deployTestStack(clients);
+  // No instance metadata service to ask either: the SDK's chain would wait for one.
+  const run = await runEo(['dlq', 'list', '--stack', stack.name], { AWS_ENDPOINT_URL: moto.endpoint, AWS_REGION: REGION, AWS_EC2_METADATA_DISABLED: 'true' });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/no AWS credentials were found\. Set AWS_PROFILE/);
+});
