@@ -2,7 +2,8 @@
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { EventPipelineStack, failOnEveryFinding } from '../lib';
+import { EventPipelineStack } from '../example';
+import { failOnEveryFinding } from '../lib';
 
 const app = new App();
 

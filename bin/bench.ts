@@ -8,9 +8,9 @@
 import { statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, STRATEGY_NAMES, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type StrategyName } from '../bench';
-import { createProgress, type Progress } from '../local/demo/progress';
-import { startEngines } from '../local/engines';
+import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, STRATEGY_NAMES, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type StrategyName } from '../tools/bench';
+import { createProgress, type Progress } from '../cli/progress';
+import { startEngines } from '../emulator/engines';
 
 // Keep the consumers' log lines and EMF metrics (one of each per batch) off the output; every strategy pays the same.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

@@ -10,8 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { abortedReport as AbortedReport } from '../local/demo/abort';
-import type { DemoReport } from '../local/demo/report';
+import type { abortedReport as AbortedReport } from '../emulator/demo/abort';
+import type { DemoReport } from '../emulator/demo/report';
 
 // The SDK's notice that its 2027 releases need Node.js 22 would break the progress bar; the README says it once.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -62,7 +62,7 @@ function positiveNumber(value: string): number {
 
 /** The demo's options; its defaults come from the demo, loaded only for `eo demo`. */
 async function registerDemo(program: Command): Promise<void> {
-  const { DEMO_DEFAULTS } = await import('../local/demo/run');
+  const { DEMO_DEFAULTS } = await import('../emulator/demo/run');
   program
     .command('demo')
     .description('run the synthesized stack on local engines with injected faults and verify that every effect is exact')
@@ -90,10 +90,10 @@ async function registerDemo(program: Command): Promise<void> {
 
 async function runDemoCommand(flags: DemoFlags): Promise<void> {
   const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }] = await Promise.all([
-    import('../local/demo/run'),
-    import('../local/demo/progress'),
-    import('../local/demo/abort'),
-    import('../local/demo/report'),
+    import('../emulator/demo/run'),
+    import('../cli/progress'),
+    import('../emulator/demo/abort'),
+    import('../emulator/demo/report'),
   ]);
   try {
     const report = await runDemo({ ...flags, progress: createProgress(process.stderr, flags.quiet) });
@@ -127,10 +127,10 @@ interface CommandGroup {
 
 const GROUPS: readonly CommandGroup[] = [
   { name: 'demo', summary: 'run the synthesized stack on local engines with injected faults and verify that every effect is exact', register: registerDemo },
-  { name: 'new', summary: 'generate code that follows the project\'s patterns', register: async (program) => (await import('../local/cli/new-commands')).registerNewCommands(program) },
-  { name: 'docs', summary: 'regenerate docs/architecture.md from the synthesized template', register: async (program) => (await import('../local/cli/docs-commands')).registerDocsCommands(program) },
-  { name: 'local', summary: 'the stack on local engines (DynamoDB Local, fauxqs, kinesalite)', register: async (program) => (await import('../local/cli/local-commands')).registerLocalCommands(program) },
-  { name: 'dlq', summary: 'triage and redrive the dead-letter queues of the stack (see docs/operations.md)', register: async (program) => (await import('../local/cli/dlq-commands')).registerDlqCommands(program) },
+  { name: 'new', summary: 'generate code that follows the project\'s patterns', register: async (program) => (await import('../tools/cli/new-commands')).registerNewCommands(program) },
+  { name: 'docs', summary: 'regenerate docs/architecture.md from the synthesized template', register: async (program) => (await import('../tools/cli/docs-commands')).registerDocsCommands(program) },
+  { name: 'local', summary: 'the stack on local engines (DynamoDB Local, fauxqs, kinesalite)', register: async (program) => (await import('../emulator/cli/local-commands')).registerLocalCommands(program) },
+  { name: 'dlq', summary: 'triage and redrive the dead-letter queues of the stack (see docs/operations.md)', register: async (program) => (await import('../operations/cli/dlq-commands')).registerDlqCommands(program) },
 ];
 
 /** The group `eo <group> ...` or `eo help <group>` names; none for `eo --help`. */

@@ -16,8 +16,6 @@ export { DlqAlarm } from './dlq-alarm';
 export type { DlqAlarmProps } from './dlq-alarm';
 export { DynamoStreamConsumer } from './dynamo-stream-consumer';
 export type { DynamoStreamConsumerProps } from './dynamo-stream-consumer';
-export { EventPipelineStack } from './event-pipeline-stack';
-export type { AddConsumer, EventPipelineStackProps } from './event-pipeline-stack';
 export { IDEMPOTENCY_KEY_ATTRIBUTE, IDEMPOTENCY_TTL_ATTRIBUTE, IdempotencyTable } from './idempotency-table';
 export type { IdempotencyTableProps } from './idempotency-table';
 export { IteratorAgeAlarm } from './iterator-age-alarm';

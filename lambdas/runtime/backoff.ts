@@ -1,6 +1,6 @@
 import { classifyError } from './classify';
 import { EffectInProgressError, FailureKind, OutOfTimeError, RetriesExhaustedError } from './errors';
-import { UNLIMITED_TIME, type TimeBudget } from './timeBudget';
+import { UNLIMITED_TIME, type TimeBudget } from './time-budget';
 
 /** Defaults shared by the code and its documentation. */
 export const DEFAULT_BACKOFF = {

@@ -1,5 +1,5 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import { dedupPutAction, type DedupIdentity, type DedupSettings } from './dedupRecord';
+import { dedupPutAction, type DedupIdentity, type DedupSettings } from './dedup-record';
 import { incrementAction, itemIdOf, mergeIncrements, updateAction, type Effect, type Increment } from './effects';
 import { PermanentError } from './errors';
 import { TRANSACTION_LIMITS } from './transaction';

@@ -2,11 +2,11 @@ import type { CancellationReason, DynamoDBClient } from '@aws-sdk/client-dynamod
 import { withRetries, type RetryOptions } from './backoff';
 import { buildActions, disjointWaves, planChunks, type PendingCommit } from './chunking';
 import { classifyError } from './classify';
-import { expirationFrom, type DedupSettings } from './dedupRecord';
+import { expirationFrom, type DedupSettings } from './dedup-record';
 import { checkEffects } from './effects';
 import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError } from './errors';
-import { findCommitted } from './knownDuplicates';
-import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './timeBudget';
+import { findCommitted } from './known-duplicates';
+import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './time-budget';
 import { commitTransaction, describeReasons, failedCondition } from './transaction';
 
 /** Transactions of one batch in flight at once, at most: enough to overlap round trips, few enough not to burst a table's capacity. */

@@ -2,13 +2,13 @@ import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
 import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError, UnsupportedSourceError } from './errors';
-import { payloadHash } from './eventId';
+import { payloadHash } from './event-id';
 import { MetricName, createObservability, type Observability } from './observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
 import { defaultDecoder, resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
 import { settle, type RecordResult } from './settle';
 import type { AcceptedEvent, Outcome, Strategy, StrategyRun } from './strategies';
-import { checkTimeBudgetOptions, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from './timeBudget';
+import { checkTimeBudgetOptions, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from './time-budget';
 import type { VisibilityBackoff } from './visibility';
 
 /** The partial batch response Lambda reads for all three sources. */

@@ -1,8 +1,8 @@
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import { withRetries, type RetryOptions } from './backoff';
 import { DlqSendError, messageOf } from './errors';
-import { FAILURE_FORMAT, type FailureEnvelope } from './failureContext';
-import { escapeJsonForSqs, isSqsText, toSqsText, truncateUtf8 } from './sqsText';
+import { FAILURE_FORMAT, type FailureEnvelope } from './failure-context';
+import { escapeJsonForSqs, isSqsText, toSqsText, truncateUtf8 } from '../../aws/sqs-text';
 
 /** SQS's largest message body, in bytes. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;

@@ -3,7 +3,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
 import { withRetries, type RetryOptions } from './backoff';
-import { DEFAULT_DEDUP_TTL_SECONDS } from './dedupRecord';
+import { DEFAULT_DEDUP_TTL_SECONDS } from './dedup-record';
 import { ConfigurationError, EffectInProgressError } from './errors';
 
 /** An input to an external effect: what it needs, plus the key that makes it the same effect. */

@@ -15,8 +15,8 @@ export { booleanEnv, consumerEnv, positiveIntEnv, requireEnv } from './config';
 export type { ConsumerEnv } from './config';
 export { createConsumer } from './consumer';
 export type { BatchEvent, BatchHandler, BatchResponse, ConsumerOptions } from './consumer';
-export { DEFAULT_DEDUP_TTL_SECONDS, dedupKey } from './dedupRecord';
-export type { DedupSettings } from './dedupRecord';
+export { DEFAULT_DEDUP_TTL_SECONDS, dedupKey } from './dedup-record';
+export type { DedupSettings } from './dedup-record';
 export { DlqAttribute, DlqSender, ATTRIBUTE_CONTEXT_FORMAT } from './dlq';
 export { increment } from './effects';
 export type { Effect, Increment, ItemKey, Update } from './effects';
@@ -43,11 +43,11 @@ export {
   UnknownEventTypeError,
   UnsupportedSourceError,
 } from './errors';
-export { canonicalJson, eventIdFor, payloadHash } from './eventId';
+export { canonicalJson, eventIdFor, payloadHash } from './event-id';
 export { idempotentEffect, RECORD_REPAIR_RETRY } from './external';
 export type { ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
-export { DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, describeFailure, isFailureEnvelope } from './failureContext';
-export type { FailureEnvelope } from './failureContext';
+export { DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, describeFailure, isFailureEnvelope } from './failure-context';
+export type { FailureEnvelope } from './failure-context';
 export { METRICS_NAMESPACE, MetricName, createObservability } from './observability';
 export type { Observability } from './observability';
 export { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs } from './producer';
@@ -58,8 +58,8 @@ export { dynamoStreamDecoder, envelopeDecoder, route } from './routes';
 export type { ConsumedEvent, EventDecoder, HandlerContext, Route, Routes, StreamChange } from './routes';
 export { directStrategy, transactionalStrategy } from './strategies';
 export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
-export { DEFAULT_TIME_BUDGET, timeBudgetOf, UNLIMITED_TIME } from './timeBudget';
-export type { TimeBudget, TimeBudgetOptions } from './timeBudget';
+export { DEFAULT_TIME_BUDGET, timeBudgetOf, UNLIMITED_TIME } from './time-budget';
+export type { TimeBudget, TimeBudgetOptions } from './time-budget';
 export { putIfNewer } from './upsert';
 export type { VersionedPut } from './upsert';
 export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff, queueUrlFromArn } from './visibility';

@@ -2,7 +2,7 @@ import { PutRecordsCommand, type KinesisClient, type PutRecordsRequestEntry } fr
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
 import { fullJitterDelay, realSleep, DEFAULT_BACKOFF, type RetryOptions } from './backoff';
 import type { Envelope } from './envelope';
-import { eventIdFor } from './eventId';
+import { eventIdFor } from './event-id';
 import { classifyError } from './classify';
 import { FailureKind, PublishError, PublishRejectedError } from './errors';
 

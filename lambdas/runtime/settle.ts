@@ -1,11 +1,11 @@
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
 import { EffectInProgressError, FailureKind, messageOf, OutOfTimeError } from './errors';
-import { describeFailure, DlqReason } from './failureContext';
+import { describeFailure, DlqReason } from './failure-context';
 import { eventKeys, MetricName, type Observability } from './observability';
 import { SourceKind, type SourceRecord } from './records';
 import type { Outcome } from './strategies';
-import type { TimeBudget } from './timeBudget';
+import type { TimeBudget } from './time-budget';
 import type { VisibilityBackoff } from './visibility';
 
 /** What the settle step needs to know about one record besides its outcome. */

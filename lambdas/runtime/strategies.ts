@@ -3,9 +3,9 @@ import { classifyError } from './classify';
 import { TransactionalCommitter, type CommitterOptions } from './committer';
 import type { Effect } from './effects';
 import { FailureKind, NotAttemptedError, OutOfTimeError } from './errors';
-import { payloadHash } from './eventId';
+import { payloadHash } from './event-id';
 import type { ConsumedEvent, HandlerContext } from './routes';
-import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './timeBudget';
+import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './time-budget';
 
 /** What became of one event. */
 export type Outcome =

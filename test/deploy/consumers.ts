@@ -3,7 +3,7 @@
  * feeds it, its source, and the DLQ the template gives it (the source queue's redrive target, or
  * the stream mapping's on-failure destination).
  */
-import { resourcesOfType, ResourceType } from '../../local/stack/template';
+import { resourcesOfType, ResourceType } from '../../aws/cloudformation/template';
 import type { Deployment } from './deployment';
 import type { DeployedFunction, DeployedMapping } from './readback';
 

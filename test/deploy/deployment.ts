@@ -5,8 +5,8 @@
  */
 import { DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { StreamDescriptionSummary } from '@aws-sdk/client-kinesis';
-import { resolveValue, type LocalResource, type ResolveContext } from '../../local/stack/intrinsics';
-import { resourcesOfType, ResourceType, type NamedResource, type Template } from '../../local/stack/template';
+import { resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
+import { resourcesOfType, ResourceType, type NamedResource, type Template } from '../../aws/cloudformation/template';
 import type { Target } from './commands';
 import { describeStream, describeTable, listFunctions, listMappings, queueAttributes, topicAttributes, type DeployedFunction, type DeployedMapping, type DeployedTable, type MotoClients } from './readback';
 

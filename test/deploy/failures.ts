@@ -6,7 +6,7 @@ import { PutRecordCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { describeFailure, DlqReason, DlqSender, SchemaViolationError } from '../../lambdas/runtime';
 import { fromSqsRecord } from '../../lambdas/runtime/records';
-import { onFailureRecord } from '../../local/event-sources/on-failure-record';
+import { onFailureRecord } from '../../aws/lambda/on-failure-record';
 import { orderStatus, pageView, sqsRecord } from '../helpers/events';
 import type { DeployedConsumer } from './consumers';
 

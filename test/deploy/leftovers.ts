@@ -7,7 +7,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
 import { GetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { ResourceType } from '../../local/stack/template';
+import { ResourceType } from '../../aws/cloudformation/template';
 import type { Deployment } from './deployment';
 import { listFunctions, type MotoClients } from './readback';
 import type { Target } from './commands';

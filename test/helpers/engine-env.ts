@@ -1,4 +1,4 @@
-import type { EngineName } from '../../local/engines';
+import type { EngineName } from '../../emulator/engines';
 
 /**
  * The env vars through which Jest's global setup hands endpoints to test workers: the AWS contract

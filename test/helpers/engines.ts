@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { localClients, type EngineEndpoints, type LocalClients } from '../../local/engines';
+import { localClients, type EngineEndpoints, type LocalClients } from '../../emulator/engines';
 import { TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
 import { pollUntil } from './poll';
 

@@ -6,8 +6,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { isFailureEnvelope, type FailureEnvelope } from '../../lambdas/runtime';
-import { LOCAL_REGION } from '../../local/engines';
-import { sqsLambdaRecord } from '../../local/event-sources/lambda-records';
+import { LOCAL_REGION } from '../../emulator/engines';
+import { sqsLambdaRecord } from '../../aws/lambda/event-records';
 import { createQueue, createTable, receiveAll, uniqueName, type CreatedQueue } from './engines';
 
 /** The idempotency table: key `id`, TTL `expiration`. */

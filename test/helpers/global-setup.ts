@@ -1,5 +1,5 @@
-import { ENGINE_NAMES, requireEndpoints, startEngines, type EngineName } from '../../local/engines';
-import { startContractGateways } from '../../local/gateway';
+import { ENGINE_NAMES, requireEndpoints, startEngines, type EngineName } from '../../emulator/engines';
+import { startContractGateways } from '../../emulator/gateway';
 import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
 
 /**

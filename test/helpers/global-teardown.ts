@@ -1,5 +1,5 @@
-import type { Engines } from '../../local/engines';
-import type { ContractGateways } from '../../local/gateway';
+import type { Engines } from '../../emulator/engines';
+import type { ContractGateways } from '../../emulator/gateway';
 import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY } from './engine-env';
 
 /** Stops the gateways, then the engines, that global setup started. */

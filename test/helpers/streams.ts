@@ -5,8 +5,8 @@
 import { DynamoDBStreamsClient, DescribeStreamCommand as DescribeTableStream, GetRecordsCommand as GetTableStreamRecords, GetShardIteratorCommand as GetTableStreamIterator } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
-import { dynamoLambdaRecord, kinesisLambdaRecord } from '../../local/event-sources/lambda-records';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../emulator/engines';
+import { dynamoLambdaRecord, kinesisLambdaRecord } from '../../aws/lambda/event-records';
 import { testEndpoints } from './engines';
 
 /** Every record of every shard of a Kinesis stream, from the trim horizon, in shard order. */

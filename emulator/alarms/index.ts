@@ -1,0 +1,8 @@
+export { AlarmEvaluator, ALARM_EVALUATOR_DEFAULTS, VISIBLE_DEPTH_ATTRIBUTE } from './alarm-evaluator';
+export type { AlarmEvaluatorOptions } from './alarm-evaluator';
+export { evaluateAlarm, formatDouble, isBreaching, thresholdReason } from './evaluation';
+export type { Evaluation } from './evaluation';
+export { alarmArn, alarmNotification, alarmSubject, cloudWatchTime, regionName } from './notification';
+export type { AlarmLocation, AlarmNotification, AlarmTrigger } from './notification';
+export { AlarmState } from './types';
+export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, QueueDepthAlarm, TreatMissingData } from './types';

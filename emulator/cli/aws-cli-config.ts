@@ -1,0 +1,182 @@
+/**
+ * What `eo local up` hands a shell so that the AWS CLI (v1 and v2) and the SDKs reach the local
+ * stack, through the contract layer's gateways, without flags: an AWS config file with a profile
+ * (region, the local account's credentials, one endpoint per service) and an env file that selects
+ * it and names the stack's outputs. Both are written beside the state file and removed when the
+ * stack stops.
+ *
+ * Why both, and what each client honours (measured with AWS CLI 1.45 / botocore 1.43, AWS CLI
+ * 2.9.19 and the SDK v3 here; docs/local-mode.md has the table):
+ * - AWS CLI v1 reads `AWS_DEFAULT_REGION`, not `AWS_REGION`; the SDKs read `AWS_REGION`.
+ * - `AWS_ENDPOINT_URL_<SERVICE>` and a profile's `services` section work for the SDK v3 and AWS
+ *   CLI v1 for every service here but one: AWS CLI v1 pins SQS to `queue.amazonaws.com` (its
+ *   `overridesslcommonname` customization sets an explicit endpoint for SQS in every commercial
+ *   region, and an explicit endpoint wins over configured ones), so `aws sqs` needs
+ *   `--endpoint-url "$AWS_ENDPOINT_URL_SQS"`. AWS CLI v2 2.9 reads neither (configured endpoints
+ *   came with 2.13).
+ * - DynamoDB Streams is its own service to the clients (`dynamodb_streams`), though DynamoDB Local
+ *   serves it on DynamoDB's endpoint.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { LocalStateFile } from '../../operations/dlq';
+import { LOCAL_CREDENTIALS } from '../engines';
+
+/** The profile the generated config file defines and the env file selects. */
+export const LOCAL_PROFILE = 'eo-local';
+
+/** The files' names, beside the state file (`.eo/aws-config`, `.eo/aws-env.sh` by default). */
+export const AWS_CONFIG_FILE_NAME = 'aws-config';
+export const AWS_ENV_FILE_NAME = 'aws-env.sh';
+
+/** The prefix of the variables that name the stack's outputs (`PageViewsQueueUrl` -> `EO_PAGE_VIEWS_QUEUE_URL`). */
+export const OUTPUT_VARIABLE_PREFIX = 'EO_';
+
+type Engine = keyof LocalStateFile['endpoints'];
+
+/**
+ * Each service a session uses, by the id the clients look up (`AWS_ENDPOINT_URL_<ID>` upper case,
+ * the `services` section's key lower case), and the engine that answers it: fauxqs serves SNS on
+ * the SQS endpoint, DynamoDB Local serves its streams on its own.
+ */
+export const SERVICE_ENGINES: ReadonlyArray<readonly [serviceId: string, engine: Engine]> = [
+  ['sqs', 'sqs'],
+  ['sns', 'sqs'],
+  ['dynamodb', 'dynamodb'],
+  ['dynamodb_streams', 'dynamodb'],
+  ['kinesis', 'kinesis'],
+];
+
+/**
+ * Variables a shell may still hold from work on AWS that would spoil a local session: a session
+ * token belongs to other credentials than the local key, and the ignore switch makes every client
+ * skip the configured endpoints and call AWS itself.
+ */
+export const UNSET_VARIABLES = ['AWS_SESSION_TOKEN', 'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS'] as const;
+
+/** Where the files go; every path absolute, so that the env file works from any directory. */
+export interface AwsCliFiles {
+  readonly stateFile: string;
+  readonly configFile: string;
+  readonly envFile: string;
+}
+
+/** The files beside `stateFile`. */
+export function awsCliFilesBeside(stateFile: string): AwsCliFiles {
+  const absolute = path.resolve(stateFile);
+  const folder = path.dirname(absolute);
+  return { stateFile: absolute, configFile: path.join(folder, AWS_CONFIG_FILE_NAME), envFile: path.join(folder, AWS_ENV_FILE_NAME) };
+}
+
+/** `AWS_ENDPOINT_URL_<ID>` for each service, pointing at its engine's gateway. */
+export function endpointVariables(endpoints: LocalStateFile['endpoints']): Record<string, string> {
+  return Object.fromEntries(SERVICE_ENGINES.map(([serviceId, engine]) => [`AWS_ENDPOINT_URL_${serviceId.toUpperCase()}`, endpoints[engine]]));
+}
+
+/**
+ * The AWS variables the env file exports: the profile, both region variables (AWS CLI v1 reads
+ * only `AWS_DEFAULT_REGION`), the local account's credentials and the endpoints. The profile says
+ * all of it again, for clients started without this environment.
+ */
+export function awsVariables(state: LocalStateFile, files: AwsCliFiles): Record<string, string> {
+  const region = state.topology.region;
+  return {
+    AWS_CONFIG_FILE: files.configFile,
+    AWS_PROFILE: LOCAL_PROFILE,
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    ...endpointVariables(state.endpoints),
+  };
+}
+
+/** `EO_<OUTPUT>` for each of the stack's outputs, and `EO_LOCAL_STATE` for the whole topology. */
+export function outputVariables(state: LocalStateFile, files: AwsCliFiles): Record<string, string> {
+  const outputs = Object.entries(state.topology.outputs).map(([name, value]) => [outputVariableName(name), value]);
+  return { ...Object.fromEntries(outputs), [`${OUTPUT_VARIABLE_PREFIX}LOCAL_STATE`]: files.stateFile };
+}
+
+/** `PageViewsQueueUrl` -> `EO_PAGE_VIEWS_QUEUE_URL` (an output's name is a CloudFormation logical id: letters and digits). */
+export function outputVariableName(outputName: string): string {
+  const words = outputName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2');
+  return `${OUTPUT_VARIABLE_PREFIX}${words.toUpperCase()}`;
+}
+
+/** The first line of both files: who wrote them, so that only that process removes them. */
+export function fileHeader(state: LocalStateFile): string {
+  return `# Written by \`eo local up\` (process ${state.pid}) for the local stack ${state.topology.stackName}; removed when it stops.`;
+}
+
+/**
+ * The AWS config file: the `eo-local` profile and its `services` section. `cli_binary_format`
+ * makes AWS CLI v2 take `--data` as raw text, as v1 does, so that one `put-record` line works
+ * for both; `cli_pager` keeps v2 from paging a script's output. v1 ignores both.
+ */
+export function awsConfigText(state: LocalStateFile): string {
+  const services = SERVICE_ENGINES.flatMap(([serviceId, engine]) => [`${serviceId} =`, `  endpoint_url = ${state.endpoints[engine]}`]);
+  return [
+    fileHeader(state),
+    `[profile ${LOCAL_PROFILE}]`,
+    `region = ${state.topology.region}`,
+    `aws_access_key_id = ${LOCAL_CREDENTIALS.accessKeyId}`,
+    `aws_secret_access_key = ${LOCAL_CREDENTIALS.secretAccessKey}`,
+    'cli_binary_format = raw-in-base64-out',
+    'cli_pager =',
+    `services = ${LOCAL_PROFILE}`,
+    '',
+    `[services ${LOCAL_PROFILE}]`,
+    ...services,
+    '',
+  ].join('\n');
+}
+
+/** The env file a user sources: unsets what would spoil the session, exports the AWS and `EO_` variables. */
+export function envFileText(state: LocalStateFile, files: AwsCliFiles): string {
+  const exportLines = Object.entries({ ...awsVariables(state, files), ...outputVariables(state, files) }).map(([name, value]) => `export ${name}=${shellWord(value)}`);
+  return [
+    fileHeader(state),
+    `# Use: source ${shellWord(files.envFile)}. AWS CLI v1 ignores a configured SQS endpoint: give \`aws sqs\` --endpoint-url "$AWS_ENDPOINT_URL_SQS".`,
+    `unset ${UNSET_VARIABLES.join(' ')}`,
+    ...exportLines,
+    '',
+  ].join('\n');
+}
+
+/** A value as one shell word: bare when it is safe, single-quoted otherwise. */
+export function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Writes the config and env files for `state`. */
+export function writeAwsCliFiles(files: AwsCliFiles, state: LocalStateFile): void {
+  mkdirSync(path.dirname(files.configFile), { recursive: true });
+  writeFileSync(files.configFile, awsConfigText(state));
+  writeFileSync(files.envFile, envFileText(state, files));
+}
+
+/** Removes the files that process `pid` wrote; another `eo local up`'s files stay. */
+export function removeAwsCliFiles(files: AwsCliFiles, pid: number = process.pid): void {
+  for (const file of [files.configFile, files.envFile]) {
+    if (existsSync(file) && readFileSync(file, 'utf8').startsWith(`# Written by \`eo local up\` (process ${pid})`)) rmSync(file);
+  }
+}
+
+/**
+ * The banner's lines on the AWS CLI: the one step (source the env file), what it sets, and the
+ * one flag AWS CLI v1 still needs.
+ */
+export function awsCliInstructions(state: LocalStateFile, files: AwsCliFiles, shownEnvFile: string = files.envFile): string[] {
+  const exported = Object.entries(awsVariables(state, files)).map(([name, value]) => `${name}=${shellWord(value)}`);
+  const outputs = Object.keys(state.topology.outputs).map(outputVariableName);
+  return [
+    'Point the AWS CLI and the SDKs at it, from any shell, in one step:',
+    `  source ${shellWord(shownEnvFile)}`,
+    `It runs \`unset ${UNSET_VARIABLES.join(' ')}\` and:`,
+    `export ${exported.join(' ')}`,
+    `and exports the outputs above as ${outputs.join(', ')}, and the state file as ${OUTPUT_VARIABLE_PREFIX}LOCAL_STATE.`,
+    `The profile ${LOCAL_PROFILE} in ${files.configFile} holds the same region, credentials and endpoints.`,
+    'AWS CLI v1 ignores a configured SQS endpoint (it pins queue.amazonaws.com): `aws sqs ... --endpoint-url "$AWS_ENDPOINT_URL_SQS"`.',
+    'AWS CLI v2 reads configured endpoints from 2.13 on (Debian 12\'s 2.9 does not); see docs/local-mode.md, "A session with the AWS CLI".',
+  ];
+}

@@ -1,0 +1,119 @@
+/**
+ * Reads the final state back from the engines: counters, orders, notifications sent, what the
+ * DLQs hold, which events committed (their dedup records), and the alarm notifications.
+ */
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isFailureEnvelope, type FailureEnvelope } from '../../lambdas/runtime';
+import { peekAll } from '../../aws/sqs/peek';
+import type { DeadLetterQueue } from '../stack/outputs';
+
+/** Lambda's on-failure record for a stream batch: a pointer to records, not the records. */
+export interface OnFailurePointer {
+  readonly condition: string;
+  readonly shardId: string;
+  readonly startSequenceNumber: string;
+  readonly endSequenceNumber: string;
+  readonly batchSize: number;
+  readonly streamArn: string;
+}
+
+export interface DlqContents {
+  readonly queueName: string;
+  readonly failures: FailureEnvelope[];
+  readonly pointers: OnFailurePointer[];
+  /** Bodies of the messages that are neither: SQS moved them here with no context. */
+  readonly bare: string[];
+}
+
+/** How many messages a DLQ holds, of every kind. */
+export function dlqDepth(contents: DlqContents): number {
+  return contents.failures.length + contents.pointers.length + contents.bare.length;
+}
+
+export interface FinalState {
+  readonly counters: Record<string, number>;
+  readonly orders: Record<string, { status: string; version: number }>;
+  readonly notifications: { orderId: string; eventId: string }[];
+  readonly dlqs: DlqContents[];
+  readonly committedIds: ReadonlySet<string>;
+  readonly alarmNotifications: { state: string; alarmName: string }[];
+}
+
+export interface StateSources {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly countersTable: string;
+  readonly ordersTable: string;
+  readonly idempotencyTable: string;
+  readonly notificationsInboxUrl: string;
+  readonly alarmsInboxUrl: string;
+  readonly deadLetterQueues: readonly DeadLetterQueue[];
+}
+
+export async function readState(sources: StateSources): Promise<FinalState> {
+  const [counters, orders, committed, notifications, alarms, dlqs] = await Promise.all([
+    scanAll(sources.dynamodb, sources.countersTable),
+    scanAll(sources.dynamodb, sources.ordersTable),
+    scanAll(sources.dynamodb, sources.idempotencyTable),
+    snsMessages(sources.sqs, sources.notificationsInboxUrl),
+    snsMessages(sources.sqs, sources.alarmsInboxUrl),
+    Promise.all(sources.deadLetterQueues.map((dlq) => readDlq(sources.sqs, dlq))),
+  ]);
+  return {
+    counters: Object.fromEntries(counters.map((item) => [String(item.pk), Number(item.views)])),
+    orders: Object.fromEntries(orders.map((item) => [String(item.orderId), { status: String(item.status), version: Number(item.version) }])),
+    notifications: notifications.map((message) => ({ orderId: String(message.orderId), eventId: String(message.notificationId) })),
+    dlqs,
+    committedIds: new Set(committed.map((item) => String(item.id))),
+    alarmNotifications: alarms.map((message) => ({ state: String(message.NewStateValue), alarmName: String(message.AlarmName) })),
+  };
+}
+
+async function scanAll(dynamodb: DynamoDBClient, table: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, never> | undefined;
+  do {
+    const page = await dynamodb.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
+    startKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+  } while (startKey);
+  return items;
+}
+
+/** The `Message` of each SNS envelope delivered to an inbox queue, parsed as JSON. */
+async function snsMessages(sqs: SQSClient, inboxUrl: string): Promise<Record<string, unknown>[]> {
+  const messages = await peekAll(sqs, inboxUrl);
+  return messages.map((message) => {
+    const envelope = JSON.parse(message.Body ?? '{}') as { Message?: string };
+    return JSON.parse(envelope.Message ?? message.Body ?? '{}') as Record<string, unknown>;
+  });
+}
+
+async function readDlq(sqs: SQSClient, dlq: DeadLetterQueue): Promise<DlqContents> {
+  const contents: DlqContents = { queueName: dlq.queue.name, failures: [], pointers: [], bare: [] };
+  for (const message of await peekAll(sqs, dlq.queue.url)) {
+    const body = parseJson(message.Body ?? '');
+    const pointer = onFailurePointer(body);
+    if (isFailureEnvelope(body)) contents.failures.push(body);
+    else if (pointer) contents.pointers.push(pointer);
+    else contents.bare.push(message.Body ?? '');
+  }
+  return contents;
+}
+
+/** Parses Lambda's on-failure record of a Kinesis or DynamoDB Streams batch. */
+export function onFailurePointer(body: unknown): OnFailurePointer | undefined {
+  const record = body as { requestContext?: { condition?: string }; KinesisBatchInfo?: Omit<OnFailurePointer, 'condition'>; DDBStreamBatchInfo?: Omit<OnFailurePointer, 'condition'> } | undefined;
+  const info = record?.KinesisBatchInfo ?? record?.DDBStreamBatchInfo;
+  return info ? { ...info, condition: record?.requestContext?.condition ?? 'unknown' } : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

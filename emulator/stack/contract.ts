@@ -1,0 +1,68 @@
+/**
+ * The local stack behind the AWS contract layer: the gateways in front of the engines, each
+ * function's own credentials, and IAM from the template's roles once the resources exist.
+ */
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localClients, type EngineEndpoints, type LocalClients } from '../engines';
+import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type RefusalListener } from '../gateway';
+import { compileRolePolicies, deployedResolveContext, functionPrincipal, type PermissionLookups, type RolePrincipal } from '../iam';
+import type { FunctionSpec } from './functions';
+import { resolveValue } from '../../aws/cloudformation/intrinsics';
+import type { ProvisionedStack } from './provision';
+import type { Template } from '../../aws/cloudformation/template';
+
+/** The clients an event source mapping uses on its function's behalf: signed as the function. */
+export interface MappingClients {
+  readonly sqs: LocalClients['sqs'];
+  readonly kinesis: LocalClients['kinesis'];
+  readonly dynamodbStreams: DynamoDBStreamsClient;
+}
+
+/** Starts the gateways; the functions' DynamoDB requests go on to `functionDynamodb` (the fault proxy). */
+export function startStackGateways(engines: Required<EngineEndpoints>, functionDynamodb: string, onRefusal?: RefusalListener): Promise<ContractGateways> {
+  return startContractGateways({ engines, functionDynamodb, onRefusal });
+}
+
+/** A function's variables for signing as itself: what Lambda gives a function from its role. */
+export function credentialsEnvironment(functionLogicalId: string): Record<string, string> {
+  const { accessKeyId, secretAccessKey } = functionCredentials(functionLogicalId);
+  return { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey };
+}
+
+/** Clients through the gateways, signed as the function: what its event source mapping calls with. */
+export function mappingClients(gateways: ContractGateways, functionLogicalId: string): MappingClients {
+  const credentials = gateways.callers.register(functionLogicalId);
+  const clients = localClients(gateways.endpoints, credentials);
+  const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials, endpoint: gateways.endpoints.dynamodb });
+  return { sqs: clients.sqs, kinesis: clients.kinesis, dynamodbStreams };
+}
+
+/**
+ * From now on every function's calls (and its mapping's) are decided against its role: the
+ * template's policies, resolved against the provisioned resources.
+ */
+export function enforceTemplateIam(gateways: ContractGateways, template: Template, stack: ProvisionedStack, specs: readonly FunctionSpec[]): void {
+  const context = deployedResolveContext(template, { stackName: stack.stackName, region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID }, stack.context);
+  const policies = compileRolePolicies(template, (value) => resolveValue(value, context));
+  const principals = new Map<string, RolePrincipal>();
+  for (const spec of specs) {
+    gateways.callers.register(spec.logicalId);
+    principals.set(spec.logicalId, functionPrincipal(policies, spec.logicalId, { functionName: spec.name, accountId: LOCAL_ACCOUNT_ID }));
+  }
+  gateways.layer.enforceIam(new IamGuard({ policies, principals, lookups: stackLookups(stack), tokens: gateways.layer.tokens }));
+}
+
+/** Names in requests to the ARNs local mode gave the resources (DynamoDB Local's name `ddblocal` as region, for one). */
+function stackLookups(stack: ProvisionedStack): Omit<PermissionLookups, 'streamArnOfToken' | 'topicKeys'> {
+  const byName = <T extends { name: string; arn: string }>(items: Iterable<T>) => new Map([...items].map((item) => [item.name, item.arn]));
+  const tables = byName(stack.tables.values());
+  const streams = byName(stack.streams.values());
+  const queues = new Map([...stack.queues.values()].map((queue) => [queue.url, queue.arn]));
+  return {
+    region: LOCAL_REGION,
+    accountId: LOCAL_ACCOUNT_ID,
+    tableArn: (name) => tables.get(name),
+    streamArn: (name) => streams.get(name),
+    queueArn: (url) => queues.get(url),
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The template's event source mappings, emulated: each `AWS::Lambda::EventSourceMapping` becomes
+ * an SQS or stream mapping with the template's settings (batch size, batching window, partial
+ * batch responses, bisect, retries, record age, on-failure destination), invoking the local
+ * function it names.
+ */
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { LOCAL_REGION, type LocalClients } from '../engines';
+import { SqsMapping, StreamMapping, type MappingLog } from '../event-sources';
+import type { LocalFunction } from '../functions';
+import type { DeliveryFaults, Invoker } from '../types';
+import { resolveString } from '../../aws/cloudformation/intrinsics';
+import type { LocalQueue, ProvisionedStack } from './provision';
+import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
+
+export type Mapping = SqsMapping | StreamMapping;
+
+/** A running mapping and what it connects. */
+export interface MappingSpec {
+  readonly logicalId: string;
+  readonly source: 'sqs' | 'kinesis' | 'dynamodb-stream';
+  readonly functionLogicalId: string;
+  /** SQS mappings: the source queue, whose depth tells when it has drained. */
+  readonly sourceQueueUrl?: string;
+  readonly mapping: Mapping;
+}
+
+export interface MappingOptions {
+  readonly template: Template;
+  readonly stack: ProvisionedStack;
+  /** Local functions by logical id. */
+  readonly functions: ReadonlyMap<string, LocalFunction>;
+  readonly clients: LocalClients;
+  readonly dynamodbStreams: DynamoDBStreamsClient;
+  readonly faults?: DeliveryFaults;
+  /** SQS pollers per mapping. @default 2 */
+  readonly sqsConcurrency?: number;
+  /** Rest between polls of a stream with nothing new, in ms. @default 200 */
+  readonly streamPollIntervalMs?: number;
+  readonly log?: MappingLog;
+  /** Settings that replace the template's, for schedules that explore other batch shapes. */
+  readonly overrides?: MappingOverrides;
+  /** Wraps a function's invoker, e.g. to count deliveries. */
+  readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
+  /**
+   * The clients a mapping calls with on its function's behalf (receive, delete, change visibility,
+   * read the stream, send to the on-failure queue): on AWS those calls are authorized against the
+   * function's execution role. @default - `clients` and `dynamodbStreams`
+   */
+  readonly clientsFor?: (functionLogicalId: string) => { readonly sqs: LocalClients['sqs']; readonly kinesis: LocalClients['kinesis']; readonly dynamodbStreams: DynamoDBStreamsClient };
+}
+
+export interface MappingOverrides {
+  readonly sqsBatchSize?: number;
+  readonly sqsBatchingWindowSeconds?: number;
+  readonly streamBatchSize?: number;
+}
+
+/** Builds (without starting) one mapping per template mapping. */
+export function createMappings(options: MappingOptions): MappingSpec[] {
+  return resourcesOfType(options.template, ResourceType.EVENT_SOURCE_MAPPING).map((resource) => createMapping(resource, options));
+}
+
+function createMapping(resource: NamedResource, options: MappingOptions): MappingSpec {
+  const props = resource.properties;
+  const functionName = resolveString(props.FunctionName, options.stack.context);
+  const [functionLogicalId, fn] = [...options.functions.entries()].find(([logicalId]) => options.stack.context.resources.get(logicalId)?.ref === functionName) ?? [];
+  if (!functionLogicalId || !fn) throw new Error(`event source mapping ${resource.logicalId} names function ${functionName}, which local mode did not start`);
+  const invoke = options.wrapInvoker ? options.wrapInvoker(functionLogicalId, fn.invoke) : fn.invoke;
+  const sourceArn = resolveString(props.EventSourceArn, options.stack.context);
+  const queue = [...options.stack.queues.values()].find((candidate) => candidate.arn === sourceArn);
+  const reportBatchItemFailures = ((props.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures');
+  if (queue) {
+    return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, queue, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
+  }
+  const kind = sourceArn.includes(':kinesis:') ? 'kinesis' : 'dynamodb-stream';
+  return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
+}
+
+/** The clients a function's mapping calls with: its own, when the caller gives them. */
+function clientsOf(options: MappingOptions, functionLogicalId: string): Partial<Pick<MappingOptions, 'clients' | 'dynamodbStreams'>> {
+  const own = options.clientsFor?.(functionLogicalId);
+  return own ? { clients: { ...options.clients, sqs: own.sqs, kinesis: own.kinesis }, dynamodbStreams: own.dynamodbStreams } : {};
+}
+
+function sqsMapping(props: Record<string, unknown>, queue: LocalQueue, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): SqsMapping {
+  return new SqsMapping({
+    queueUrl: queue.url,
+    queueArn: queue.arn,
+    region: LOCAL_REGION,
+    batchSize: options.overrides?.sqsBatchSize ?? numberProp(props, 'BatchSize') ?? 10,
+    maximumBatchingWindowSeconds: options.overrides?.sqsBatchingWindowSeconds ?? numberProp(props, 'MaximumBatchingWindowInSeconds') ?? 0,
+    reportBatchItemFailures,
+    visibilityTimeoutSeconds: queue.localVisibilityTimeoutSeconds,
+    // Scaled down, the visibility timeout no longer covers the real batching window and run time.
+    keepHeldInvisible: queue.localVisibilityTimeoutSeconds < queue.visibilityTimeoutSeconds,
+    concurrency: options.sqsConcurrency ?? 2,
+    invoke,
+    faults: options.faults,
+    sqs: options.clients.sqs,
+    log: options.log,
+  });
+}
+
+function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamodb-stream', streamArn: string, functionLogicalId: string, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): StreamMapping {
+  const onFailure = (props.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
+  const onFailureArn = onFailure === undefined ? undefined : resolveString(onFailure, options.stack.context);
+  const onFailureQueue = [...options.stack.queues.values()].find((queue) => queue.arn === onFailureArn);
+  const stream = [...options.stack.streams.values()].find((candidate) => candidate.arn === streamArn);
+  return new StreamMapping({
+    kind,
+    streamName: stream?.name,
+    streamArn,
+    region: LOCAL_REGION,
+    functionArn: options.stack.context.resources.get(functionLogicalId)?.attributes.Arn ?? '',
+    batchSize: options.overrides?.streamBatchSize ?? numberProp(props, 'BatchSize') ?? 100,
+    bisectBatchOnFunctionError: props.BisectBatchOnFunctionError === true || props.BisectBatchOnFunctionError === 'true',
+    maximumRetryAttempts: numberProp(props, 'MaximumRetryAttempts') ?? -1,
+    // Not compressed: DynamoDB Local rounds record times down to the minute, so a compressed age would expire records at once.
+    maximumRecordAgeSeconds: numberProp(props, 'MaximumRecordAgeInSeconds') ?? -1,
+    reportBatchItemFailures,
+    startingPosition: (stringProp(props, 'StartingPosition') ?? 'TRIM_HORIZON') as 'TRIM_HORIZON' | 'LATEST',
+    onFailureQueueUrl: onFailureQueue?.url,
+    pollIntervalMs: options.streamPollIntervalMs ?? 200,
+    invoke,
+    faults: options.faults,
+    clients: { kinesis: options.clients.kinesis, dynamodbStreams: options.dynamodbStreams, sqs: options.clients.sqs },
+    log: options.log,
+  });
+}

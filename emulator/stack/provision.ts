@@ -1,0 +1,228 @@
+/**
+ * Creates on the local engines what the template declares: queues (with their visibility timeout,
+ * retention and redrive policy), tables (keys, streams, TTL), Kinesis streams and SNS topics, each
+ * topic with a local inbox queue so that notifications and alarms can be read.
+ */
+import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
+import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
+import { resolveString, resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
+import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
+
+export interface LocalQueue {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly url: string;
+  readonly arn: string;
+  /** As the template declares it. */
+  readonly visibilityTimeoutSeconds: number;
+  /** As created locally, after time compression. */
+  readonly localVisibilityTimeoutSeconds: number;
+  /** The DLQ's ARN, when the queue has a redrive policy. */
+  readonly deadLetterTargetArn?: string;
+  readonly maxReceiveCount?: number;
+}
+
+export interface LocalTable {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  readonly streamArn?: string;
+}
+
+export interface LocalStream {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  readonly retentionHours: number;
+}
+
+export interface LocalTopic {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  /** A local queue subscribed to the topic (SNS envelope, as an SQS subscriber receives it). */
+  readonly inbox: { readonly url: string; readonly arn: string };
+}
+
+/** Everything provisioned, by logical id, and the context that resolves the template against it. */
+export interface ProvisionedStack {
+  readonly stackName: string;
+  readonly queues: ReadonlyMap<string, LocalQueue>;
+  readonly tables: ReadonlyMap<string, LocalTable>;
+  readonly streams: ReadonlyMap<string, LocalStream>;
+  readonly topics: ReadonlyMap<string, LocalTopic>;
+  readonly context: ResolveContext;
+}
+
+export interface ProvisionOptions {
+  readonly stackName: string;
+  readonly template: Template;
+  readonly clients: LocalClients;
+  /** Local seconds per template second for visibility timeouts. @default 1 */
+  readonly timeScale?: number;
+  /** Appended to every physical name, so that several copies of the stack share one set of engines. @default '' */
+  readonly nameSuffix?: string;
+}
+
+/** Provisions the template's resources. Queues first (DLQs before their sources), then the rest. */
+export async function provision(options: ProvisionOptions): Promise<ProvisionedStack> {
+  const resources = new Map<string, LocalResource>();
+  const context: ResolveContext = { resources, pseudo: pseudoParameters(options.stackName) };
+  const queues = await provisionQueues(options, context, resources);
+  const [tables, streams, topics] = await Promise.all([
+    provisionAll(resourcesOfType(options.template, ResourceType.TABLE), (resource) => createTable(options, resource, resources)),
+    provisionAll(resourcesOfType(options.template, ResourceType.STREAM), (resource) => createStream(options, resource, resources)),
+    provisionAll(resourcesOfType(options.template, ResourceType.TOPIC), (resource) => createTopic(options, resource, resources)),
+  ]);
+  await subscribeQueues(options, context);
+  nameFunctions(options, resources);
+  return { stackName: options.stackName, queues, tables, streams, topics, context };
+}
+
+function pseudoParameters(stackName: string): Record<string, string> {
+  return {
+    'AWS::Region': LOCAL_REGION,
+    'AWS::AccountId': LOCAL_ACCOUNT_ID,
+    'AWS::Partition': 'aws',
+    'AWS::URLSuffix': 'amazonaws.com',
+    'AWS::StackName': stackName,
+    'AWS::NoValue': '',
+  };
+}
+
+/** The physical name CloudFormation would generate when the template names none (shortened to fit every service). */
+export function physicalName(stackName: string, logicalId: string, maxLength = 80): string {
+  return `${stackName}-${logicalId}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, maxLength);
+}
+
+/** A name with the copy's suffix, cut to the service's limit from the front so that the suffix survives. */
+function suffixed(name: string, options: ProvisionOptions, maxLength: number): string {
+  const suffix = options.nameSuffix ?? '';
+  return `${name.slice(0, maxLength - suffix.length)}${suffix}`;
+}
+
+async function provisionAll<T extends { logicalId: string }>(items: readonly NamedResource[], create: (resource: NamedResource) => Promise<T>): Promise<Map<string, T>> {
+  const created = await Promise.all(items.map(create));
+  return new Map(created.map((item) => [item.logicalId, item]));
+}
+
+async function provisionQueues(options: ProvisionOptions, context: ResolveContext, resources: Map<string, LocalResource>): Promise<Map<string, LocalQueue>> {
+  const all = resourcesOfType(options.template, ResourceType.QUEUE);
+  const withoutRedrive = all.filter((queue) => queue.properties.RedrivePolicy === undefined);
+  const withRedrive = all.filter((queue) => queue.properties.RedrivePolicy !== undefined);
+  const queues = await provisionAll(withoutRedrive, (queue) => createQueue(options, queue, context, resources));
+  for (const [id, queue] of await provisionAll(withRedrive, (resource) => createQueue(options, resource, context, resources))) queues.set(id, queue);
+  return queues;
+}
+
+async function createQueue(options: ProvisionOptions, resource: NamedResource, context: ResolveContext, resources: Map<string, LocalResource>): Promise<LocalQueue> {
+  const { sqs } = options.clients;
+  const props = resource.properties;
+  const name = suffixed(stringProp(props, 'QueueName') ?? physicalName(options.stackName, resource.logicalId), options, 80);
+  const visibilityTimeoutSeconds = numberProp(props, 'VisibilityTimeout') ?? 30;
+  const localVisibilityTimeoutSeconds = Math.max(1, Math.round(visibilityTimeoutSeconds * (options.timeScale ?? 1)));
+  const redrive = props.RedrivePolicy === undefined ? undefined : (resolveValue(props.RedrivePolicy, context) as { deadLetterTargetArn: string; maxReceiveCount: number });
+  const attributes: Record<string, string> = { VisibilityTimeout: String(localVisibilityTimeoutSeconds) };
+  for (const key of ['MessageRetentionPeriod', 'DelaySeconds', 'MaximumMessageSize', 'ReceiveMessageWaitTimeSeconds']) {
+    const value = numberProp(props, key);
+    if (value !== undefined) attributes[key] = String(value);
+  }
+  if (redrive) attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: redrive.deadLetterTargetArn, maxReceiveCount: Number(redrive.maxReceiveCount) });
+  const { QueueUrl: url = '' } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  const arn = Attributes?.QueueArn ?? '';
+  resources.set(resource.logicalId, { ref: url, attributes: { Arn: arn, QueueName: name, QueueUrl: url } });
+  return { logicalId: resource.logicalId, name, url, arn, visibilityTimeoutSeconds, localVisibilityTimeoutSeconds, deadLetterTargetArn: redrive?.deadLetterTargetArn, maxReceiveCount: redrive ? Number(redrive.maxReceiveCount) : undefined };
+}
+
+async function createTable(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalTable> {
+  const { dynamodb } = options.clients;
+  const props = resource.properties;
+  const name = suffixed(stringProp(props, 'TableName') ?? physicalName(options.stackName, resource.logicalId, 255), options, 255);
+  const streamSpec = props.StreamSpecification as { StreamViewType?: string } | undefined;
+  const input: CreateTableCommandInput = {
+    TableName: name,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: props.KeySchema as CreateTableCommandInput['KeySchema'],
+    AttributeDefinitions: props.AttributeDefinitions as CreateTableCommandInput['AttributeDefinitions'],
+    GlobalSecondaryIndexes: stripBilling(props.GlobalSecondaryIndexes) as CreateTableCommandInput['GlobalSecondaryIndexes'],
+    StreamSpecification: streamSpec?.StreamViewType ? { StreamEnabled: true, StreamViewType: streamSpec.StreamViewType as 'NEW_AND_OLD_IMAGES' } : undefined,
+  };
+  await dynamodb.send(new CreateTableCommand(input));
+  const description = await waitFor(async () => {
+    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: name }));
+    return Table?.TableStatus === 'ACTIVE' ? Table : undefined;
+  }, `table ${name}`);
+  const ttl = props.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
+  if (ttl?.Enabled && ttl.AttributeName) {
+    await dynamodb.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { Enabled: true, AttributeName: ttl.AttributeName } }));
+  }
+  const arn = description.TableArn ?? '';
+  const streamArn = description.LatestStreamArn;
+  resources.set(resource.logicalId, { ref: name, attributes: { Arn: arn, ...(streamArn && { StreamArn: streamArn }) } });
+  return { logicalId: resource.logicalId, name, arn, streamArn };
+}
+
+function stripBilling(indexes: unknown): unknown {
+  if (!Array.isArray(indexes)) return undefined;
+  return indexes.map((index: Record<string, unknown>) => ({ ...index, ProvisionedThroughput: undefined, ContributorInsightsSpecification: undefined }));
+}
+
+async function createStream(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalStream> {
+  const { kinesis } = options.clients;
+  const props = resource.properties;
+  const name = suffixed(stringProp(props, 'Name') ?? physicalName(options.stackName, resource.logicalId, 128), options, 128);
+  await kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: numberProp(props, 'ShardCount') ?? 1 }));
+  const arn = await waitFor(async () => {
+    const { StreamDescriptionSummary: summary } = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: name }));
+    return summary?.StreamStatus === 'ACTIVE' ? summary.StreamARN : undefined;
+  }, `stream ${name}`);
+  resources.set(resource.logicalId, { ref: name, attributes: { Arn: arn } });
+  return { logicalId: resource.logicalId, name, arn, retentionHours: numberProp(props, 'RetentionPeriodHours') ?? 24 };
+}
+
+async function createTopic(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalTopic> {
+  const { sns, sqs } = options.clients;
+  const name = suffixed(stringProp(resource.properties, 'TopicName') ?? physicalName(options.stackName, resource.logicalId, 256), options, 256);
+  const { TopicArn: arn = '' } = await sns.send(new CreateTopicCommand({ Name: name }));
+  const { QueueUrl: inboxUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: `${name.slice(0, 70)}-inbox` }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: inboxUrl, AttributeNames: ['QueueArn'] }));
+  const inboxArn = Attributes?.QueueArn ?? '';
+  await sns.send(new SubscribeCommand({ TopicArn: arn, Protocol: 'sqs', Endpoint: inboxArn }));
+  resources.set(resource.logicalId, { ref: arn, attributes: { TopicArn: arn, TopicName: name } });
+  return { logicalId: resource.logicalId, name, arn, inbox: { url: inboxUrl, arn: inboxArn } };
+}
+
+/** Template subscriptions of protocol `sqs` are made; others (email, lambda) cannot be delivered locally. */
+async function subscribeQueues(options: ProvisionOptions, context: ResolveContext): Promise<void> {
+  for (const subscription of resourcesOfType(options.template, ResourceType.SUBSCRIPTION)) {
+    if (subscription.properties.Protocol !== 'sqs') continue;
+    await options.clients.sns.send(new SubscribeCommand({
+      TopicArn: resolveString(subscription.properties.TopicArn, context),
+      Protocol: 'sqs',
+      Endpoint: resolveString(subscription.properties.Endpoint, context),
+      Attributes: subscription.properties.RawMessageDelivery ? { RawMessageDelivery: 'true' } : undefined,
+    }));
+  }
+}
+
+function nameFunctions(options: ProvisionOptions, resources: Map<string, LocalResource>): void {
+  for (const fn of resourcesOfType(options.template, ResourceType.FUNCTION)) {
+    const name = suffixed(stringProp(fn.properties, 'FunctionName') ?? physicalName(options.stackName, fn.logicalId, 64), options, 64);
+    resources.set(fn.logicalId, { ref: name, attributes: { Arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}` } });
+  }
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} to become ACTIVE`);
+    await sleep(50);
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The synthesized stack running on local engines: engines started, resources provisioned from the
+ * template, the bundled functions loaded, event source mappings and depth alarms emulated. Used by
+ * the demo and by `eo local up`.
+ */
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { AlarmEvaluator } from '../alarms';
+import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, startEngines, type EngineEndpoints, type Engines, type LocalClients } from '../engines';
+import type { ContractGateways, ContractStats, RefusalListener } from '../gateway';
+import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
+import { seededRandom } from '../faults/random';
+import { InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
+import type { DeliveryFaults, Invoker } from '../types';
+import { alarmSpecs, type AlarmSpecs } from './alarms';
+import { assertBundled, ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
+import { credentialsEnvironment, enforceTemplateIam, mappingClients, startStackGateways } from './contract';
+import { drainStack, type StackDrainOptions } from './drain';
+import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
+import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
+import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
+import { provision, type ProvisionedStack } from './provision';
+import type { Template } from '../../aws/cloudformation/template';
+
+/** Local mode compresses time: one template minute of visibility timeout or alarm period is a local second. */
+export const DEFAULT_TIME_SCALE = 1 / 60;
+
+export interface LocalStackOptions {
+  /** Seeds the fault proxy's decisions. */
+  readonly seed?: number;
+  readonly faults?: DeliveryFaults;
+  /** Share of DynamoDB data calls from the functions answered with a throttle. @default 0 */
+  readonly throttleRate?: number;
+  /** Share answered with a 500. @default 0 */
+  readonly serverErrorRate?: number;
+  /** @default DEFAULT_TIME_SCALE */
+  readonly timeScale?: number;
+  /** Concurrent executions per function. @default 2 */
+  readonly concurrency?: number;
+  /** Where the functions' stdout and stderr go. @default dropped */
+  readonly output?: OutputSink;
+  /**
+   * Told of every function init that fails (after its JSON line went to `output`); the stack's
+   * `initFailures` signal fires on the first one either way.
+   * @default - only the log line and the signal
+   */
+  readonly onInitFailure?: InitFailureListener;
+  /** Wraps each function's invoker as the mappings see it, e.g. to count deliveries. */
+  readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
+  /** Engines already running (shared by several copies of the stack); they are left running on stop. @default - started here */
+  readonly engines?: Engines;
+  /** An already loaded assembly, to skip the staleness check (it must still be bundled). @default - synthesized when stale or not bundled */
+  readonly synthesized?: SynthesizedStack;
+  /** Appended to every physical name (see {@link ProvisionOptions.nameSuffix}). @default '' */
+  readonly nameSuffix?: string;
+  /** Replaces some of the template's mapping settings. @default - the template's */
+  readonly mappingOverrides?: MappingOverrides;
+  /** SQS pollers per mapping. @default 2 */
+  readonly sqsConcurrency?: number;
+  /** Synthesize even when cdk.out looks current. @default false */
+  readonly forceSynth?: boolean;
+  readonly onPhase?: (phase: string) => void;
+  /** Told of every request the contract layer refuses, in one line (IAM denials, invalid requests, conflicts). @default - nothing */
+  readonly onRefusal?: RefusalListener;
+}
+
+export interface LocalStack {
+  readonly stackName: string;
+  readonly template: Template;
+  readonly outputs: Record<string, string>;
+  readonly resources: ProvisionedStack;
+  readonly clients: LocalClients;
+  readonly dynamodbStreams: DynamoDBStreamsClient;
+  /** The contract layer's gateways in front of the engines: what every client of the stack talks to. */
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string };
+  readonly functions: ReadonlyMap<string, LocalFunction>;
+  /** What each function was started with (its resolved environment included), by logical id. */
+  readonly functionSpecs: ReadonlyMap<string, FunctionSpec>;
+  readonly mappings: readonly MappingSpec[];
+  readonly alarms: AlarmSpecs;
+  readonly alarmEvaluator: AlarmEvaluator;
+  /** The local length of a 60-second alarm period. */
+  readonly alarmPeriodMs: number;
+  readonly deadLetterQueues: readonly DeadLetterQueue[];
+  readonly proxy: DynamoFaultProxy;
+  /** What the contract layer checked and refused so far. */
+  contract(): ContractStats;
+  /** Whether this start ran `cdk synth`. */
+  readonly synthesized: boolean;
+  /** Fires at the first function that fails to initialize: a run should stop on it rather than retry in silence. */
+  readonly initFailures: InitFailureSignal;
+  /**
+   * Waits until every mapping is idle and every source queue is empty, for as long as work
+   * progresses. @throws DrainStalledError naming what did not drain
+   */
+  drain(options: StackDrainOptions): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts everything; on a failure part way, stops what it started before rethrowing. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const phase = options.onPhase ?? (() => undefined);
+  phase('loading the synthesized CDK app (cdk.out)');
+  const synth = options.synthesized ? assertBundled(options.synthesized) : await ensureSynthesized({ force: options.forceSynth, onSynthesize: (reason) => phase(`synthesizing the CDK app: ${reason}`) });
+  phase('starting DynamoDB Local, fauxqs and kinesalite');
+  const engines = options.engines ?? (await startEngines());
+  const stoppers: (() => Promise<void>)[] = options.engines ? [] : [() => engines.stop()];
+  try {
+    return await assemble(synth, engines, stoppers, options, phase);
+  } catch (error) {
+    await stopAll(stoppers);
+    throw error;
+  }
+}
+
+async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
+  const { gateways, proxy } = await startContract(requireEndpoints(engines.endpoints), stoppers, options);
+  const endpoints = gateways.endpoints;
+  const clients = localClients(endpoints);
+  const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
+  stoppers.unshift(async () => {
+    destroyClients(clients);
+    dynamodbStreams.destroy();
+  });
+  const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
+  phase('creating the template\'s queues, tables, streams and topics');
+  const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
+  phase('loading the bundled functions from cdk.out');
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
+  enforceTemplateIam(gateways, synth.template, resources, specs);
+  const initFailures = new InitFailureSignal();
+  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure: reportingTo(initFailures, options) });
+  stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
+  const clientsFor = (functionLogicalId: string) => mappingClients(gateways, functionLogicalId);
+  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
+  const alarms = alarmSpecs(synth.template, resources);
+  const periodMs = Math.max(250, Math.round(60_000 * timeScale));
+  const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.queueDepth, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
+  phase('starting event source mappings and alarms');
+  for (const spec of mappings) spec.mapping.start();
+  alarmEvaluator.start();
+  stoppers.unshift(() => alarmEvaluator.stop(), () => Promise.all(mappings.map((spec) => spec.mapping.stop())).then(() => undefined));
+  const drainTargets = { mappings, queues: resources.queues, functions: specs, sqs: clients.sqs };
+  return {
+    stackName: synth.stackName,
+    template: synth.template,
+    outputs: resolveOutputs(synth.template, resources),
+    resources,
+    clients,
+    dynamodbStreams,
+    endpoints,
+    functions,
+    functionSpecs: new Map(specs.map((spec) => [spec.logicalId, spec])),
+    mappings,
+    alarms,
+    alarmEvaluator,
+    alarmPeriodMs: periodMs,
+    deadLetterQueues: deadLetterQueues(synth.template, resources),
+    proxy,
+    contract: () => gateways.layer.stats(),
+    synthesized: 'synthesized' in synth && synth.synthesized === true,
+    initFailures,
+    drain: (drainOptions) => drainStack(drainTargets, drainOptions),
+    stop: () => stopAll(stoppers),
+  };
+}
+
+/**
+ * The fault proxy (DynamoDB throttles and 5xx for the functions' calls) and, in front of the
+ * engines, the contract layer's gateways that every client of the stack goes through.
+ */
+async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
+  const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
+  stoppers.unshift(() => proxy.stop());
+  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal);
+  stoppers.unshift(() => gateways.stop());
+  return { gateways, proxy };
+}
+
+/** A function's spec with its own credentials in its environment, as Lambda gives it its role's. */
+function signedAsItself(spec: FunctionSpec): FunctionSpec {
+  return { ...spec, environment: { ...spec.environment, ...credentialsEnvironment(spec.logicalId) } };
+}
+
+function reportingTo(initFailures: InitFailureSignal, options: LocalStackOptions): InitFailureListener {
+  return (failure) => {
+    initFailures.report(failure);
+    options.onInitFailure?.(failure);
+  };
+}
+
+async function stopAll(stoppers: readonly (() => Promise<void>)[]): Promise<void> {
+  for (const stop of stoppers) {
+    try {
+      await stop();
+    } catch {
+      // Best effort: the next stopper still runs, and the engines' own reaper kills children on exit.
+    }
+  }
+}

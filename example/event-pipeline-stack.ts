@@ -1,0 +1,184 @@
+import * as path from 'node:path';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { AlarmTopic } from '../lib/alarm-topic';
+import { TableAction } from '../lib/consumer-props';
+import { GENERATED_CONSUMERS } from './consumers';
+import { DynamoStreamConsumer } from '../lib/dynamo-stream-consumer';
+import { addEncryptedTopic } from '../lib/encrypted-topic';
+import { IdempotencyTable } from '../lib/idempotency-table';
+import { KinesisConsumer } from '../lib/kinesis-consumer';
+import { QueueConsumer } from '../lib/queue-consumer';
+import { tableDefaults } from '../lib/table-defaults';
+import { grantPublishToEncryptedTopic } from '../lib/topic-publisher';
+
+/** Where the handlers live in this repository. */
+const DEFAULT_HANDLERS_DIR = path.join(__dirname, 'handlers');
+
+/**
+ * Adds one consumer, and whatever only it uses, to the pipeline. It receives the stack, whose
+ * public members are the shared resources (alarm topic, idempotency table, tables, topics).
+ */
+export type AddConsumer = (pipeline: EventPipelineStack) => unknown;
+
+/** Props of {@link EventPipelineStack}. */
+export interface EventPipelineStackProps extends StackProps {
+  /**
+   * An address that receives every alarm by email.
+   * @default - no email subscription
+   */
+  readonly alarmEmail?: string;
+  /**
+   * The directory holding the handler files (`page-view-counter.ts`, `order-projection.ts`,
+   * `shipment-notifier.ts`).
+   * @default - `example/handlers` of this repository
+   */
+  readonly handlersDir?: string;
+  /**
+   * Consumers added after the examples, each with the stack's shared resources.
+   * @default - `GENERATED_CONSUMERS` of `example/consumers/index.ts`, which `eo new consumer` appends to
+   */
+  readonly consumers?: readonly AddConsumer[];
+}
+
+/**
+ * The example pipelines, one per dedup pattern:
+ * - page views: SQS queue -> `page-view-counter` (dedup in the same transaction as the count);
+ * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table;
+ * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS.
+ * Every DLQ and every stream consumer notifies the alarm topic. Consumers that `eo new consumer`
+ * generated (or that `consumers` lists) come after the examples.
+ */
+export class EventPipelineStack extends Stack {
+  /** The topic every alarm notifies. */
+  public readonly alarmTopic: AlarmTopic;
+  /** Dedup records of the page view counter and the shipment notifier. */
+  public readonly idempotencyTable: IdempotencyTable;
+  /** Page view counts, keyed `pk` (the page). */
+  public readonly countersTable: Table;
+  /** The order projection, keyed `pk` (the order), streamed to the shipment notifier. */
+  public readonly ordersTable: Table;
+  /** Where the shipment notifier publishes. */
+  public readonly notificationsTopic: Topic;
+  /** page-views queue -> page-view-counter. */
+  public readonly pageViewCounter: QueueConsumer;
+  /** orders stream -> order-projection. */
+  public readonly orderProjection: KinesisConsumer;
+  /** orders table stream -> shipment-notifier. */
+  public readonly shipmentNotifier: DynamoStreamConsumer;
+  private readonly handlersDir: string;
+
+  constructor(scope: Construct, id: string, props: EventPipelineStackProps = {}) {
+    super(scope, id, props);
+    this.handlersDir = props.handlersDir ?? DEFAULT_HANDLERS_DIR;
+    this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail });
+    this.idempotencyTable = new IdempotencyTable(this, 'IdempotencyTable');
+    this.countersTable = this.addCountersTable();
+    this.ordersTable = this.addOrdersTable();
+    this.notificationsTopic = this.addNotificationsTopic();
+    this.pageViewCounter = this.addPageViewCounter(this.handlerEntry('page-view-counter.ts'));
+    this.orderProjection = this.addOrderProjection(this.handlerEntry('order-projection.ts'));
+    this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
+    this.addOutputs();
+    for (const addConsumer of props.consumers ?? GENERATED_CONSUMERS) addConsumer(this);
+  }
+
+  /** The path of a handler file, e.g. `handlerEntry('page-view-counter.ts')`. */
+  public handlerEntry(fileName: string): string {
+    return path.join(this.handlersDir, fileName);
+  }
+
+  private addCountersTable(): Table {
+    return new Table(this, 'CountersTable', {
+      ...tableDefaults(),
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+    });
+  }
+
+  private addOrdersTable(): Table {
+    return new Table(this, 'OrdersTable', {
+      ...tableDefaults(),
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      // Both images: the notifier acts on a status transition, which needs the old status too.
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
+    });
+  }
+
+  private addNotificationsTopic(): Topic {
+    return addEncryptedTopic(this, 'NotificationsTopic', {
+      description: 'Encrypts the shipment notifications topic',
+    }).topic;
+  }
+
+  private addPageViewCounter(entry: string): QueueConsumer {
+    return new QueueConsumer(this, 'PageViewCounter', {
+      consumerName: 'page-view-counter',
+      entry,
+      alarmTopic: this.alarmTopic.topic,
+      tables: {
+        // The counts: `ADD views :n` in the batch's transactions.
+        COUNTERS_TABLE: { table: this.countersTable, actions: [TableAction.UPDATE_ITEM] },
+        // The dedup puts in the same transactions, and the read of redelivered events' records.
+        IDEMPOTENCY_TABLE: {
+          table: this.idempotencyTable.table,
+          actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM],
+        },
+      },
+      environment: { ACCEPT_SCHEMA_V2: 'false' },
+      // Batch commit pays off with big batches: up to 100 page views per invocation, gathered for at most a second.
+      batchSize: 100,
+      maxBatchingWindow: Duration.seconds(1),
+    });
+  }
+
+  private addOrderProjection(entry: string): KinesisConsumer {
+    return new KinesisConsumer(this, 'OrderProjection', {
+      consumerName: 'order-projection',
+      entry,
+      alarmTopic: this.alarmTopic.topic,
+      // putIfNewer: one conditional put per event.
+      tables: { ORDERS_TABLE: { table: this.ordersTable, actions: [TableAction.PUT_ITEM] } },
+    });
+  }
+
+  private addShipmentNotifier(entry: string): DynamoStreamConsumer {
+    const notifier = new DynamoStreamConsumer(this, 'ShipmentNotifier', {
+      consumerName: 'shipment-notifier',
+      entry,
+      table: this.ordersTable,
+      alarmTopic: this.alarmTopic.topic,
+      tables: {
+        // Powertools idempotency's record: put (the lock), get, update (COMPLETED), delete (after a
+        // failed effect). The orders stream's read is the event source's own grant.
+        IDEMPOTENCY_TABLE: {
+          table: this.idempotencyTable.table,
+          actions: [TableAction.PUT_ITEM, TableAction.GET_ITEM, TableAction.UPDATE_ITEM, TableAction.DELETE_ITEM],
+        },
+      },
+      environment: { NOTIFICATIONS_TOPIC_ARN: this.notificationsTopic.topicArn },
+    });
+    grantPublishToEncryptedTopic(this.notificationsTopic, notifier.function);
+    return notifier;
+  }
+
+  /** Plain outputs, not exports: the CLI and the local engines read them; no stack imports them. */
+  private addOutputs(): void {
+    const outputs: Record<string, string> = {
+      PageViewsQueueUrl: this.pageViewCounter.queue.queueUrl,
+      PageViewCounterDlqUrl: this.pageViewCounter.deadLetterQueue.queueUrl,
+      OrdersStreamName: this.orderProjection.stream.streamName,
+      OrderProjectionDlqUrl: this.orderProjection.deadLetterQueue.queueUrl,
+      ShipmentNotifierDlqUrl: this.shipmentNotifier.deadLetterQueue.queueUrl,
+      IdempotencyTableName: this.idempotencyTable.table.tableName,
+      CountersTableName: this.countersTable.tableName,
+      OrdersTableName: this.ordersTable.tableName,
+      NotificationsTopicArn: this.notificationsTopic.topicArn,
+      AlarmTopicArn: this.alarmTopic.topic.topicArn,
+    };
+    for (const [id, value] of Object.entries(outputs)) {
+      new CfnOutput(this, id, { value });
+    }
+  }
+}

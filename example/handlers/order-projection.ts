@@ -1,0 +1,75 @@
+/**
+ * order-projection (Kinesis, natural-key upsert): keeps `order#<orderId>` at the latest status.
+ * A replay or an out-of-order delivery of an older version changes nothing.
+ */
+import { z } from 'zod';
+import {
+  consumerEnv,
+  createConsumer,
+  directStrategy,
+  DlqSender,
+  putIfNewer,
+  requireEnv,
+  route,
+  sharedClients,
+  SourceKind,
+  type AwsClients,
+  type BatchHandler,
+  type RetryOptions,
+} from '../../lambdas/runtime';
+
+export const CONSUMER_NAME = 'order-projection';
+export const ORDER_STATUS_CHANGED = 'order.status-changed';
+
+const orderStatusChanged = z.object({
+  orderId: z.string().min(1).max(256),
+  status: z.string().min(1).max(64),
+  version: z.number().int().min(1),
+});
+export type OrderStatusChanged = z.infer<typeof orderStatusChanged>;
+
+export interface OrderProjectionConfig {
+  readonly ordersTable: string;
+  readonly consumerName?: string;
+  readonly dlqUrl?: string;
+  readonly clients: AwsClients;
+  readonly retry?: RetryOptions;
+}
+
+/** The orders table key of an order. */
+export function orderKey(orderId: string): string {
+  return `order#${orderId}`;
+}
+
+/** Builds the handler from explicit settings (tests, local mode). */
+export function createOrderProjection(config: OrderProjectionConfig): BatchHandler {
+  const { dynamodb, sqs } = config.clients;
+  return createConsumer({
+    name: config.consumerName ?? CONSUMER_NAME,
+    source: SourceKind.KINESIS,
+    routes: {
+      [ORDER_STATUS_CHANGED]: route(orderStatusChanged, (event) =>
+        putIfNewer(dynamodb, {
+          table: config.ordersTable,
+          item: { pk: orderKey(event.payload.orderId), ...event.payload, updatedAt: event.occurredAt, eventId: event.eventId },
+        }),
+      ),
+    },
+    strategy: directStrategy(config.retry),
+    dlq: config.dlqUrl ? new DlqSender(sqs, config.dlqUrl, config.retry) : undefined,
+  });
+}
+
+/** Reads `ORDERS_TABLE` and the common consumer settings. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): OrderProjectionConfig {
+  const { consumerName, dlqUrl } = consumerEnv(CONSUMER_NAME, env);
+  return { consumerName, dlqUrl, ordersTable: requireEnv('ORDERS_TABLE', env), clients: sharedClients() };
+}
+
+let fromEnv: BatchHandler | undefined;
+
+/** The Lambda entry point; configured from the environment on first use. */
+export const handler: BatchHandler = (event, context) => {
+  fromEnv ??= createOrderProjection(configFromEnv());
+  return fromEnv(event, context);
+};

@@ -1,8 +1,0 @@
-export { LocalFunction, LOCAL_FUNCTION_DEFAULTS } from './LocalFunction';
-export type { LocalFunctionConfig, LocalFunctionStats } from './LocalFunction';
-export { INIT_TIMEOUT_MS, WORKER_FILE } from './ExecutionEnvironment';
-export { WORKER_NODE_OPTIONS, lambdaEnvironment, logStreamName } from './environment';
-export { DROP_OUTPUT, fileOutput } from './output';
-export type { FileOutput, OutputSink, OutputSource } from './output';
-export { FunctionInitError, InitFailureSignal, initFailureLogLine, initFailureSummary } from './init-failure';
-export type { InitFailure, InitFailureListener } from './init-failure';

@@ -1,0 +1,102 @@
+/** Human output of the `dlq` commands: tables first, then what needs a reader's attention. */
+import type { FailureGroup, Inspection, RangeReport } from '../dlq/inspect';
+import type { DlqListing } from '../dlq/list';
+import { ARRIVED_DURING_REDRIVE, NOT_SELECTED, type RedriveDetail, type RedriveResult } from '../dlq/redrive';
+import type { DlqSource } from '../dlq/types';
+import { formatDuration, renderTable, shortName, shortTime } from '../../cli/table';
+
+/** Details listed under a redrive summary; the rest are counted (`--json` prints them all). */
+const DETAIL_LINES = 20;
+
+/** `queue <name>`, `stream <name>` or `table <name>`. */
+export function sourceLabel(arn: string): string {
+  const table = /:table\/([^/]+)/.exec(arn)?.[1];
+  if (table) return `table ${table}`;
+  if (arn.includes(':kinesis:')) return `stream ${shortName(arn)}`;
+  return `queue ${shortName(arn)}`;
+}
+
+function sources(list: readonly DlqSource[]): string {
+  return list.map((source) => `${source.role}: ${sourceLabel(source.arn)}`).join(', ') || '-';
+}
+
+export function formatListing(label: string, listings: readonly DlqListing[]): string {
+  const rows = listings.map((dlq) => [
+    dlq.name,
+    sources(dlq.sources),
+    String(dlq.visible),
+    String(dlq.inFlight),
+    dlq.oldestAgeSeconds === undefined ? '-' : `${dlq.truncated ? '>= ' : ''}${formatDuration(dlq.oldestAgeSeconds)}`,
+  ]);
+  const waiting = listings.filter((dlq) => dlq.visible > 0).length;
+  const verdict = waiting === 0 ? 'All dead-letter queues are empty.' : `${waiting} dead-letter queue(s) hold messages: \`eo dlq inspect <queue>\` shows why.`;
+  return [`Dead-letter queues of ${label}`, renderTable(['queue', 'fed by', 'messages', 'in flight', 'oldest'], rows), verdict].join('\n');
+}
+
+export function formatInspection(label: string, inspection: Inspection): string {
+  const { queue } = inspection;
+  const lines = [`${queue.name} of ${label}: ${inspection.total}${inspection.truncated ? '+' : ''} message(s); fed by ${sources(queue.sources)}`];
+  if (inspection.total === 0) return [...lines, 'Nothing to triage.'].join('\n');
+  lines.push('', 'Failures by error type and consumer', groupTable(inspection.groups), '', 'One example of each', ...inspection.groups.flatMap(exampleLines));
+  if (inspection.ranges.length > 0) lines.push('', 'Stream ranges (on-failure pointers: read back from the stream)', rangeTable(inspection.ranges), ...rangeWarnings(inspection.ranges));
+  return lines.join('\n');
+}
+
+function groupTable(groups: readonly FailureGroup[]): string {
+  const rows = groups.map((group) => [group.errorType, group.consumer ?? '-', group.kind, String(group.count), String(group.distinct), shortTime(group.firstSeen), shortTime(group.lastSeen)]);
+  return renderTable(['error type', 'consumer', 'kind', 'messages', 'distinct', 'first seen', 'last seen'], rows);
+}
+
+function exampleLines(group: FailureGroup): string[] {
+  const { example } = group;
+  const field = (name: string, value: string | number | undefined) => (value === undefined || value === '' ? [] : [`  ${name.padEnd(9)} ${String(value).split('\n').join('\n            ')}`]);
+  return [
+    `${group.errorType} (${group.consumer ?? 'no consumer named'}), ${group.count} message(s):`,
+    ...field('message', example.message),
+    ...field('event', [example.eventType, example.eventId].filter(Boolean).join(' ')),
+    ...field('reason', example.reason),
+    ...field('attempts', example.attempts),
+    ...field('source', example.source),
+    ...field('original', example.original),
+    ...field('stack', example.stack),
+    ...field('dlq msg', example.messageId),
+  ];
+}
+
+function rangeTable(ranges: readonly RangeReport[]): string {
+  const rows = ranges.map((range) => [range.shardId, `${range.startSequenceNumber}..${range.endSequenceNumber}`, String(range.batchSize), String(range.readable), String(range.missing), range.status, shortTime(range.firstArrival)]);
+  return renderTable(['shard', 'sequence range', 'records', 'readable', 'missing', 'status', 'first arrival'], rows);
+}
+
+function rangeWarnings(ranges: readonly RangeReport[]): string[] {
+  return ranges.filter((range) => range.reason).map((range) => `! ${range.reason}`);
+}
+
+export function formatRedrive(label: string, result: RedriveResult): string {
+  const title = `${result.dryRun ? 'Dry run of a redrive' : 'Redrive'} of ${result.queue.name} (${label})${result.filter ? `, filter ${result.filter}` : ''}`;
+  const verb = result.dryRun ? 'would be ' : '';
+  const table = renderTable(['outcome', 'messages'], [
+    [`${verb}redriven (republished, then deleted)`, String(result.redriven)],
+    ['skipped (left in the DLQ)', String(result.skipped)],
+    ['failed (left in the DLQ)', String(result.failed)],
+    ['past stream retention (left in the DLQ)', String(result.pastRetention)],
+    [`records ${verb}republished`, String(result.records)],
+  ]);
+  const lines = [title, table];
+  if (result.stoppedEarly) lines.push(`Stopped early: ${result.stoppedEarly}.`);
+  const notSelected = result.details.filter((detail) => detail.reason === NOT_SELECTED).length;
+  const arrived = result.details.filter((detail) => detail.reason === ARRIVED_DURING_REDRIVE).length;
+  if (notSelected > 0) lines.push(`${notSelected} message(s) not selected by the filter were left as they were.`);
+  if (arrived > 0) lines.push(`${arrived} message(s) arrived in the DLQ during the redrive (a redriven message that failed again comes back this way): left for the next run.`);
+  const routine = new Set([NOT_SELECTED, ARRIVED_DURING_REDRIVE]);
+  lines.push(...detailLines(result.details.filter((detail) => (detail.status !== 'redriven' || detail.note) && !routine.has(detail.reason ?? ''))));
+  if (result.dryRun) lines.push('Nothing was changed. Run again without --dry-run to redrive.');
+  return lines.join('\n');
+}
+
+function detailLines(details: readonly RedriveDetail[]): string[] {
+  if (details.length === 0) return [];
+  const shown = details.slice(0, DETAIL_LINES).map((detail) => `  ${detail.status.padEnd(14)} ${detail.messageId}  ${detail.errorType}${detail.consumer ? ` (${detail.consumer})` : ''}: ${detail.reason ?? detail.note ?? ''}`);
+  const more = details.length > DETAIL_LINES ? [`  ... and ${details.length - DETAIL_LINES} more (--json lists them all)`] : [];
+  return ['Messages that need a look:', ...shown, ...more];
+}

@@ -1,0 +1,123 @@
+/**
+ * The topology of a deployed stack, from what CloudFormation and the services say about it, with
+ * no use of the stack's outputs (moto returns none for a CDK deploy, and an operator's stack may
+ * declare other ones):
+ * - the stack's resources (`ListStackResources`) give each queue, stream and table by logical id
+ *   and type, with its physical id;
+ * - each queue's live `RedrivePolicy` says which queue is whose DLQ;
+ * - each event source mapping's `DestinationConfig.OnFailure` says which queue is a stream's
+ *   on-failure destination. Those come from the template (`GetTemplate`), resolved against the
+ *   live ARNs by the same intrinsics resolver as local mode's.
+ */
+import { resolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
+import { ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
+import { urlSuffixOf } from '../../aws/partitions';
+import { groupDlqs } from './topology';
+import type { DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';
+
+/** A queue of the stack, with where its redrive policy sends what SQS gives up on. */
+export interface DeployedQueue extends QueueRef {
+  readonly logicalId: string;
+  /** `RedrivePolicy.deadLetterTargetArn`, when the queue has one. */
+  readonly deadLetterTargetArn?: string;
+}
+
+export interface DeployedStream extends StreamRef {
+  readonly logicalId: string;
+}
+
+export interface DeployedTable extends TableRef {
+  readonly logicalId: string;
+}
+
+/** What CloudFormation and the services returned about the stack. */
+export interface DeployedStack {
+  readonly stackName: string;
+  /** `arn:<partition>:cloudformation:<region>:<account>:stack/<name>/<id>`. */
+  readonly stackId: string;
+  /** The stack's outputs; often empty (moto), used only to find a DLQ by output name. */
+  readonly outputs: Readonly<Record<string, string>>;
+  /** Logical id -> physical id of every resource of the stack. */
+  readonly physicalIds: Readonly<Record<string, string>>;
+  readonly queues: readonly DeployedQueue[];
+  readonly streams: readonly DeployedStream[];
+  readonly tables: readonly DeployedTable[];
+  /** The deployed template: its event source mappings name the on-failure destinations. */
+  readonly template: Template;
+}
+
+interface Account {
+  readonly partition: string;
+  readonly region: string;
+  readonly accountId: string;
+}
+
+/** Builds the topology; pure, so it can be checked against a synthesized template. */
+export function deployedTopology(stack: DeployedStack): StackTopology {
+  const account = accountOf(stack.stackId);
+  return {
+    stackName: stack.stackName,
+    region: account.region,
+    outputs: stack.outputs,
+    deadLetterQueues: dlqsOf(stack, resolveContext(stack, account)),
+    queues: stack.queues.map(({ name, url, arn }) => ({ name, url, arn })),
+    streams: stack.streams.map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
+    tables: stack.tables.map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
+  };
+}
+
+function accountOf(stackId: string): Account {
+  const [, partition = 'aws', , region = '', accountId = ''] = stackId.split(':');
+  return { partition, region, accountId };
+}
+
+/** Redrive targets of queues first, then on-failure destinations of mappings. */
+function dlqsOf(stack: DeployedStack, context: ResolveContext): DlqInfo[] {
+  const byArn = new Map(stack.queues.map((queue) => [queue.arn, queue]));
+  const links: { queue: QueueRef; source: DlqSource }[] = [];
+  for (const queue of stack.queues) {
+    const dlq = queue.deadLetterTargetArn === undefined ? undefined : byArn.get(queue.deadLetterTargetArn);
+    if (dlq) links.push({ queue: dlq, source: { role: 'redrive', arn: queue.arn } });
+  }
+  for (const { destination, sourceArn } of onFailureDestinations(stack.template, context)) {
+    const dlq = byArn.get(destination);
+    if (dlq) links.push({ queue: dlq, source: { role: 'on-failure', arn: sourceArn } });
+  }
+  return groupDlqs(links);
+}
+
+/** Each mapping's on-failure queue ARN and source ARN; a mapping whose values do not resolve is left out. */
+function onFailureDestinations(template: Template, context: ResolveContext): { destination: string; sourceArn: string }[] {
+  return resourcesOfType(template, ResourceType.EVENT_SOURCE_MAPPING).flatMap(({ properties }) => {
+    const config = properties.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined;
+    const destination = tryResolve(config?.OnFailure?.Destination, context);
+    const sourceArn = tryResolve(properties.EventSourceArn, context);
+    return destination && sourceArn ? [{ destination, sourceArn }] : [];
+  });
+}
+
+function resolveContext(stack: DeployedStack, account: Account): ResolveContext {
+  const resources = new Map<string, LocalResource>(Object.entries(stack.physicalIds).map(([logicalId, physicalId]) => [logicalId, { ref: physicalId, attributes: {} }]));
+  for (const queue of stack.queues) resources.set(queue.logicalId, { ref: queue.url, attributes: { Arn: queue.arn, QueueName: queue.name, QueueUrl: queue.url } });
+  for (const stream of stack.streams) resources.set(stream.logicalId, { ref: stream.name, attributes: { Arn: stream.arn } });
+  for (const table of stack.tables) resources.set(table.logicalId, { ref: table.name, attributes: { Arn: table.arn, ...(table.streamArn && { StreamArn: table.streamArn }) } });
+  const pseudo = {
+    'AWS::Region': account.region,
+    'AWS::AccountId': account.accountId,
+    'AWS::Partition': account.partition,
+    'AWS::URLSuffix': urlSuffixOf(account.partition, stack.queues[0]?.url),
+    'AWS::StackName': stack.stackName,
+    'AWS::StackId': stack.stackId,
+    'AWS::NoValue': '',
+  };
+  return { resources, pseudo };
+}
+
+function tryResolve(value: unknown, context: ResolveContext): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return resolveString(value, context);
+  } catch {
+    return undefined;
+  }
+}

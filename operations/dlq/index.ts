@@ -1,0 +1,45 @@
+/**
+ * DLQ operations for the stack, on AWS or on the local engines: list, inspect, redrive. What this
+ * file does not name is internal.
+ */
+export { listDlqs, LIST_DEFAULTS } from './list';
+export type { DlqListing, ListOptions } from './list';
+export { inspectQueue, groupEntries } from './inspect';
+export type { FailureExample, FailureGroup, InspectOptions, Inspection, RangeReport } from './inspect';
+export { ARRIVED_DURING_REDRIVE, NOT_SELECTED, redriveQueue } from './redrive';
+export type { RedriveDetail, RedriveOptions, RedriveRequest, RedriveResult, RedriveStatus } from './redrive';
+export { BARE_ERROR_TYPE, EntryKind, entryOf } from './entry';
+export type { DlqEntry } from './entry';
+export { FILTER_KEYS, describeFilter, matches, parseFilter } from './filter';
+export type { EntryFilter, FilterKey } from './filter';
+export { REDRIVE_MARKER_ATTRIBUTE } from './table-reemit';
+export { RANGE_READ_DEFAULTS, readRange } from './stream-range';
+export type { RangeRead, RangeReadOptions } from './stream-range';
+export { kinesisRangeReader } from './kinesis-range-reader';
+export type { LaggingStreamRead } from './kinesis-range-reader';
+export { SWEEP_DEFAULTS, peekQueue } from './sweep';
+export type { SweepOptions } from './sweep';
+export { findDlq } from './topology';
+export { DEFAULT_STACK_NAME, DEFAULT_STATE_FILE } from './defaults';
+export { awsClients, awsDlqContext } from './aws-context';
+export type { AwsContextOptions, AwsDlqContext } from './aws-context';
+export { readDeployedStack } from './aws-resources';
+export { deployedTopology } from './aws-topology';
+export type { DeployedQueue, DeployedStack, DeployedStream, DeployedTable } from './aws-topology';
+export { cloudFormationClient, destroyDlqClients, dlqClients } from './clients';
+export type { DlqClientOptions, StaticCredentials } from './clients';
+export { configuredEndpoint, configuredEndpoints, DlqService } from './endpoints';
+export type { Env, ServiceEndpoints } from './endpoints';
+export { urlSuffixOf } from '../../aws/partitions';
+export { localDlqClients, localDlqContext, readLocalState, removeLocalState, writeLocalState } from './local-state';
+export type { LocalStateFile } from './local-state';
+export {
+  DlqOperationError,
+  InvalidOptionError,
+  LocalStackNotRunningError,
+  MalformedEntryError,
+  MissingCredentialsError,
+  StackNotFoundError,
+  UnknownQueueError,
+} from './errors';
+export type { DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';

@@ -1,0 +1,196 @@
+/**
+ * AlarmEvaluator against fauxqs: the DLQ alarm of the constructs (Maximum of the visible depth
+ * over a period, 1 of 1, > 0, missing data not breaching, alarm and OK actions on a topic)
+ * evaluated locally, its notifications read back from an SQS inbox subscribed to the topic.
+ */
+import { CreateTopicCommand } from '@aws-sdk/client-sns';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { destroyClients, type LocalClients } from '../../../emulator/engines';
+import { AlarmEvaluator, AlarmState, evaluateAlarm, type AlarmEvaluatorOptions, type AlarmNotification, type Datapoint, type QueueDepthAlarm } from '../../../emulator/alarms';
+import { createQueue, receiveAll, subscribeQueueToTopic, testClients, uniqueName, type CreatedQueue } from '../../helpers/engines';
+import { pollUntil } from '../../helpers/poll';
+
+let clients: LocalClients;
+const evaluators: AlarmEvaluator[] = [];
+beforeAll(() => {
+  clients = testClients();
+});
+afterEach(async () => {
+  await Promise.all(evaluators.splice(0).map((evaluator) => evaluator.stop()));
+});
+afterAll(() => destroyClients(clients));
+
+/** A topic and an inbox queue subscribed to it without raw delivery, as an operator's mailbox. */
+async function topicWithInbox(): Promise<{ topicArn: string; inbox: CreatedQueue }> {
+  const { TopicArn } = await clients.sns.send(new CreateTopicCommand({ Name: uniqueName('alarms') }));
+  if (TopicArn === undefined) throw new Error('CreateTopic returned no TopicArn');
+  const inbox = await createQueue(clients.sqs, uniqueName('alarm-inbox'));
+  await subscribeQueueToTopic(clients.sns, { topicArn: TopicArn, queueArn: inbox.arn });
+  return { topicArn: TopicArn, inbox };
+}
+
+/** The DLQ alarm as the constructs synthesize it. */
+function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] }): QueueDepthAlarm {
+  const queueName = dlq.arn.split(':').pop() ?? '';
+  return {
+    alarmName: `${queueName}-depth`,
+    alarmDescription: 'Messages are waiting in the dead-letter queue.',
+    namespace: 'AWS/SQS',
+    metricName: 'ApproximateNumberOfMessagesVisible',
+    queueName,
+    queueUrl: dlq.url,
+    statistic: 'Maximum',
+    periodSeconds: 60,
+    evaluationPeriods: 1,
+    datapointsToAlarm: 1,
+    threshold: 0,
+    comparisonOperator: 'GreaterThanThreshold',
+    treatMissingData: 'notBreaching',
+    alarmActions: actions.alarm,
+    okActions: actions.ok,
+  };
+}
+
+function evaluator(alarms: QueueDepthAlarm[], options: Partial<AlarmEvaluatorOptions> = {}): AlarmEvaluator {
+  const created = new AlarmEvaluator({ alarms, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: 1_000, periodMs: 1_000, ...options });
+  evaluators.push(created);
+  return created;
+}
+
+/** The SNS envelopes in an inbox, with the CloudWatch document parsed out of each. */
+async function notifications(inbox: CreatedQueue, max = 10): Promise<Array<{ Subject: string; Type: string; alarm: AlarmNotification }>> {
+  // fauxqs delivers to subscribed queues during Publish: what is not there within 500 ms never comes.
+  const messages = await receiveAll(clients.sqs, inbox.url, { max, waitMs: 500 });
+  return messages.map((message) => {
+    const envelope = JSON.parse(message.Body ?? '') as { Subject: string; Type: string; Message: string };
+    return { ...envelope, alarm: JSON.parse(envelope.Message) as AlarmNotification };
+  });
+}
+
+async function drain(queue: CreatedQueue): Promise<void> {
+  await receiveAll(clients.sqs, queue.url, { max: 1, waitMs: 300 });
+}
+
+test('an empty queue takes a new alarm from INSUFFICIENT_DATA to OK, and the OK action hears of it', async () => {
+  const [dlq, { topicArn, inbox }] = await Promise.all([createQueue(clients.sqs, uniqueName('dlq')), topicWithInbox()]);
+  const alarms = evaluator([dlqAlarm(dlq, { alarm: [topicArn], ok: [topicArn] })]);
+  expect(alarms.states()).toEqual({ [`${dlq.arn.split(':').pop()}-depth`]: 'INSUFFICIENT_DATA' });
+  await alarms.evaluateNow();
+  expect(Object.values(alarms.states())).toEqual(['OK']);
+  const [ok, ...others] = await notifications(inbox);
+  expect(others).toHaveLength(0);
+  expect(ok?.Subject).toMatch(/^OK: ".+-depth" in US East \(N\. Virginia\)$/);
+  expect(ok?.alarm).toMatchObject({ OldStateValue: 'INSUFFICIENT_DATA', NewStateValue: 'OK' });
+  expect(ok?.alarm.NewStateReason).toMatch(/^Threshold Crossed: 1 out of the last 1 datapoints \[0\.0 \(\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d\)\] was not greater than the threshold \(0\.0\)/);
+});
+
+test('a message in the queue raises ALARM with CloudWatch notification, and draining it returns to OK', async () => {
+  const [dlq, { topicArn, inbox }] = await Promise.all([createQueue(clients.sqs, uniqueName('dlq')), topicWithInbox()]);
+  const definition = dlqAlarm(dlq, { alarm: [topicArn], ok: [topicArn] });
+  const alarms = evaluator([definition], { notifyInitialTransition: false });
+  await alarms.evaluateNow();
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: '{"failed":"event"}' }));
+  await alarms.evaluateNow();
+  const [raised] = await notifications(inbox, 1);
+  expect(raised?.Type).toBe('Notification');
+  expect(raised?.Subject).toBe(`ALARM: "${definition.alarmName}" in US East (N. Virginia)`);
+  expect(raised?.alarm).toEqual({
+    AlarmName: definition.alarmName,
+    AlarmDescription: 'Messages are waiting in the dead-letter queue.',
+    AWSAccountId: '000000000000',
+    AlarmConfigurationUpdatedTimestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/),
+    NewStateValue: 'ALARM',
+    NewStateReason: expect.stringMatching(/^Threshold Crossed: 1 out of the last 1 datapoints \[1\.0 \(.+\)\] was greater than the threshold \(0\.0\) \(minimum 1 datapoint for OK -> ALARM transition\)\.$/),
+    StateChangeTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/),
+    Region: 'US East (N. Virginia)',
+    AlarmArn: `arn:aws:cloudwatch:us-east-1:000000000000:alarm:${definition.alarmName}`,
+    OldStateValue: 'OK',
+    OKActions: [topicArn],
+    AlarmActions: [topicArn],
+    InsufficientDataActions: [],
+    Trigger: {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      StatisticType: 'Statistic',
+      Statistic: 'MAXIMUM',
+      Unit: null,
+      Dimensions: [{ value: definition.queueName, name: 'QueueName' }],
+      Period: 60,
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      TreatMissingData: 'notBreaching',
+      EvaluateLowSampleCountPercentile: '',
+    },
+  });
+  await drain(dlq);
+  await alarms.evaluateNow();
+  const [cleared] = await notifications(inbox, 1);
+  expect(cleared?.alarm).toMatchObject({ OldStateValue: 'ALARM', NewStateValue: 'OK' });
+  expect(cleared?.Subject).toBe(`OK: "${definition.alarmName}" in US East (N. Virginia)`);
+});
+
+test('ALARM goes to the alarm actions and OK to the OK actions, each to every topic listed', async () => {
+  const [dlq, paging, chat, resolved] = await Promise.all([createQueue(clients.sqs, uniqueName('dlq')), topicWithInbox(), topicWithInbox(), topicWithInbox()]);
+  const alarms = evaluator([dlqAlarm(dlq, { alarm: [paging.topicArn, chat.topicArn], ok: [resolved.topicArn] })], { notifyInitialTransition: false });
+  await alarms.evaluateNow();
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'x' }));
+  await alarms.evaluateNow();
+  await drain(dlq);
+  await alarms.evaluateNow();
+  const states = async (inbox: CreatedQueue): Promise<string[]> => (await notifications(inbox)).map((n) => n.alarm.NewStateValue);
+  expect(await Promise.all([states(paging.inbox), states(chat.inbox), states(resolved.inbox)])).toEqual([['ALARM'], ['ALARM'], ['OK']]);
+  expect(alarms.history().map(({ oldState, newState, notified }) => ({ oldState, newState, notified }))).toEqual([
+    { oldState: 'INSUFFICIENT_DATA', newState: 'OK', notified: [] },
+    { oldState: 'OK', newState: 'ALARM', notified: [paging.topicArn, chat.topicArn] },
+    { oldState: 'ALARM', newState: 'OK', notified: [resolved.topicArn] },
+  ]);
+});
+
+test('on its timers, the Maximum of a period catches a message that came and went between evaluations', async () => {
+  const dlq = await createQueue(clients.sqs, uniqueName('dlq'));
+  const definition = dlqAlarm(dlq, { alarm: [], ok: [] });
+  const alarms = evaluator([definition], { sampleIntervalMs: 50, periodMs: 600 });
+  alarms.start();
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'OK' ? true : undefined), 'the alarm to be OK', { timeoutMs: 3_000 });
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'x' }));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await drain(dlq);
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'ALARM' ? true : undefined), 'the alarm to be raised', { timeoutMs: 3_000 });
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'OK' ? true : undefined), 'the alarm to clear', { timeoutMs: 3_000 });
+});
+
+test('whilePaused: a DLQ read by receiving its messages keeps its ALARM, and the timers run again after', async () => {
+  const dlq = await createQueue(clients.sqs, uniqueName('dlq'), { VisibilityTimeout: '30' });
+  const definition = dlqAlarm(dlq, { alarm: [], ok: [] });
+  const alarms = evaluator([definition], { sampleIntervalMs: 50, periodMs: 300 });
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'poison' }));
+  alarms.start();
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'ALARM' ? true : undefined), 'the alarm to be raised', { timeoutMs: 3_000 });
+  // Reading the message hides it for its visibility timeout: three periods would see an empty queue.
+  await alarms.whilePaused(async () => {
+    await receiveAll(clients.sqs, dlq.url, { max: 1, waitMs: 1_000, deleteMessages: false });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  });
+  expect(alarms.states()[definition.alarmName]).toBe('ALARM');
+  // Running again, the evaluator sees the hidden message as gone.
+  await pollUntil(async () => (alarms.states()[definition.alarmName] === 'OK' ? true : undefined), 'the timers to run again', { timeoutMs: 3_000 });
+});
+
+describe('M out of N', () => {
+  const rule = { comparisonOperator: 'GreaterThanThreshold', threshold: 0, evaluationPeriods: 3, datapointsToAlarm: 2 } as const;
+  const window = (...values: Array<number | undefined>): Datapoint[] => values.map((value, i) => ({ timestamp: new Date(Date.UTC(2026, 10, 30, 10, i)), value }));
+
+  test.each([
+    ['notBreaching', [0, 1, 0], 'OK'],
+    ['notBreaching', [1, 0, 1], 'ALARM'],
+    ['notBreaching', [undefined, undefined, 1], 'OK'],
+    ['breaching', [undefined, undefined, 1], 'ALARM'],
+    ['missing', [undefined, undefined, undefined], 'INSUFFICIENT_DATA'],
+    ['ignore', [undefined, undefined, undefined], 'ALARM'],
+    ['missing', [undefined, 2, 3], 'ALARM'],
+  ] as const)('treatMissingData %s, datapoints %j: %s', (treatMissingData, values, expected) => {
+    expect(evaluateAlarm({ ...rule, treatMissingData }, window(...values), AlarmState.ALARM).state).toBe(expected);
+  });
+});

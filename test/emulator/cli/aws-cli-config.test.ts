@@ -1,0 +1,188 @@
+/**
+ * What `eo local up` gives a shell for the AWS CLI and the SDKs: the banner's lines, the AWS config
+ * file (a profile with per-service endpoints) and the env file, and that a shell and the SDK v3
+ * read them as meant. The AWS CLI itself runs them in test/emulator/cli/aws-cli-session.int.test.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { KinesisClient, ListStreamsCommand } from '@aws-sdk/client-kinesis';
+import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import {
+  awsCliFilesBeside,
+  awsConfigText,
+  envFileText,
+  outputVariableName,
+  removeAwsCliFiles,
+  writeAwsCliFiles,
+  type AwsCliFiles,
+} from '../../../emulator/cli/aws-cli-config';
+import { banner } from '../../../emulator/cli/local-commands';
+import type { LocalStateFile } from '../../../operations/dlq';
+
+const ENDPOINTS = { dynamodb: 'http://127.0.0.1:8001', sqs: 'http://127.0.0.1:8002', kinesis: 'http://127.0.0.1:8003' };
+
+/** A state file as `eo local up` writes it, for a stack with two outputs. */
+function localState(endpoints: LocalStateFile['endpoints'] = ENDPOINTS): LocalStateFile {
+  return {
+    version: 1,
+    pid: 4242,
+    startedAt: '2026-12-01T09:00:00.000Z',
+    endpoints,
+    env: {},
+    topology: {
+      stackName: 'EffectivelyOnce',
+      region: 'us-east-1',
+      outputs: { PageViewsQueueUrl: 'http://sqs.us-east-1.localhost:8002/000000000000/PageViews', CountersTableName: 'Counters' },
+      deadLetterQueues: [],
+      queues: [],
+      streams: [],
+      tables: [],
+    },
+  };
+}
+
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(path.join(tmpdir(), 'eo aws cli '));
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+test.each([
+  ['PageViewsQueueUrl', 'EO_PAGE_VIEWS_QUEUE_URL'],
+  ['PageViewCounterDlqUrl', 'EO_PAGE_VIEW_COUNTER_DLQ_URL'],
+  ['OrdersStreamName', 'EO_ORDERS_STREAM_NAME'],
+  ['DLQUrl', 'EO_DLQ_URL'],
+  ['Orders2Table', 'EO_ORDERS2_TABLE'],
+])('output %s is exported as %s', (output, variable) => {
+  expect(outputVariableName(output)).toBe(variable);
+});
+
+test('the config file holds a profile with region, credentials, CLI v2 settings and one endpoint per service id', () => {
+  expect(awsConfigText(localState())).toBe(
+    [
+      '# Written by `eo local up` (process 4242) for the local stack EffectivelyOnce; removed when it stops.',
+      '[profile eo-local]',
+      'region = us-east-1',
+      'aws_access_key_id = local',
+      'aws_secret_access_key = local',
+      'cli_binary_format = raw-in-base64-out',
+      'cli_pager =',
+      'services = eo-local',
+      '',
+      '[services eo-local]',
+      'sqs =',
+      '  endpoint_url = http://127.0.0.1:8002',
+      'sns =',
+      '  endpoint_url = http://127.0.0.1:8002',
+      'dynamodb =',
+      '  endpoint_url = http://127.0.0.1:8001',
+      'dynamodb_streams =',
+      '  endpoint_url = http://127.0.0.1:8001',
+      'kinesis =',
+      '  endpoint_url = http://127.0.0.1:8003',
+      '',
+    ].join('\n'),
+  );
+});
+
+/** The environment a shell has after sourcing the env file into a clean environment. */
+function sourced(files: AwsCliFiles, before: Record<string, string> = {}): Record<string, string> {
+  const result = spawnSync('bash', ['-c', 'source "$1" && env -0', 'bash', files.envFile], { env: { PATH: process.env.PATH, ...before }, encoding: 'utf8' });
+  expect(result.status).toBe(0);
+  return Object.fromEntries(result.stdout.split('\0').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+}
+
+test('sourcing the env file sets both region variables, the profile, credentials, endpoints and the outputs, even in a folder with a space', () => {
+  const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+  writeAwsCliFiles(files, localState());
+  const env = sourced(files, { AWS_SESSION_TOKEN: 'from-aws', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true', AWS_PROFILE: 'production' });
+  expect(env).toMatchObject({
+    AWS_CONFIG_FILE: path.join(folder, 'aws-config'),
+    AWS_PROFILE: 'eo-local',
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_SQS: ENDPOINTS.sqs,
+    AWS_ENDPOINT_URL_SNS: ENDPOINTS.sqs,
+    AWS_ENDPOINT_URL_DYNAMODB: ENDPOINTS.dynamodb,
+    AWS_ENDPOINT_URL_DYNAMODB_STREAMS: ENDPOINTS.dynamodb,
+    AWS_ENDPOINT_URL_KINESIS: ENDPOINTS.kinesis,
+    EO_PAGE_VIEWS_QUEUE_URL: 'http://sqs.us-east-1.localhost:8002/000000000000/PageViews',
+    EO_COUNTERS_TABLE_NAME: 'Counters',
+    EO_LOCAL_STATE: path.join(folder, 'local.json'),
+  });
+  expect(env).not.toHaveProperty('AWS_SESSION_TOKEN');
+  expect(env).not.toHaveProperty('AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');
+});
+
+test('the env file names itself and the flag AWS CLI v1 needs for SQS', () => {
+  const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+  const text = envFileText(localState(), files);
+  expect(text).toContain(`# Use: source '${files.envFile}'.`);
+  expect(text).toContain('--endpoint-url "$AWS_ENDPOINT_URL_SQS"');
+});
+
+test('the banner gives the source line, the exports for AWS CLI v1 and v2 and the SDKs, and the SQS flag', () => {
+  const text = banner(localState(), { state: path.join('.eo', 'local.json'), functionsLog: path.join('.eo', 'functions.log') });
+  expect(text).toContain(`\n  source ${path.join('.eo', 'aws-env.sh')}\n`);
+  const exportLine = text.split('\n').find((line) => line.startsWith('export '));
+  expect(exportLine).toBe(
+    `export AWS_CONFIG_FILE=${path.resolve('.eo', 'aws-config')} AWS_PROFILE=eo-local AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 ` +
+      'AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_ENDPOINT_URL_SQS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_SNS=http://127.0.0.1:8002 ' +
+      'AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http://127.0.0.1:8001 AWS_ENDPOINT_URL_KINESIS=http://127.0.0.1:8003',
+  );
+  expect(text).toContain('unset AWS_SESSION_TOKEN AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');
+  expect(text).toContain('the outputs above as EO_PAGE_VIEWS_QUEUE_URL, EO_COUNTERS_TABLE_NAME, and the state file as EO_LOCAL_STATE.');
+  expect(text).toContain('--endpoint-url "$AWS_ENDPOINT_URL_SQS"');
+});
+
+test('only the process that wrote the files removes them', () => {
+  const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+  writeAwsCliFiles(files, localState());
+  removeAwsCliFiles(files, 1);
+  expect([existsSync(files.configFile), existsSync(files.envFile)]).toEqual([true, true]);
+  removeAwsCliFiles(files, 4242);
+  expect([existsSync(files.configFile), existsSync(files.envFile)]).toEqual([false, false]);
+});
+
+describe('the SDK v3, given only AWS_CONFIG_FILE and AWS_PROFILE', () => {
+  const saved = { ...process.env };
+  const servers: Server[] = [];
+  afterEach(async () => {
+    process.env = { ...saved };
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  /** A server that answers every request with an empty JSON object and records, under `name`, who signed it for which region and service. */
+  async function recordingServer(name: string, hits: string[]): Promise<string> {
+    const server = createServer((request: IncomingMessage, response) => {
+      const credential = /Credential=([^/]+)\/\d+\/([^/]+)\/([^/]+)\//.exec(request.headers.authorization ?? '');
+      hits.push(`${name}: ${credential?.slice(1).join(' ') ?? 'unsigned'}`);
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  test('reads the region, the credentials and each service endpoint from the profile', async () => {
+    const hits: string[] = [];
+    const endpoints = { dynamodb: await recordingServer('dynamodb engine', hits), sqs: await recordingServer('sqs engine', hits), kinesis: await recordingServer('kinesis engine', hits) };
+    const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+    writeAwsCliFiles(files, localState(endpoints));
+    // Nothing from the test's own environment: what the clients find must come from the file.
+    process.env = Object.fromEntries(Object.entries(saved).filter(([name]) => !name.startsWith('AWS_') || name === 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'));
+    Object.assign(process.env, { AWS_CONFIG_FILE: files.configFile, AWS_PROFILE: 'eo-local' });
+    await new DynamoDBClient({}).send(new ListTablesCommand({}));
+    await new SQSClient({}).send(new ListQueuesCommand({}));
+    await new KinesisClient({ requestHandler: new NodeHttpHandler() }).send(new ListStreamsCommand({}));
+    expect(hits).toEqual(['dynamodb engine: local us-east-1 dynamodb', 'sqs engine: local us-east-1 sqs', 'kinesis engine: local us-east-1 kinesis']);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * The main job, end to end: `eo demo` as a user runs it (synthesizing when needed, starting its own
+ * engines), on a small workload with every fault on. The test checks the report's invariants, then
+ * recomputes the expected state from the dump by itself, without the demo's own verification code.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '..', '..', '..');
+
+interface Dumped {
+  counters: Record<string, number>;
+  orders: Record<string, { status: string; version: number }>;
+  notifications: { orderId: string; eventId: string }[];
+}
+
+interface Envelope {
+  eventId: string;
+  type: string;
+  occurredAt: string;
+  payload: { pageId?: string; page?: { id: string }; schemaVersion?: number; orderId?: string; status?: string; version?: number };
+}
+
+/** What exactly-once processing of the published messages must leave behind, from the dump alone. */
+function recompute(publishedLines: string[], countSchemaV2: boolean): Dumped {
+  const counters: Record<string, number> = {};
+  const orders: Record<string, { status: string; version: number }> = {};
+  const seen = new Set<string>();
+  for (const line of publishedLines) {
+    const envelope = parseEnvelope((JSON.parse(line) as { body: string }).body);
+    if (!envelope || seen.has(envelope.eventId)) continue;
+    seen.add(envelope.eventId);
+    const pageId = envelope.payload.schemaVersion === 2 ? (countSchemaV2 ? envelope.payload.page?.id : undefined) : envelope.payload.pageId;
+    if (envelope.type === 'page.viewed' && pageId) {
+      for (const key of [`page#${pageId}`, `day#${new Date(envelope.occurredAt).toISOString().slice(0, 10)}`]) counters[key] = (counters[key] ?? 0) + 1;
+    }
+    const { orderId, status, version } = envelope.payload;
+    if (envelope.type === 'order.status-changed' && orderId && status && version && (orders[orderId]?.version ?? 0) < version) orders[orderId] = { status, version };
+  }
+  const notifications = Object.entries(orders).filter(([, order]) => order.status === 'SHIPPED').map(([orderId]) => ({ orderId, eventId: '' }));
+  return { counters, orders, notifications };
+}
+
+/** The demo's valid events only: a string eventId, a known type, an ISO timestamp. */
+function parseEnvelope(body: string): Envelope | undefined {
+  try {
+    const value = JSON.parse(body) as Envelope;
+    const known = value.type === 'page.viewed' || value.type === 'order.status-changed';
+    return typeof value.eventId === 'string' && known && /^\d{4}-\d{2}-\d{2}T/.test(value.occurredAt) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+test('eo demo with every fault on keeps every effect exact and loses nothing', async () => {
+  const dumpDir = mkdtempSync(path.join(tmpdir(), 'eo-demo-'));
+  const flags = ['--events', '600', '--seed', '7', '--duplicate-rate', '0.3', '--crash-rate', '0.3', '--slow-rate', '0.1', '--throttle-rate', '0.05', '--poison-rate', '0.03', '--producer-retry-rate', '0.1'];
+  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--dump-dir', dumpDir, '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const report = JSON.parse(stdout) as {
+    violations: string[];
+    effects: { exact: boolean };
+    lost: number;
+    published: { producerRetries: number; poison: number };
+    deliveries: { duplicates: number };
+    faults: { crashAfterCommit: number; throttled: number };
+    dlq: { messages: number; withContext: number; appliedWithoutContext: number };
+    alarms: { notifications: number };
+    notifications: { expected: number; sent: number; missing: string[] };
+    redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
+    aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
+  };
+  expect(report.violations).toEqual([]);
+  // Everything went through the AWS contract layer: no request AWS would refuse, no call IAM would deny.
+  expect(report.aws.requestsChecked).toBeGreaterThan(0);
+  expect(report.aws.iamChecks).toBeGreaterThan(0);
+  expect(report.aws).toMatchObject({ rejected: 0, iamDenied: 0 });
+  expect(report.effects.exact).toBe(true);
+  expect(report.lost).toBe(0);
+  // The faults really happened: otherwise the run proves nothing.
+  expect(report.published.producerRetries).toBeGreaterThan(0);
+  expect(report.published.poison).toBeGreaterThan(0);
+  expect(report.deliveries.duplicates).toBeGreaterThan(0);
+  expect(report.faults.crashAfterCommit).toBeGreaterThan(0);
+  expect(report.faults.throttled).toBeGreaterThan(0);
+  // Every DLQ message carries its context, or SQS moved it after its event was applied (acks lost maxReceiveCount times).
+  expect(report.dlq.withContext + report.dlq.appliedWithoutContext).toBe(report.dlq.messages);
+  expect(report.alarms.notifications).toBeGreaterThan(0);
+  expect(report.notifications.missing).toEqual([]);
+  // The redrive went through every DLQ of the stack (the queue consumer's, and the two stream consumers'
+  // on-failure queues); what remains is what no fix cures, and nothing the fix or time cures.
+  expect(report.redrive?.queues).toHaveLength(3);
+  for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
+  const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
+  for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
+
+  const published = readFileSync(path.join(dumpDir, 'published.jsonl'), 'utf8').trim().split('\n');
+  const dumped = JSON.parse(readFileSync(path.join(dumpDir, 'state.json'), 'utf8')) as Dumped;
+  const expected = recompute(published, report.redrive !== undefined);
+  expect(dumped.counters).toEqual(expected.counters);
+  expect(dumped.orders).toEqual(expected.orders);
+  expect(dumped.notifications.map((n) => n.orderId).sort()).toEqual(expected.notifications.map((n) => n.orderId).sort());
+  expect(new Set(dumped.notifications.map((n) => n.eventId)).size).toBe(dumped.notifications.length);
+}, 240_000);
+
+test('eo demo with 8 pollers on the page-views queue stays exact while the contract layer raises TransactionConflict as DynamoDB would', async () => {
+  // Small batches, many pollers: concurrent transactions all touch their day's counter item.
+  const flags = ['--events', '800', '--seed', '11', '--concurrency', '8', '--sqs-batch-size', '10', '--sqs-batching-window', '0', '--page-view-share', '0.9'];
+  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const report = JSON.parse(stdout) as { violations: string[]; effects: { exact: boolean }; lost: number; aws: { transactionConflicts: number; rejected: number; iamDenied: number } };
+  expect(report.violations).toEqual([]);
+  expect(report.effects.exact).toBe(true);
+  expect(report.lost).toBe(0);
+  expect(report.aws.transactionConflicts).toBeGreaterThan(0);
+  expect(report.aws).toMatchObject({ rejected: 0, iamDenied: 0 });
+}, 240_000);

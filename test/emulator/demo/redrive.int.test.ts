@@ -1,0 +1,108 @@
+/**
+ * The demo's fix-and-redrive phase redrives every DLQ of the stack, not only the page views':
+ * schema violations and every transient runtime failure (RetriesExhaustedError, OutOfTimeError,
+ * EffectInProgressError) from the queue consumer's DLQ, and Lambda's on-failure pointers from the
+ * Kinesis and DynamoDB Streams consumers' DLQs. Malformed bodies stay. A copy of the stack on the
+ * engines of this Jest run, its DLQs filled by hand.
+ */
+import { PutRecordCommand } from '@aws-sdk/client-kinesis';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { createEnvelope, describeFailure, DlqReason, SourceKind, type FailureEnvelope } from '../../../lambdas/runtime';
+import { redriveEveryDlq } from '../../../emulator/demo/redrive-phase';
+import { currentState } from '../../../emulator/demo/settle';
+import { dlqDepth } from '../../../emulator/demo/state';
+import { dynamoDbStreamReader, onFailureRecord } from '../../../emulator/event-sources';
+import { LOCAL_REGION } from '../../../emulator/engines';
+import { output } from '../../../emulator/stack/outputs';
+import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
+import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { pollUntil } from '../../helpers/poll';
+import { copyAssembly, removeCopies } from '../stack/assembly-copy';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('r')}` });
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+  removeCopies();
+});
+
+function queueArn(url: string): string {
+  const queue = [...stack.resources.queues.values()].find((candidate) => candidate.url === url);
+  if (!queue) throw new Error(`no queue ${url}`);
+  return queue.arn;
+}
+
+function dlqNameOf(outputName: string): string {
+  const url = output(stack.outputs, outputName);
+  return [...stack.resources.queues.values()].find((queue) => queue.url === url)?.name ?? url;
+}
+
+/** A page view that failed on the counter's last attempt with `name`, as the runtime wraps it. */
+function pageViewFailure(name: string, kind: 'transient' | 'permanent', body: string): FailureEnvelope {
+  const error = Object.assign(new Error(`${name} in a test`), { name });
+  const envelope = describeFailure({
+    consumer: 'page-view-counter',
+    reason: kind === 'transient' ? DlqReason.LAST_ATTEMPT : DlqReason.PERMANENT,
+    error,
+    record: { kind: SourceKind.SQS, itemIdentifier: uniqueName('m'), sourceArn: queueArn(output(stack.outputs, 'PageViewsQueueUrl')), receiveCount: 5, original: { body, encoding: 'utf8' }, raw: {} as never },
+    eventId: (JSON.parse(body) as { eventId?: string }).eventId,
+    now: new Date(),
+  });
+  return { ...envelope, error: { ...envelope.error, kind } };
+}
+
+async function sendToDlq(outputName: string, body: unknown): Promise<void> {
+  await stack.clients.sqs.send(new SendMessageCommand({ QueueUrl: output(stack.outputs, outputName), MessageBody: JSON.stringify(body) }));
+}
+
+function pageView(pageId: string): string {
+  return JSON.stringify(createEnvelope({ type: 'page.viewed', source: 'test', businessKey: uniqueName('view'), occurredAt: '2026-11-28T10:00:00.000Z', payload: { pageId } }));
+}
+
+/** Puts an order change on the stream, and the pointer Lambda would send for it. */
+async function kinesisPointer(orderId: string): Promise<unknown> {
+  const body = JSON.stringify(createEnvelope({ type: 'order.status-changed', source: 'test', businessKey: `${orderId}:1`, occurredAt: '2026-11-28T10:00:00.000Z', payload: { orderId, status: 'CREATED', version: 1 } }));
+  const streamName = output(stack.outputs, 'OrdersStreamName');
+  const put = await stack.clients.kinesis.send(new PutRecordCommand({ StreamName: streamName, PartitionKey: orderId, Data: Buffer.from(body) }));
+  const stream = [...stack.resources.streams.values()].find((candidate) => candidate.name === streamName);
+  return onFailureRecord({ kind: 'kinesis', condition: 'RetryAttemptsExhausted', functionArn: 'arn:aws:lambda:local:000000000000:function:order-projection', streamArn: stream?.arn ?? '', shardId: put.ShardId ?? '', records: [{ sequenceNumber: put.SequenceNumber ?? '', arrivalMs: Date.now() }], approximateInvokeCount: 4 });
+}
+
+/** Waits for the order's change on the orders table's stream, and builds the pointer for it. */
+async function tableStreamPointer(orderId: string): Promise<unknown> {
+  const table = [...stack.resources.tables.values()].find((candidate) => candidate.name === output(stack.outputs, 'OrdersTableName'));
+  const reader = dynamoDbStreamReader({ streams: stack.dynamodbStreams, streamArn: table?.streamArn ?? '', region: LOCAL_REGION });
+  const found = await pollUntil(async () => {
+    for (const shard of await reader.listShards()) {
+      const { records } = await reader.read(shard.shardId, await reader.iterator(shard.shardId, { type: 'TRIM_HORIZON' }), 1_000);
+      const record = records.find((candidate) => JSON.stringify(candidate.lambdaRecord).includes(orderId));
+      if (record) return { shardId: shard.shardId, record };
+    }
+    return undefined;
+  }, `the change of ${orderId} on the orders table's stream`, { timeoutMs: 30_000, intervalMs: 250 });
+  return onFailureRecord({ kind: 'dynamodb-stream', condition: 'RetryAttemptsExhausted', functionArn: 'arn:aws:lambda:local:000000000000:function:shipment-notifier', streamArn: reader.streamArn, shardId: found.shardId, records: [found.record], approximateInvokeCount: 4 });
+}
+
+test('every DLQ of the stack is redriven with what the fix or time cures; malformed bodies stay', async () => {
+  const pageId = uniqueName('p');
+  for (const name of ['OutOfTimeError', 'EffectInProgressError', 'RetriesExhaustedError']) await sendToDlq('PageViewCounterDlqUrl', pageViewFailure(name, 'transient', pageView(pageId)));
+  await sendToDlq('PageViewCounterDlqUrl', pageViewFailure('SchemaViolationError', 'permanent', pageView(pageId)));
+  await sendToDlq('PageViewCounterDlqUrl', pageViewFailure('InvalidEnvelopeError', 'permanent', '{"not":"an envelope"}'));
+  const orderId = uniqueName('o');
+  await sendToDlq('OrderProjectionDlqUrl', await kinesisPointer(orderId));
+  await sendToDlq('ShipmentNotifierDlqUrl', await tableStreamPointer(orderId));
+
+  const redriven = await redriveEveryDlq(stack);
+
+  expect(Object.fromEntries(redriven)).toEqual({ [dlqNameOf('PageViewCounterDlqUrl')]: 4, [dlqNameOf('OrderProjectionDlqUrl')]: 1, [dlqNameOf('ShipmentNotifierDlqUrl')]: 1 });
+  // The four page views were never applied: the redrive is what brings them in.
+  const state = await pollUntil(async () => {
+    const current = await currentState(stack);
+    return current.counters[`page#${pageId}`] === 4 ? current : undefined;
+  }, `the four redriven page views of ${pageId} to be counted`, { timeoutMs: 30_000, intervalMs: 250 });
+  const left = state.dlqs.find((dlq) => dlq.queueName === dlqNameOf('PageViewCounterDlqUrl'));
+  expect(left && dlqDepth(left)).toBe(1);
+  expect(left?.failures.map((failure) => failure.error.name)).toEqual(['InvalidEnvelopeError']);
+}, 120_000);

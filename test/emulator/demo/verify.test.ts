@@ -1,0 +1,55 @@
+/**
+ * The demo's DLQ accounting: a message SQS moved to the DLQ without failure context is explained
+ * only when its event was applied (its acknowledgements were lost until maxReceiveCount), never
+ * when the event is missing from the state.
+ */
+import { dedupKey, type Envelope } from '../../../lambdas/runtime';
+import { violationsOf } from '../../../emulator/demo/report';
+import type { PublishedMessage } from '../../../emulator/demo/publisher';
+import type { FinalState } from '../../../emulator/demo/state';
+import { verify } from '../../../emulator/demo/verify';
+
+const CONSUMER = 'page-view-counter';
+
+function pageView(eventId: string): PublishedMessage {
+  const envelope: Envelope = { eventId, type: 'PageViewed', occurredAt: '2026-11-30T09:00:00.000Z', source: 'test', payload: { pageId: 'home' } };
+  const body = JSON.stringify(envelope);
+  return { target: 'page-views', body, retry: false, event: { target: 'page-views', body, kind: 'page-view', envelope } };
+}
+
+function stateWith(committed: readonly string[], bareBodies: readonly string[]): FinalState {
+  return {
+    counters: {},
+    orders: {},
+    notifications: [],
+    dlqs: [{ queueName: 'page-view-dlq', failures: [], pointers: [], bare: [...bareBodies] }],
+    committedIds: new Set(committed.map((eventId) => dedupKey(CONSUMER, eventId))),
+    alarmNotifications: [{ state: 'ALARM', alarmName: 'page-view-dlq-depth' }],
+  };
+}
+
+function verified(committed: readonly string[], bareBodies: readonly string[], published: readonly PublishedMessage[]) {
+  return verify({ expected: { counters: {}, orders: {}, shippedOrders: [] }, state: stateWith(committed, bareBodies), published, counterConsumer: CONSUMER, dlqEverNonEmpty: true });
+}
+
+test('a bare DLQ message whose event was applied is accounted for, and breaks no invariant', () => {
+  const applied = pageView('applied-1');
+  const verification = verified(['applied-1'], [applied.body], [applied]);
+  expect(verification.dlq).toMatchObject({ messages: 1, withContext: 0, appliedWithoutContext: 1 });
+  expect(verification.lost).toBe(0);
+  expect(violationsOf(verification)).toEqual([]);
+});
+
+test('a bare DLQ message whose event was not applied is a violation, and the event is lost', () => {
+  const missing = pageView('missing-1');
+  const verification = verified([], [missing.body], [missing]);
+  expect(verification.dlq).toMatchObject({ messages: 1, withContext: 0, appliedWithoutContext: 0 });
+  expect(verification.lost).toBe(1);
+  expect(violationsOf(verification)).toEqual(expect.arrayContaining(['1 DLQ messages carry no failure context and their events were not applied']));
+});
+
+test('a bare DLQ message that matches no published body is not explained', () => {
+  const verification = verified([], ['{"not":"published"}'], []);
+  expect(verification.dlq.appliedWithoutContext).toBe(0);
+  expect(violationsOf(verification)).toEqual(['1 DLQ messages carry no failure context and their events were not applied']);
+});

@@ -1,0 +1,169 @@
+/**
+ * The contract layer's gateway between clients and an engine: who signed a request, IAM for a
+ * function's calls, the request rules, SQS batch entries failed alone, DynamoDB's transaction
+ * conflicts, and what it learns from answers. The engine is a stub HTTP server that records what
+ * reaches it and answers as told: what is under test is what the gateway lets through and what it
+ * answers itself. The clients are the real AWS SDK v3 clients, so the answers must parse as AWS's.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
+import { ContractLayer } from '../../../emulator/gateway/contract-layer';
+import { CallerDirectory, functionCredentials } from '../../../emulator/gateway/credentials';
+import { EngineFacts } from '../../../emulator/gateway/engine-facts';
+import { startGatewayServer, type GatewayServer } from '../../../emulator/gateway/gateway-server';
+import { IamGuard } from '../../../emulator/gateway/iam-guard';
+import type { RolePolicies } from '../../../emulator/iam';
+
+/** A stub engine: records each request's target and body, answers with `answer(target, body)`. */
+class StubEngine {
+  public readonly received: { target: string; body: Record<string, unknown> }[] = [];
+  public answer: (target: string, body: Record<string, unknown>) => unknown = () => ({});
+  public hold: Promise<void> = Promise.resolve();
+  private server: Server | undefined;
+
+  public async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  public stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server?.closeAllConnections();
+      this.server?.close(() => resolve());
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const target = String(req.headers['x-amz-target']);
+    const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
+    this.received.push({ target, body });
+    await this.hold;
+    const answer = JSON.stringify(this.answer(target, body));
+    res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(answer) }).end(answer);
+  }
+}
+
+const QUEUE_URL = 'http://sqs.us-east-1.localhost:9999/000000000000/page-views';
+
+/** The SQS client checks each body's MD5 in the answer, as SQS computes it. */
+const md5 = (text: unknown): string => createHash('md5').update(String(text)).digest('hex');
+const sent = (body: Record<string, unknown>) => ({ MessageId: 'm-1', MD5OfMessageBody: md5(body.MessageBody) });
+
+let engine: StubEngine;
+let gateway: GatewayServer;
+let layer: ContractLayer;
+let callers: CallerDirectory;
+const refusals: string[] = [];
+
+beforeEach(async () => {
+  engine = new StubEngine();
+  const endpoint = await engine.start();
+  callers = new CallerDirectory('refuse');
+  layer = new ContractLayer({ callers, facts: new EngineFacts({}), onRefusal: (line) => refusals.push(line) });
+  gateway = await startGatewayServer({ layer, engine: endpoint });
+  refusals.length = 0;
+});
+afterEach(async () => {
+  await gateway.stop();
+  await engine.stop();
+});
+
+const admin = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+const sqs = (credentials: { accessKeyId: string; secretAccessKey: string } = LOCAL_CREDENTIALS) => new SQSClient({ ...admin, credentials, endpoint: gateway.endpoint, useQueueUrlAsEndpoint: false, maxAttempts: 1 });
+const dynamodb = () => new DynamoDBClient({ ...admin, endpoint: gateway.endpoint, maxAttempts: 1 });
+
+describe('request rules', () => {
+  test('a message SQS would refuse never reaches the engine; the client gets SQS\'s error', async () => {
+    const send = sqs().send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'ok', MessageAttributes: { note: { DataType: 'String', StringValue: 'a\u0000b' } } }));
+    await expect(send).rejects.toMatchObject({ name: 'InvalidParameterValue', $metadata: { httpStatusCode: 400 } });
+    expect(engine.received).toEqual([]);
+    expect(layer.stats()).toMatchObject({ requestsChecked: 1, rejected: 1, byRule: expect.objectContaining({}) });
+    expect(refusals).toEqual([expect.stringContaining('sqs:SendMessage refused by sqs.')]);
+  });
+
+  test('a batch entry SQS would fail alone is answered as Failed; the others reach the engine', async () => {
+    engine.answer = (_target, body) => ({ Successful: (body.Entries as { Id: string; MessageBody: string }[]).map((entry) => ({ Id: entry.Id, MessageId: `m-${entry.Id}`, MD5OfMessageBody: md5(entry.MessageBody) })), Failed: [] });
+    const result = await sqs().send(new SendMessageBatchCommand({ QueueUrl: QUEUE_URL, Entries: [{ Id: 'good', MessageBody: 'fine' }, { Id: 'bad', MessageBody: 'x', DelaySeconds: 901 }] }));
+    expect(result.Successful?.map((entry) => entry.Id)).toEqual(['good']);
+    expect(result.Failed).toEqual([expect.objectContaining({ Id: 'bad', SenderFault: true, Code: 'InvalidParameterValue' })]);
+    expect((engine.received[0]?.body.Entries as { Id: string }[]).map((entry) => entry.Id)).toEqual(['good']);
+    expect(layer.stats().rejected).toBe(1);
+  });
+
+  test('a valid request passes as it is', async () => {
+    engine.answer = (_target, body) => sent(body);
+    await expect(sqs().send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hello' }))).resolves.toMatchObject({ MessageId: 'm-1' });
+    expect(engine.received).toHaveLength(1);
+    expect(layer.stats()).toMatchObject({ requestsChecked: 1, rejected: 0 });
+  });
+});
+
+describe('who signed', () => {
+  test('an access key that is neither the local account\'s nor a function\'s is refused, as AWS refuses an unknown key', async () => {
+    const stranger = sqs({ accessKeyId: 'AKIASTRANGER', secretAccessKey: 'x' });
+    await expect(stranger.send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).rejects.toMatchObject({ name: 'InvalidClientTokenId', $metadata: { httpStatusCode: 403 } });
+    expect(engine.received).toEqual([]);
+  });
+
+  test('each function signs with credentials of its own, stable and distinct', () => {
+    expect(functionCredentials('CounterFunction')).toEqual(functionCredentials('CounterFunction'));
+    expect(functionCredentials('CounterFunction').accessKeyId).not.toBe(functionCredentials('NotifierFunction').accessKeyId);
+    const { accessKeyId } = callers.register('CounterFunction');
+    expect(callers.callerOf(accessKeyId)).toEqual({ kind: 'function', functionLogicalId: 'CounterFunction' });
+    expect(callers.callerOf(LOCAL_CREDENTIALS.accessKeyId)).toEqual({ kind: 'admin' });
+  });
+});
+
+describe('IAM for a function\'s calls', () => {
+  /** No roles at all: what the real template's roles allow is tested on a local stack (test/emulator/stack/contract-iam.int.test.ts). */
+  function policies(): RolePolicies {
+    return { roles: new Map(), functionRoles: new Map(), resourcePolicies: new Map(), topicKeys: new Map(), notes: [] };
+  }
+
+  test('an unevaluable call (no role known for the function) is refused, never let through', async () => {
+    const credentials = callers.register('Orphan');
+    layer.enforceIam(new IamGuard({ policies: policies(), principals: new Map(), lookups: { region: LOCAL_REGION, accountId: '000000000000' }, tokens: layer.tokens }));
+    await expect(sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+    expect(engine.received).toEqual([]);
+    expect(layer.stats()).toMatchObject({ iamChecks: 1, iamDenied: 1 });
+  });
+
+  test('the local account\'s own calls are not evaluated', async () => {
+    layer.enforceIam(new IamGuard({ policies: policies(), principals: new Map(), lookups: { region: LOCAL_REGION, accountId: '000000000000' }, tokens: layer.tokens }));
+    engine.answer = (_target, body) => sent(body);
+    await expect(sqs().send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).resolves.toMatchObject({ MessageId: 'm-1' });
+    expect(layer.stats().iamChecks).toBe(0);
+  });
+});
+
+describe('DynamoDB transaction conflicts', () => {
+  const increment = (id: string) => ({ Update: { TableName: 'counters', Key: { pk: { S: 'day#2026-12-01' } }, UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'views' }, ExpressionAttributeValues: { ':one': { N: '1' } } }, id });
+
+  test('a transaction on an item another transaction holds is cancelled with TransactionConflict at that item', async () => {
+    let release = () => undefined as void;
+    engine.hold = new Promise<void>((resolve) => (release = resolve));
+    const client = dynamodb();
+    const first = client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: increment('a').Update }] }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: 'other', Item: { pk: { S: 'x' } } } }, { Update: increment('b').Update }] }));
+    await expect(second).rejects.toMatchObject({ name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
+    release();
+    await expect(first).resolves.toBeDefined();
+    expect(engine.received).toHaveLength(1);
+    expect(layer.stats()).toMatchObject({ transactionConflicts: 1, rejected: 0 });
+  });
+
+  test('once the first has answered, the item is free again', async () => {
+    const client = dynamodb();
+    await client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: increment('a').Update }] }));
+    await client.send(new PutItemCommand({ TableName: 'counters', Item: { pk: { S: 'day#2026-12-01' } } }));
+    expect(layer.stats().transactionConflicts).toBe(0);
+  });
+});

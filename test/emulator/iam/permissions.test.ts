@@ -1,0 +1,150 @@
+/** What each request the runtime, the event source mappings and the DLQ tooling make needs from IAM. */
+import { requiredPermissions, UnknownResourceError, UnsupportedOperationError, type PermissionLookups } from '../../../emulator/iam';
+
+const SCOPE = { region: 'us-east-1', accountId: '123456789012' } as const;
+const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/page-views';
+const QUEUE = 'arn:aws:sqs:us-east-1:123456789012:page-views';
+const COUNTERS = 'arn:aws:dynamodb:us-east-1:123456789012:table/counters';
+const DEDUP = 'arn:aws:dynamodb:us-east-1:123456789012:table/dedup';
+const STREAM = 'arn:aws:kinesis:us-east-1:123456789012:stream/orders';
+const ORDERS_STREAM = 'arn:aws:dynamodb:us-east-1:123456789012:table/orders/stream/2024-01-01T00:00:00.000';
+const TOPIC = 'arn:aws:sns:us-east-1:123456789012:notifications';
+const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+describe('SQS: a batch is authorized as its single-message action, on the queue ARN', () => {
+  test.each([
+    ['SendMessage', 'sqs:SendMessage'],
+    ['SendMessageBatch', 'sqs:SendMessage'],
+    ['ReceiveMessage', 'sqs:ReceiveMessage'],
+    ['DeleteMessage', 'sqs:DeleteMessage'],
+    ['DeleteMessageBatch', 'sqs:DeleteMessage'],
+    ['ChangeMessageVisibility', 'sqs:ChangeMessageVisibility'],
+    ['ChangeMessageVisibilityBatch', 'sqs:ChangeMessageVisibility'],
+    ['GetQueueAttributes', 'sqs:GetQueueAttributes'],
+  ])('%s needs %s', (operation, action) => {
+    expect(requiredPermissions('sqs', operation, { QueueUrl: QUEUE_URL }, SCOPE)).toEqual([{ action, resource: QUEUE }]);
+  });
+
+  test('GetQueueUrl is authorized on the named queue, in the owner account when given', () => {
+    expect(requiredPermissions('sqs', 'GetQueueUrl', { QueueName: 'page-views' }, SCOPE)).toEqual([{ action: 'sqs:GetQueueUrl', resource: QUEUE }]);
+    expect(requiredPermissions('sqs', 'GetQueueUrl', { QueueName: 'q', QueueOwnerAWSAccountId: '999999999999' }, SCOPE)[0].resource).toBe('arn:aws:sqs:us-east-1:999999999999:q');
+  });
+
+  test.each([
+    ['https://sqs.eu-west-1.amazonaws.com/123456789012/q', 'arn:aws:sqs:eu-west-1:123456789012:q'],
+    ['http://sqs.us-east-1.localhost:4566/000000000000/q', 'arn:aws:sqs:us-east-1:000000000000:q'], // fauxqs
+    ['https://eu-west-2.queue.amazonaws.com/123456789012/q', 'arn:aws:sqs:eu-west-2:123456789012:q'], // legacy
+    ['http://127.0.0.1:4566/000000000000/q', 'arn:aws:sqs:us-east-1:000000000000:q'], // no region in the host: the scope's
+  ])('the queue URL %s is the queue %s', (url, arn) => {
+    expect(requiredPermissions('sqs', 'SendMessage', { QueueUrl: url }, SCOPE)[0].resource).toBe(arn);
+  });
+
+  test('the contract layer may map URLs to the engines\' ARNs itself', () => {
+    const lookups: PermissionLookups = { ...SCOPE, queueArn: (url) => (url === QUEUE_URL ? 'arn:local:q' : undefined) };
+    expect(requiredPermissions('sqs', 'SendMessage', { QueueUrl: QUEUE_URL }, lookups)[0].resource).toBe('arn:local:q');
+  });
+});
+
+describe('DynamoDB', () => {
+  test.each(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'DescribeTable', 'Query', 'Scan'])('%s needs its own action on the table', (operation) => {
+    expect(requiredPermissions('dynamodb', operation, { TableName: 'counters' }, SCOPE)).toEqual([{ action: `dynamodb:${operation}`, resource: COUNTERS }]);
+  });
+
+  test.each(['Query', 'Scan'])('%s of an index is authorized on the index', (operation) => {
+    expect(requiredPermissions('dynamodb', operation, { TableName: 'counters', IndexName: 'byPage' }, SCOPE)).toEqual([{ action: `dynamodb:${operation}`, resource: `${COUNTERS}/index/byPage` }]);
+  });
+
+  test.each(['BatchGetItem', 'BatchWriteItem'])('%s needs its action on every table it touches', (operation) => {
+    expect(requiredPermissions('dynamodb', operation, { RequestItems: { counters: {}, dedup: {} } }, SCOPE)).toEqual([
+      { action: `dynamodb:${operation}`, resource: COUNTERS },
+      { action: `dynamodb:${operation}`, resource: DEDUP },
+    ]);
+  });
+
+  test('TransactWriteItems needs each item\'s own action on its table, once each', () => {
+    const TransactItems = [
+      { Put: { TableName: 'dedup', Item: {} } },
+      { Update: { TableName: 'counters', Key: {} } },
+      { Put: { TableName: 'dedup', Item: {} } },
+      { Delete: { TableName: 'counters', Key: {} } },
+      { ConditionCheck: { TableName: 'dedup', Key: {} } },
+    ];
+    expect(requiredPermissions('dynamodb', 'TransactWriteItems', { TransactItems }, SCOPE)).toEqual([
+      { action: 'dynamodb:PutItem', resource: DEDUP },
+      { action: 'dynamodb:UpdateItem', resource: COUNTERS },
+      { action: 'dynamodb:DeleteItem', resource: COUNTERS },
+      { action: 'dynamodb:ConditionCheckItem', resource: DEDUP },
+    ]);
+  });
+
+  test('TransactGetItems needs GetItem on each table', () => {
+    expect(requiredPermissions('dynamodb', 'TransactGetItems', { TransactItems: [{ Get: { TableName: 'dedup' } }] }, SCOPE)).toEqual([{ action: 'dynamodb:GetItem', resource: DEDUP }]);
+  });
+
+  test('a table ARN in TableName stays as it is; the contract layer may give the engine\'s ARNs', () => {
+    expect(requiredPermissions('dynamodb', 'GetItem', { TableName: COUNTERS }, SCOPE)[0].resource).toBe(COUNTERS);
+    const local = 'arn:aws:dynamodb:ddblocal:000000000000:table/counters';
+    expect(requiredPermissions('dynamodb', 'GetItem', { TableName: 'counters' }, { ...SCOPE, tableArn: () => local })[0].resource).toBe(local);
+  });
+});
+
+describe('streams', () => {
+  test.each(['PutRecord', 'PutRecords', 'GetShardIterator', 'DescribeStream', 'DescribeStreamSummary', 'ListShards'])('Kinesis %s needs its action on the stream, by name or ARN', (operation) => {
+    expect(requiredPermissions('kinesis', operation, { StreamName: 'orders' }, SCOPE)).toEqual([{ action: `kinesis:${operation}`, resource: STREAM }]);
+    expect(requiredPermissions('kinesis', operation, { StreamARN: STREAM }, SCOPE)).toEqual([{ action: `kinesis:${operation}`, resource: STREAM }]);
+  });
+
+  test('Kinesis GetRecords and a ListShards continuation are authorized on the stream their token came from', () => {
+    const lookups: PermissionLookups = { ...SCOPE, streamArnOfToken: (token) => (token === 'iterator-1' || token === 'next-1' ? STREAM : undefined) };
+    expect(requiredPermissions('kinesis', 'GetRecords', { ShardIterator: 'iterator-1' }, lookups)).toEqual([{ action: 'kinesis:GetRecords', resource: STREAM }]);
+    expect(requiredPermissions('kinesis', 'ListShards', { NextToken: 'next-1' }, lookups)).toEqual([{ action: 'kinesis:ListShards', resource: STREAM }]);
+    expect(() => requiredPermissions('kinesis', 'GetRecords', { ShardIterator: 'unknown' }, lookups)).toThrow(UnknownResourceError);
+  });
+
+  test.each(['DescribeStream', 'GetShardIterator'])('DynamoDB Streams %s needs dynamodb:%s on the stream', (operation) => {
+    expect(requiredPermissions('dynamodb-streams', operation, { StreamArn: ORDERS_STREAM }, SCOPE)).toEqual([{ action: `dynamodb:${operation}`, resource: ORDERS_STREAM }]);
+  });
+
+  test('DynamoDB Streams GetRecords is authorized on its iterator\'s stream, ListStreams on *', () => {
+    const lookups: PermissionLookups = { ...SCOPE, streamArnOfToken: () => ORDERS_STREAM };
+    expect(requiredPermissions('dynamodb-streams', 'GetRecords', { ShardIterator: 'x' }, lookups)).toEqual([{ action: 'dynamodb:GetRecords', resource: ORDERS_STREAM }]);
+    expect(requiredPermissions('dynamodb-streams', 'ListStreams', { TableName: 'orders' }, SCOPE)).toEqual([{ action: 'dynamodb:ListStreams', resource: '*' }]);
+  });
+});
+
+describe('SNS', () => {
+  test('Publish needs sns:Publish on the topic', () => {
+    expect(requiredPermissions('sns', 'Publish', { TopicArn: TOPIC, Message: 'm' }, SCOPE)).toEqual([{ action: 'sns:Publish', resource: TOPIC }]);
+  });
+
+  test.each(['Publish', 'PublishBatch'])('%s to an encrypted topic also needs kms:GenerateDataKey and kms:Decrypt on its key', (operation) => {
+    expect(requiredPermissions('sns', operation, { TopicArn: TOPIC }, { ...SCOPE, topicKeys: new Map([[TOPIC, KEY]]) })).toEqual([
+      { action: 'sns:Publish', resource: TOPIC },
+      { action: 'kms:GenerateDataKey', resource: KEY },
+      { action: 'kms:Decrypt', resource: KEY },
+    ]);
+  });
+});
+
+describe('what it cannot map is refused, never allowed', () => {
+  test.each([
+    ['sqs', 'DeleteQueue'],
+    ['dynamodb', 'DeleteTable'],
+    ['kinesis', 'DeleteStream'],
+    ['sns', 'Subscribe'],
+    ['kms', 'Decrypt'],
+  ] as const)('%s %s is an unsupported operation', (service, operation) => {
+    expect(() => requiredPermissions(service, operation, {}, SCOPE)).toThrow(UnsupportedOperationError);
+    expect(() => requiredPermissions(service, operation, {}, SCOPE)).toThrow(`local mode does not know which IAM actions ${service} ${operation} needs; the request is refused`);
+  });
+
+  test.each([
+    ['sqs', 'SendMessage', {}, 'the request has no QueueUrl'],
+    ['sqs', 'SendMessage', { QueueUrl: 'not a url' }, 'not a url is not a queue URL'],
+    ['dynamodb', 'PutItem', { Item: {} }, 'the request has no TableName'],
+    ['kinesis', 'PutRecord', { Data: 'x' }, 'the request names no stream'],
+    ['sns', 'Publish', { Message: 'm' }, 'the request has no TopicArn, TargetArn or PhoneNumber'],
+  ] as const)('%s %s without its resource is refused', (service, operation, input, message) => {
+    expect(() => requiredPermissions(service, operation, input, SCOPE)).toThrow(message);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * A private copy of the synthesized assembly (cdk.out is shared with other test runs and with
+ * people), so that a test can break one function's bundle and run the stack on it.
+ */
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ASSET_PATH_METADATA } from '../../../emulator/stack/bundled-assets';
+import { assertBundled, DEFAULT_OUT_DIR, loadStack, PROJECT_ROOT, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
+import { ResourceType, resourcesOfType } from '../../../aws/cloudformation/template';
+
+const copies: string[] = [];
+
+/** Copies the manifest, the template and every function's bundle of cdk.out (which must be bundled). */
+export function copyAssembly(source: string = DEFAULT_OUT_DIR): SynthesizedStack {
+  const original = assertBundled(loadStack(source));
+  const root = mkdtempSync(path.join(tmpdir(), 'eo-assembly-copy-'));
+  copies.push(root);
+  const outDir = path.join(root, 'cdk.out');
+  for (const file of ['manifest.json', `${original.stackName}.template.json`]) cpSync(path.join(source, file), path.join(outDir, file));
+  for (const fn of resourcesOfType(original.template, ResourceType.FUNCTION)) {
+    const asset = String(fn.metadata[ASSET_PATH_METADATA]);
+    cpSync(path.resolve(source, asset), path.join(outDir, asset), { recursive: true });
+  }
+  // The bundles leave the AWS SDK external and find it up the tree, as they do in the repository.
+  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  return loadStack(outDir);
+}
+
+/** The logical id of the function whose id starts with `prefix` (e.g. `PageViewCounter`). */
+export function functionId(stack: SynthesizedStack, prefix: string): string {
+  const found = resourcesOfType(stack.template, ResourceType.FUNCTION).find((fn) => fn.logicalId.startsWith(prefix));
+  if (!found) throw new Error(`no function whose logical id starts with ${prefix}`);
+  return found.logicalId;
+}
+
+/** Replaces the bundle of one function with `source`, as its `index.js`. */
+export function replaceBundle(stack: SynthesizedStack, logicalId: string, source: string): void {
+  const asset = String(stack.template.Resources[logicalId]?.Metadata?.[ASSET_PATH_METADATA]);
+  writeFileSync(path.join(stack.outDir, asset, 'index.js'), source);
+}
+
+export function removeCopies(): void {
+  for (const root of copies.splice(0)) rmSync(root, { recursive: true, force: true });
+}

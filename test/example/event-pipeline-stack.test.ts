@@ -1,0 +1,287 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { EventPipelineStack } from '../../example';
+import { QueueConsumer } from '../../lib';
+import { FIXTURE_HANDLER, grantedActions, logicalId, testApp } from '../lib/support';
+
+/** A CloudFormation resource as the template holds it. */
+interface Resource {
+  readonly Type: string;
+  // Template JSON is untyped; the assertions below say what shape they expect.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly Properties: Record<string, any>;
+}
+
+// The examples alone: consumers that `eo new consumer` added to example/consumers/ have their own tests.
+const stack = new EventPipelineStack(testApp(), 'EffectivelyOnce', { alarmEmail: 'oncall@example.com', consumers: [] });
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const alarmTopicId = logicalId(template, 'AWS::SNS::Topic', 'AlarmsTopic');
+
+function ofType(type: string): [string, Resource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+/** The logical ID in `{ "Fn::GetAtt": [id, "Arn"] }`, or undefined for any other shape. */
+function arnOf(value: unknown): string | undefined {
+  const getAtt = (value as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'];
+  return getAtt?.[1] === 'Arn' ? getAtt[0] : undefined;
+}
+
+describe('EventPipelineStack', () => {
+  test('holds three consumers and what they read, write and alarm', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 3);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    template.resourceCountIs('AWS::SQS::Queue', 4);
+    template.resourceCountIs('AWS::Kinesis::Stream', 1);
+    template.resourceCountIs('AWS::DynamoDB::Table', 3);
+    template.resourceCountIs('AWS::SNS::Topic', 2);
+    template.resourceCountIs('AWS::KMS::Key', 2);
+    // A depth alarm per DLQ, an iterator age alarm per stream consumer.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    template.resourceCountIs('AWS::SNS::Subscription', 1);
+  });
+
+  test('outputs every queue URL, the stream, the tables and the topics, without exports', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Export?: unknown }>;
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
+      'CountersTableName',
+      'IdempotencyTableName',
+      'NotificationsTopicArn',
+      'OrderProjectionDlqUrl',
+      'OrdersStreamName',
+      'OrdersTableName',
+      'PageViewCounterDlqUrl',
+      'PageViewsQueueUrl',
+      'ShipmentNotifierDlqUrl',
+    ]);
+    expect(Object.values(outputs).filter((output) => output.Export !== undefined)).toEqual([]);
+  });
+
+  test.each([
+    ['PageViewsQueueUrl', 'AWS::SQS::Queue', 'PageViewCounterQueue'],
+    ['PageViewCounterDlqUrl', 'AWS::SQS::Queue', 'PageViewCounterDlq'],
+    ['OrderProjectionDlqUrl', 'AWS::SQS::Queue', 'OrderProjectionDlq'],
+    ['ShipmentNotifierDlqUrl', 'AWS::SQS::Queue', 'ShipmentNotifierDlq'],
+    ['OrdersStreamName', 'AWS::Kinesis::Stream', 'OrderProjectionStream'],
+    ['IdempotencyTableName', 'AWS::DynamoDB::Table', 'IdempotencyTable'],
+    ['CountersTableName', 'AWS::DynamoDB::Table', 'CountersTable'],
+    ['OrdersTableName', 'AWS::DynamoDB::Table', 'OrdersTable'],
+    ['NotificationsTopicArn', 'AWS::SNS::Topic', 'NotificationsTopic'],
+    ['AlarmTopicArn', 'AWS::SNS::Topic', 'AlarmsTopic'],
+  ])('output %s refers to %s %s', (output, type, prefix) => {
+    template.hasOutput(output, { Value: { Ref: logicalId(template, type, prefix) } });
+  });
+
+  test.each([
+    [
+      'PageViewCounter',
+      ['ACCEPT_SCHEMA_V2', 'COUNTERS_TABLE', 'IDEMPOTENCY_TABLE', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL'],
+    ],
+    ['OrderProjection', ['ORDERS_TABLE']],
+    ['ShipmentNotifier', ['IDEMPOTENCY_TABLE', 'NOTIFICATIONS_TOPIC_ARN']],
+  ])('%s gets the common environment plus %j', (prefix, specific) => {
+    const [, fn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(prefix)) ?? [];
+    const common = [
+      'CONSUMER_NAME',
+      'DEDUP_TTL_SECONDS',
+      'DLQ_URL',
+      'NODE_OPTIONS',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+    ];
+    expect(Object.keys(fn?.Properties.Environment.Variables ?? {}).sort()).toEqual([...common, ...specific].sort());
+  });
+
+  test('the page view counter says no to schema v2 for now', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ CONSUMER_NAME: 'page-view-counter', ACCEPT_SCHEMA_V2: 'false' }) },
+    });
+  });
+
+  test('the orders table streams both images to the shipment notifier', () => {
+    const ordersId = logicalId(template, 'AWS::DynamoDB::Table', 'OrdersTable');
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [ordersId, 'StreamArn'] },
+      FunctionName: { Ref: logicalId(template, 'AWS::Lambda::Function', 'ShipmentNotifier') },
+    });
+  });
+
+  test('the shipment notifier may publish to the notifications topic, and only it may', () => {
+    const topicId = logicalId(template, 'AWS::SNS::Topic', 'NotificationsTopic');
+    const publishers = ofType('AWS::IAM::Policy').filter(([, policy]) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('sns:Publish'),
+    );
+    expect(publishers.map(([id]) => id)).toEqual([expect.stringMatching(/^ShipmentNotifierRole/)]);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Action: 'sns:Publish', Resource: { Ref: topicId } })]),
+      },
+    });
+  });
+
+  describe('each consumer may call exactly what its runtime calls on DynamoDB', () => {
+    const table = (prefix: string): string => logicalId(template, 'AWS::DynamoDB::Table', prefix);
+    test.each<[string, Record<string, string[]>]>([
+      [
+        // Batch commit: TransactWriteItems (dedup Put, counter Update), BatchGetItem of redeliveries' records.
+        'PageViewCounter',
+        {
+          [table('CountersTable')]: ['dynamodb:UpdateItem'],
+          [table('IdempotencyTable')]: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+        },
+      ],
+      // putIfNewer.
+      ['OrderProjection', { [table('OrdersTable')]: ['dynamodb:PutItem'] }],
+      [
+        // Powertools idempotency, and the event source's read of the orders table's stream.
+        'ShipmentNotifier',
+        {
+          [table('IdempotencyTable')]: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          [`${table('OrdersTable')}.StreamArn`]: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          '*': ['dynamodb:ListStreams'],
+        },
+      ],
+    ])('%s', (prefix, expected) => {
+      expect(grantedActions(template, 'dynamodb', `${prefix}Role`)).toEqual(expected);
+    });
+
+    test('no policy of the stack names a scan, a query or a batch write, nor a DynamoDB wildcard action', () => {
+      const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+      expect(policies.match(/dynamodb:(Scan|Query|BatchWriteItem)\b/g)).toBeNull();
+      expect(Object.values(grantedActions(template, 'dynamodb')).flat().filter((action) => action.includes('*'))).toEqual([]);
+    });
+  });
+
+  test('every queue is encrypted at rest and refuses plain HTTP', () => {
+    for (const [id, queue] of ofType('AWS::SQS::Queue')) {
+      expect(queue.Properties.SqsManagedSseEnabled ?? queue.Properties.KmsMasterKeyId).toBeTruthy();
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  test('every table is on demand, KMS-encrypted, recoverable and retained', () => {
+    const tables = template.findResources('AWS::DynamoDB::Table');
+    for (const table of Object.values(tables)) {
+      expect(table).toMatchObject({
+        DeletionPolicy: 'Retain',
+        Properties: {
+          BillingMode: 'PAY_PER_REQUEST',
+          SSESpecification: { SSEEnabled: true },
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        },
+      });
+    }
+  });
+
+  test('the stream and both topics are encrypted; the topics with rotating customer-managed keys', () => {
+    template.hasResourceProperties('AWS::Kinesis::Stream', { StreamEncryption: { EncryptionType: 'KMS' } });
+    for (const [, topic] of ofType('AWS::SNS::Topic')) {
+      const keyId = arnOf(topic.Properties.KmsMasterKeyId);
+      expect(resources[keyId ?? '']).toMatchObject({ Type: 'AWS::KMS::Key', Properties: { EnableKeyRotation: true } });
+    }
+  });
+
+  test('every mapping reports partial batch failures; every stream mapping gives up safely', () => {
+    for (const [, mapping] of ofType('AWS::Lambda::EventSourceMapping')) {
+      expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      if (mapping.Properties.StartingPosition === undefined) continue; // SQS
+      expect(mapping.Properties).toMatchObject({
+        StartingPosition: 'TRIM_HORIZON',
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: expect.any(Number),
+        MaximumRecordAgeInSeconds: expect.any(Number),
+        DestinationConfig: { OnFailure: { Destination: expect.anything() } },
+      });
+      expect(mapping.Properties.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
+      expect(mapping.Properties.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
+    }
+  });
+
+  test('every stream consumer alarms on its iterator age', () => {
+    const streamConsumers = ofType('AWS::Lambda::EventSourceMapping')
+      .filter(([, mapping]) => mapping.Properties.StartingPosition !== undefined)
+      .map(([, mapping]) => mapping.Properties.FunctionName);
+    expect(streamConsumers).toHaveLength(2);
+    for (const functionName of streamConsumers) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Dimensions: [{ Name: 'FunctionName', Value: functionName }],
+        AlarmActions: [{ Ref: alarmTopicId }],
+        OKActions: [{ Ref: alarmTopicId }],
+      });
+    }
+  });
+
+  test('every DLQ and on-failure queue has a depth alarm that notifies on ALARM and OK', () => {
+    const redriveTargets = ofType('AWS::SQS::Queue').map(([, q]) => q.Properties.RedrivePolicy?.deadLetterTargetArn);
+    const onFailure = ofType('AWS::Lambda::EventSourceMapping').map(
+      ([, m]) => m.Properties.DestinationConfig?.OnFailure?.Destination,
+    );
+    const dlqs = new Set(
+      [...redriveTargets, ...onFailure].filter((arn) => arn !== undefined).map((arn) => arnOf(arn) ?? String(arn)),
+    );
+
+    expect(dlqs.size).toBe(3);
+    for (const dlq of dlqs) {
+      expect(resources[dlq]?.Type).toBe('AWS::SQS::Queue'); // a queue of this stack, not a foreign ARN
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        AlarmActions: [{ Ref: alarmTopicId }],
+        OKActions: [{ Ref: alarmTopicId }],
+      });
+    }
+  });
+
+  test('every function dead-letters to a queue that is alarmed as a DLQ', () => {
+    const depthAlarmed = ofType('AWS::CloudWatch::Alarm')
+      .filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')
+      .map(([, alarm]) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]);
+    const dlqUrls = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables.DLQ_URL.Ref);
+    expect(dlqUrls.sort()).toEqual(depthAlarmed.sort());
+  });
+});
+
+describe('EventPipelineStack consumers', () => {
+  const withExtra = new EventPipelineStack(testApp(), 'EffectivelyOnce', {
+    alarmEmail: 'oncall@example.com',
+    consumers: [
+      (pipeline) =>
+        new QueueConsumer(pipeline, 'AuditTrail', {
+          consumerName: 'audit-trail',
+          entry: FIXTURE_HANDLER,
+          alarmTopic: pipeline.alarmTopic.topic,
+          tables: { IDEMPOTENCY_TABLE: pipeline.idempotencyTable.table },
+        }),
+    ],
+  });
+  const extended = Template.fromStack(withExtra).toJSON() as { Resources: Record<string, Resource> };
+
+  test('adds each one after the examples, with the shared alarm topic and idempotency table', () => {
+    const added = Object.keys(extended.Resources).filter((id) => !(id in resources));
+    expect(added.every((id) => id.startsWith('AuditTrail'))).toBe(true);
+    const types = added.map((id) => extended.Resources[id]?.Type);
+    expect(types.filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+    expect(types.filter((type) => type === 'AWS::CloudWatch::Alarm')).toHaveLength(1);
+    const [, alarm] = Object.entries(extended.Resources).find(([id, r]) => id.startsWith('AuditTrail') && r.Type === 'AWS::CloudWatch::Alarm') ?? [];
+    expect(alarm?.Properties.AlarmActions).toEqual([{ Ref: alarmTopicId }]);
+  });
+
+  test('leaves the examples exactly as they are', () => {
+    for (const [id, resource] of Object.entries(resources)) expect(extended.Resources[id]).toEqual(resource);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Fakes for unit tests. They are fakes, not emulators, on purpose: every unit test that uses them
+ * checks behaviour that is ours (which command we build, what we do with a partial failure, how we
+ * classify an error), not the engine's. Engine behaviour is covered by the integration tests.
+ *
+ * An AWS client here is a tiny object with a `send` method that records each command and answers
+ * with whatever the test scripts; cast it to the client type at the call site with `asClient`.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Observability } from '../../lambdas/runtime/observability';
+import type { MetricName } from '../../lambdas/runtime/observability';
+import type { Sleep } from '../../lambdas/runtime/backoff';
+
+/** An AWS SDK v3 command as the fake sees it: its class name and its input. */
+export interface RecordedCommand {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** Answers one command: return the output, or throw to simulate a failed call. */
+export type Responder = (command: RecordedCommand, call: number) => unknown;
+
+/** A client whose `send` records commands and answers through the responder. */
+export class FakeClient {
+  public readonly commands: RecordedCommand[] = [];
+
+  public constructor(private responder: Responder = () => ({})) {}
+
+  public readonly send = async (command: { constructor: { name: string }; input: unknown }): Promise<unknown> => {
+    const recorded = { name: command.constructor.name, input: command.input as Record<string, unknown> };
+    this.commands.push(recorded);
+    return this.responder(recorded, this.commands.length);
+  };
+
+  /** Replaces the responder, e.g. to make later calls succeed. */
+  public respondWith(responder: Responder): void {
+    this.responder = responder;
+  }
+
+  public commandsNamed(name: string): RecordedCommand[] {
+    return this.commands.filter((command) => command.name === name);
+  }
+}
+
+/** Casts a fake to the client type a runtime function expects. */
+export function asClient<T>(fake: FakeClient): T {
+  return fake as unknown as T;
+}
+
+/** An AWS SDK-shaped service error: the fields `classifyError` reads. */
+export function awsError(name: string, httpStatusCode: number, message = `${name} (simulated)`): Error {
+  return Object.assign(new Error(message), { name, $fault: httpStatusCode >= 500 ? 'server' : 'client', $metadata: { httpStatusCode } });
+}
+
+/** A sleep that records the delays it was asked for and returns at once. */
+export function recordingSleep(): Sleep & { readonly delays: number[] } {
+  const delays: number[] = [];
+  const sleep = async (ms: number): Promise<void> => {
+    delays.push(ms);
+  };
+  return Object.assign(sleep, { delays });
+}
+
+export const noSleep: Sleep = async () => undefined;
+
+/** A seeded PRNG (the one local mode draws its faults from), so that statistical tests are reproducible. */
+export { seededRandom } from '../../emulator/faults/random';
+
+/**
+ * Observability that prints nothing and records metric counts, so that tests can assert on them.
+ * Powertools Metrics would otherwise write EMF lines (and "No application metrics" warnings)
+ * straight to stdout, past Jest's console capture.
+ */
+export function recordingObservability(): Observability & { readonly counts: Map<MetricName, number>; readonly flushes: () => number } {
+  const counts = new Map<MetricName, number>();
+  let flushed = 0;
+  const metrics = { publishStoredMetrics: () => (flushed += 1) } as unknown as Metrics;
+  return {
+    logger: new Logger({ serviceName: 'unit-test', logLevel: 'SILENT' }),
+    metrics,
+    count: (name, value = 1) => {
+      if (value > 0) counts.set(name, (counts.get(name) ?? 0) + value);
+    },
+    counts,
+    flushes: () => flushed,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The DLQs of a deployed stack, from what CloudFormation and the services return: the
+ * synthesized example stack's resources with physical ids as CloudFormation names them, each
+ * queue's redrive policy as SQS reports it, and no outputs. No AWS call is made.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { EventPipelineStack } from '../../../example/event-pipeline-stack';
+import { deployedTopology, findDlq, type DeployedQueue, type DeployedStack } from '../../../operations/dlq';
+import type { Template as CfnTemplate } from '../../../aws/cloudformation/template';
+import { testApp } from '../../lib/support';
+
+const ACCOUNT = '123456789012';
+const REGION = 'eu-west-1';
+
+function deployed(partition = 'aws', suffix = 'amazonaws.com'): DeployedStack {
+  const template = Template.fromStack(new EventPipelineStack(testApp(), 'EffectivelyOnce')).toJSON() as CfnTemplate;
+  const resources = Object.entries(template.Resources);
+  const physicalIds = Object.fromEntries(resources.map(([logicalId, resource]) => [logicalId, physicalId(logicalId, resource.Type, suffix)]));
+  const arn = (service: string, resource: string) => `arn:${partition}:${service}:${REGION}:${ACCOUNT}:${resource}`;
+  const queues = resources.filter(([, resource]) => resource.Type === 'AWS::SQS::Queue').map(([logicalId]): DeployedQueue => ({ logicalId, url: physicalIds[logicalId] ?? '', name: nameOf(logicalId), arn: arn('sqs', nameOf(logicalId)) }));
+  const withRedrive = queues.map((queue) => ({ ...queue, deadLetterTargetArn: redriveTarget(template, queue.logicalId, queues) }));
+  const ofType = (type: string) => resources.filter(([, resource]) => resource.Type === type).map(([logicalId]) => logicalId);
+  return {
+    stackName: 'EffectivelyOnce',
+    stackId: arn('cloudformation', 'stack/EffectivelyOnce/0f0e'),
+    outputs: {},
+    physicalIds,
+    queues: withRedrive,
+    streams: ofType('AWS::Kinesis::Stream').map((logicalId) => ({ logicalId, name: nameOf(logicalId), arn: arn('kinesis', `stream/${nameOf(logicalId)}`), retentionHours: 24 })),
+    tables: ofType('AWS::DynamoDB::Table').map((logicalId) => ({ logicalId, name: nameOf(logicalId), arn: arn('dynamodb', `table/${nameOf(logicalId)}`), streamArn: logicalId.startsWith('OrdersTable') ? arn('dynamodb', `table/${nameOf(logicalId)}/stream/2026-11-30T00:00:00.000`) : undefined })),
+    template,
+  };
+}
+
+const nameOf = (logicalId: string) => `EffectivelyOnce-${logicalId}-X1Y2`;
+
+function physicalId(logicalId: string, type: string, suffix: string): string {
+  return type === 'AWS::SQS::Queue' ? `https://sqs.${REGION}.${suffix}/${ACCOUNT}/${nameOf(logicalId)}` : nameOf(logicalId);
+}
+
+/** What SQS reports as the queue's `RedrivePolicy.deadLetterTargetArn` once deployed. */
+function redriveTarget(template: CfnTemplate, logicalId: string, queues: readonly DeployedQueue[]): string | undefined {
+  const policy = template.Resources[logicalId]?.Properties?.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: [string, string] } } | undefined;
+  const target = policy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
+  return queues.find((queue) => queue.logicalId === target)?.arn;
+}
+
+test('every DLQ of the example stack is found with its role and source, without outputs', () => {
+  const stack = deployed();
+  const topology = deployedTopology(stack);
+  const arnOf = (prefix: string) => topology.queues.find((queue) => queue.name.startsWith(`EffectivelyOnce-${prefix}`))?.arn;
+  const bySource = Object.fromEntries(topology.deadLetterQueues.map((dlq) => [dlq.arn, dlq.sources]));
+  expect(Object.keys(bySource).sort()).toEqual([arnOf('OrderProjectionDlq'), arnOf('PageViewCounterDlq'), arnOf('ShipmentNotifierDlq')].sort());
+  expect(bySource[arnOf('PageViewCounterDlq') ?? '']).toEqual([{ role: 'redrive', arn: arnOf('PageViewCounterQueue') }]);
+  expect(bySource[arnOf('OrderProjectionDlq') ?? '']).toEqual([{ role: 'on-failure', arn: topology.streams[0]?.arn }]);
+  expect(bySource[arnOf('ShipmentNotifierDlq') ?? '']).toEqual([{ role: 'on-failure', arn: topology.tables.find((table) => table.streamArn)?.streamArn }]);
+  expect(topology.region).toBe(REGION);
+  expect(topology.streams[0]).toMatchObject({ arn: expect.stringMatching(new RegExp(`^arn:aws:kinesis:${REGION}:${ACCOUNT}:stream/EffectivelyOnce-OrderProjectionStream`)), retentionHours: 24 });
+  expect(findDlq(topology, 'PageViewCounterDlq').url).toMatch(/^https:\/\/sqs\.eu-west-1\.amazonaws\.com\/123456789012\/EffectivelyOnce-PageViewCounterDlq/);
+  expect(findDlq(topology, 'shipmentnotifier').sources[0]?.role).toBe('on-failure');
+});
+
+test('in aws-cn the same stack resolves the same way, with its queue URLs on amazonaws.com.cn', () => {
+  const topology = deployedTopology(deployed('aws-cn', 'amazonaws.com.cn'));
+  expect(topology.deadLetterQueues).toHaveLength(3);
+  expect(topology.deadLetterQueues.every((dlq) => dlq.arn.startsWith('arn:aws-cn:sqs:') && dlq.url.includes('.amazonaws.com.cn/'))).toBe(true);
+});
+
+test('an output that names a DLQ\'s URL finds it, when the stack has outputs', () => {
+  const stack = deployed();
+  const dlqUrl = stack.queues.find((queue) => queue.logicalId.startsWith('PageViewCounterDlq'))?.url ?? '';
+  expect(findDlq(deployedTopology({ ...stack, outputs: { PageViewCounterDlqUrl: dlqUrl } }), 'PageViewCounterDlqUrl').url).toBe(dlqUrl);
+});
+
+test('a queue that is no DLQ of the stack is refused with the list of those that are', () => {
+  expect(() => findDlq(deployedTopology(deployed()), 'nope')).toThrow(/not a dead-letter queue of the stack.*PageViewCounterDlq/);
+});

@@ -1,0 +1,94 @@
+import { addToRegistry, MARKERS, nameProblems, registryProblems } from '../../../tools/scaffold';
+import { constructIdsOf, renderConstruct } from '../../../tools/scaffold/construct-template';
+import { renderHandler } from '../../../tools/scaffold/handler-template';
+import { identifiersOf } from '../../../tools/scaffold/names';
+import { PATTERNS, SOURCES, type ConsumerRequest } from '../../../tools/scaffold/options';
+import { sortImports, wrap } from '../../../tools/scaffold/render';
+import { renderTest } from '../../../tools/scaffold/test-template';
+
+describe('consumer names', () => {
+  test.each(['audit-trail', 'ab', 'order-v2-history', 'a1'])('accepts %s', (name) => {
+    expect(nameProblems(name)).toEqual([]);
+  });
+
+  test.each([
+    ['a', /not a valid consumer name: use 2 to 63 lowercase letters/],
+    ['Audit', /not a valid consumer name.*did you mean audit\?/],
+    ['AuditTrail', /did you mean audit-trail\?/],
+    ['audit_trail', /did you mean audit-trail\?/],
+    ['1audit', /not a valid consumer name/],
+    [`a${'b'.repeat(63)}`, /not a valid consumer name/],
+    ['audit-', /not a valid consumer name.*did you mean audit\?/],
+    ['audit--trail', /did you mean audit-trail\?/],
+    ['delete', /reserved word/],
+    ['index', /reserved word/],
+    ['con', /reserved word/],
+  ])('refuses %s', (name, problem) => {
+    expect(nameProblems(name)).toEqual([expect.stringMatching(problem)]);
+  });
+
+  test('become PascalCase construct ids', () => {
+    expect(identifiersOf('order-v2-history').pascal).toBe('OrderV2History');
+  });
+});
+
+describe('the registry', () => {
+  const registry = ['// eo:generated-imports:start', '// eo:generated-imports:end', 'export const X = [', '  // eo:generated-consumers:start', '  // eo:generated-consumers:end', '];', ''].join('\n');
+
+  test('gets an import and an entry above the end markers, indented like them', () => {
+    const once = addToRegistry(registry, 'audit-trail');
+    const twice = addToRegistry(once, 'order-history');
+    expect(twice.split('\n')).toEqual([
+      '// eo:generated-imports:start',
+      "import { addAuditTrail } from './audit-trail';",
+      "import { addOrderHistory } from './order-history';",
+      '// eo:generated-imports:end',
+      'export const X = [',
+      '  // eo:generated-consumers:start',
+      '  addAuditTrail,',
+      '  addOrderHistory,',
+      '  // eo:generated-consumers:end',
+      '];',
+      '',
+    ]);
+  });
+
+  test.each(Object.values(MARKERS))('refuses a registry without %s, or with it twice', (marker) => {
+    const without = registry.split('\n').filter((line) => line.trim() !== marker).join('\n');
+    expect(registryProblems(without)).toEqual([expect.stringContaining(`${marker}\` exactly once (found 0)`)]);
+    expect(registryProblems(`${registry}${marker}\n`)).toEqual([expect.stringContaining('(found 2)')]);
+    expect(() => addToRegistry(without, 'audit-trail')).toThrow(marker);
+  });
+});
+
+describe('rendering', () => {
+  const requests: ConsumerRequest[] = SOURCES.flatMap((source) => PATTERNS.map((pattern) => ({ name: 'audit-trail', source, pattern })));
+
+  test.each(requests)('$source + $pattern leaves no placeholder and no line over 200 characters', (request) => {
+    for (const text of [renderHandler(request), renderConstruct(request), renderTest(request)]) {
+      expect(text).not.toMatch(/\{\{\w+\}\}/);
+      expect(text.split('\n').filter((line) => line.length > 200)).toEqual([]);
+      expect(text.endsWith('\n')).toBe(true);
+    }
+  });
+
+  test.each(requests)('$source + $pattern: the handler exports its factory and entry point for its source', (request) => {
+    const handler = renderHandler(request);
+    expect(handler).toContain('export function createAuditTrail(config: AuditTrailConfig): BatchHandler');
+    expect(handler).toContain('export const handler: BatchHandler');
+    expect(handler).toContain({ sqs: 'SourceKind.SQS', kinesis: 'SourceKind.KINESIS', 'dynamodb-stream': 'SourceKind.DYNAMODB_STREAM' }[request.source]);
+    expect(handler).toContain({ counter: 'transactionalStrategy({', upsert: 'putIfNewer(dynamodb', external: 'idempotentEffect(' }[request.pattern]);
+  });
+
+  test('the construct ids it claims are the ids the construct file uses', () => {
+    for (const request of requests) {
+      const construct = renderConstruct(request);
+      for (const id of constructIdsOf(request).filter((id) => !id.endsWith('TopicKey'))) expect(construct).toContain(id);
+    }
+  });
+
+  test('imports sort as the handlers sort them; prose wraps at the width', () => {
+    expect(sortImports(['type B', 'route', 'DlqSender', 'type a', 'createConsumer'])).toEqual(['createConsumer', 'DlqSender', 'route', 'type a', 'type B']);
+    expect(wrap('one two three four', 11, ' * ')).toBe(' * one two\n * three\n * four');
+  });
+});

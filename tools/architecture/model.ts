@@ -1,0 +1,177 @@
+/**
+ * The pipeline as the template declares it: each consumer with its event source mapping, its
+ * source, its dead-letter queues, its alarms, and the tables and topics it uses. Everything here
+ * is read from resource properties; nothing is assumed from names.
+ */
+import type { Template } from '../../aws/cloudformation/template';
+import { numberOf, ofType, referenced, referencedIds, resourcesOf, type Resource } from './resources';
+
+export type SourceKind = 'sqs' | 'kinesis' | 'dynamodb-stream';
+
+/** One event source mapping of a consumer. */
+export interface MappingView {
+  readonly mapping: Resource;
+  readonly kind: SourceKind;
+  /** The queue, the stream, or the table whose stream it reads. */
+  readonly source: Resource;
+  /** The source queue's redrive target and its `maxReceiveCount` (SQS). */
+  readonly redrive?: { readonly dlq: Resource; readonly maxReceiveCount?: number };
+  /** Where Lambda sends a failed batch's metadata (streams). */
+  readonly onFailure?: Resource;
+}
+
+/** A CloudWatch alarm and what it watches. */
+export interface AlarmView {
+  readonly alarm: Resource;
+  /** What the page says it fires on, e.g. `DLQ depth > 0`. */
+  readonly condition: string;
+  readonly subject?: Resource;
+  /** The topics its alarm and OK actions notify. */
+  readonly topics: readonly Resource[];
+}
+
+/** A table or topic a consumer's function uses, and how the template says so. */
+export interface UseView {
+  readonly resource: Resource;
+  /** The environment variable that names it, or `IAM grant` when only a policy does. */
+  readonly via: string;
+}
+
+/** A consumer: a function with at least one event source mapping. */
+export interface ConsumerView {
+  readonly name: string;
+  /** The consumer construct's path (`PageViewCounter`). */
+  readonly group: string;
+  readonly fn: Resource;
+  readonly environment: Readonly<Record<string, unknown>>;
+  readonly mappings: readonly MappingView[];
+  /** `DLQ_URL`: where the runtime sends poison with its failure context. */
+  readonly contextDlq?: Resource;
+  readonly alarms: readonly AlarmView[];
+  readonly uses: readonly UseView[];
+}
+
+/** The whole pipeline. */
+export interface PipelineModel {
+  readonly consumers: readonly ConsumerView[];
+  readonly alarms: readonly AlarmView[];
+  readonly tables: readonly Resource[];
+  readonly topics: readonly Resource[];
+  readonly resources: ReadonlyMap<string, Resource>;
+}
+
+const TYPE = {
+  queue: 'AWS::SQS::Queue',
+  stream: 'AWS::Kinesis::Stream',
+  table: 'AWS::DynamoDB::Table',
+  topic: 'AWS::SNS::Topic',
+  fn: 'AWS::Lambda::Function',
+  mapping: 'AWS::Lambda::EventSourceMapping',
+  alarm: 'AWS::CloudWatch::Alarm',
+  policy: 'AWS::IAM::Policy',
+} as const;
+
+/** Reads the pipeline out of a synthesized template. */
+export function pipelineModel(template: Template): PipelineModel {
+  const resources = resourcesOf(template);
+  const alarms = ofType(resources, TYPE.alarm).map((alarm) => alarmView(alarm, resources));
+  const consumers = ofType(resources, TYPE.fn)
+    .map((fn) => consumerView(fn, resources, alarms))
+    .filter((consumer): consumer is ConsumerView => consumer !== undefined)
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { consumers, alarms, tables: ofType(resources, TYPE.table), topics: ofType(resources, TYPE.topic), resources };
+}
+
+function consumerView(fn: Resource, resources: ReadonlyMap<string, Resource>, alarms: readonly AlarmView[]): ConsumerView | undefined {
+  const mappings = ofType(resources, TYPE.mapping)
+    .filter((mapping) => referenced(mapping.properties.FunctionName, resources) === fn)
+    .map((mapping) => mappingView(mapping, resources))
+    .filter((view): view is MappingView => view !== undefined);
+  if (mappings.length === 0) return undefined;
+  const environment = ((fn.properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
+  const contextDlq = queueNamedBy(environment.DLQ_URL, resources);
+  const watched = new Set([fn, contextDlq, ...mappings.flatMap((m) => [m.redrive?.dlq, m.onFailure])].filter(Boolean));
+  return {
+    name: typeof environment.CONSUMER_NAME === 'string' ? environment.CONSUMER_NAME : fn.path,
+    group: fn.path.split('/').slice(0, -1).join('/') || fn.path,
+    fn,
+    environment,
+    mappings,
+    contextDlq,
+    alarms: alarms.filter((alarm) => alarm.subject !== undefined && watched.has(alarm.subject)),
+    uses: usesOf(fn, environment, resources, new Set(mappings.map((mapping) => mapping.source))),
+  };
+}
+
+function mappingView(mapping: Resource, resources: ReadonlyMap<string, Resource>): MappingView | undefined {
+  const source = referenced(mapping.properties.EventSourceArn, resources);
+  if (source === undefined) return undefined;
+  const kind: SourceKind = source.type === TYPE.queue ? 'sqs' : source.type === TYPE.stream ? 'kinesis' : 'dynamodb-stream';
+  const redrivePolicy = source.properties.RedrivePolicy as { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown } | undefined;
+  const redriveDlq = redrivePolicy && referenced(redrivePolicy.deadLetterTargetArn, resources);
+  const destination = (mapping.properties.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
+  return {
+    mapping,
+    kind,
+    source,
+    redrive: redriveDlq ? { dlq: redriveDlq, maxReceiveCount: numberOf(redrivePolicy?.maxReceiveCount) } : undefined,
+    onFailure: destination === undefined ? undefined : referenced(destination, resources),
+  };
+}
+
+function queueNamedBy(value: unknown, resources: ReadonlyMap<string, Resource>): Resource | undefined {
+  const target = referenced(value, resources);
+  return target?.type === TYPE.queue ? target : undefined;
+}
+
+/**
+ * Tables and topics named by an environment variable, then those only an IAM policy grants,
+ * except the consumer's own sources (the mapping's grant to read a table's stream).
+ */
+function usesOf(fn: Resource, environment: Readonly<Record<string, unknown>>, resources: ReadonlyMap<string, Resource>, sources: ReadonlySet<Resource>): UseView[] {
+  const usable = (resource: Resource | undefined): resource is Resource => resource?.type === TYPE.table || resource?.type === TYPE.topic;
+  const uses: UseView[] = [];
+  for (const [variable, value] of Object.entries(environment).sort(([a], [b]) => a.localeCompare(b))) {
+    const target = referenced(value, resources);
+    if (usable(target)) uses.push({ resource: target, via: variable });
+  }
+  const named = new Set([...uses.map((use) => use.resource), ...sources]);
+  for (const granted of grantedTo(fn, resources)) {
+    if (usable(granted) && !named.has(granted)) uses.push({ resource: granted, via: 'IAM grant' });
+  }
+  return uses;
+}
+
+/** What the policies on the function's role name as resources. */
+function grantedTo(fn: Resource, resources: ReadonlyMap<string, Resource>): Resource[] {
+  const role = referenced(fn.properties.Role, resources);
+  if (role === undefined) return [];
+  const policies = ofType(resources, TYPE.policy).filter((policy) => referencedIds(policy.properties.Roles).includes(role.logicalId));
+  const ids = policies.flatMap((policy) => referencedIds((policy.properties.PolicyDocument as { Statement?: unknown } | undefined)?.Statement));
+  return [...new Set(ids)].map((id) => resources.get(id)).filter((resource): resource is Resource => resource !== undefined).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function alarmView(alarm: Resource, resources: ReadonlyMap<string, Resource>): AlarmView {
+  const props = alarm.properties;
+  const subject = referenced(props.Dimensions, resources);
+  const topics = [...new Set([...referencedIds(props.AlarmActions), ...referencedIds(props.OKActions)])]
+    .map((id) => resources.get(id))
+    .filter((topic): topic is Resource => topic?.type === TYPE.topic)
+    .sort((a, b) => a.path.localeCompare(b.path));
+  return { alarm, condition: conditionOf(props), subject, topics };
+}
+
+const COMPARISON: Readonly<Record<string, string>> = {
+  GreaterThanThreshold: '>',
+  GreaterThanOrEqualToThreshold: '>=',
+  LessThanThreshold: '<',
+  LessThanOrEqualToThreshold: '<=',
+};
+
+function conditionOf(props: Readonly<Record<string, unknown>>): string {
+  const operator = COMPARISON[String(props.ComparisonOperator)] ?? String(props.ComparisonOperator);
+  const threshold = numberOf(props.Threshold);
+  if (props.Namespace === 'AWS/SQS' && props.MetricName === 'ApproximateNumberOfMessagesVisible') return `DLQ depth ${operator} ${threshold}`;
+  if (props.Namespace === 'AWS/Lambda' && props.MetricName === 'IteratorAge' && threshold !== undefined) return `iterator age ${operator} ${threshold / 1000} s`;
+  return `${String(props.Namespace)} ${String(props.MetricName)} ${operator} ${threshold}`;
+}

@@ -1,0 +1,31 @@
+/** The four strategies the benchmark compares, by name, each built from the same wiring. */
+import * as path from 'node:path';
+import type { BatchHandler } from '../../lambdas/runtime';
+import { createBatchHandler } from './handlers/batch';
+import type { BenchWiring } from './handlers/common';
+import { createNaiveHandler } from './handlers/naive';
+import { createPowertoolsHandler } from './handlers/powertools';
+import { createTransactionalHandler } from './handlers/transactional';
+
+export const STRATEGY_NAMES = ['naive', 'powertools', 'transactional', 'batch'] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+
+/** The strategy the table's ratios are against. */
+export const BASELINE_STRATEGY: StrategyName = 'powertools';
+
+const FACTORIES: Readonly<Record<StrategyName, (wiring: BenchWiring) => BatchHandler>> = {
+  naive: createNaiveHandler,
+  powertools: createPowertoolsHandler,
+  transactional: createTransactionalHandler,
+  batch: createBatchHandler,
+};
+
+/** The strategy's consumer, as its Lambda handler would build it. */
+export function createStrategyHandler(name: StrategyName, wiring: BenchWiring): BatchHandler {
+  return FACTORIES[name](wiring);
+}
+
+/** The file whose `handler` is the strategy's Lambda entry point (for the cold-start bundles). */
+export function strategyEntry(name: StrategyName): string {
+  return path.join(__dirname, 'handlers', `${name}.ts`);
+}
