@@ -2,6 +2,7 @@
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULT_STACK_NAME } from '../aws/stack-name';
 import { EventPipelineStack } from '../example';
 import { failOnEveryFinding } from '../lib';
 
@@ -15,7 +16,7 @@ function alarmEmail(): string | undefined {
 }
 
 // Environment-agnostic on purpose: synth needs no credentials, no lookups and no network.
-new EventPipelineStack(app, 'EffectivelyOnce', {
+new EventPipelineStack(app, DEFAULT_STACK_NAME, {
   description: 'effectively-once: event pipelines that stay correct under at-least-once delivery',
   alarmEmail: alarmEmail(),
 });

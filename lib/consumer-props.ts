@@ -3,6 +3,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { checkDurationRange, checkIntegerRange, checkPattern } from './validation';
+import { LAMBDA_LIMITS } from '../aws/limits';
+import { CONSUMER_ENV } from '../aws/consumer-env';
 
 /** What a consumer name must look like: it becomes part of dedup keys and resource names. */
 export const CONSUMER_NAME_PATTERN = /^[a-z][a-z0-9-]{1,62}$/;
@@ -10,28 +12,7 @@ export const CONSUMER_NAME_PATTERN = /^[a-z][a-z0-9-]{1,62}$/;
 /** A name Lambda accepts for an environment variable. */
 const ENV_VAR_NAME = /^[a-zA-Z][a-zA-Z0-9_]+$/;
 
-/**
- * The environment variables the consumer constructs set on their functions. Props may not set
- * them: the runtime reads them, and each one must agree with the infrastructure it describes.
- */
-export const CONSUMER_ENV = {
-  /** The consumer's name: the prefix of its dedup keys. */
-  consumerName: 'CONSUMER_NAME',
-  /** The URL of the consumer's dead-letter queue. */
-  dlqUrl: 'DLQ_URL',
-  /** The TTL, in seconds, of the dedup records the consumer writes. */
-  dedupTtlSeconds: 'DEDUP_TTL_SECONDS',
-  /** Powertools' service name (logs, metrics). */
-  serviceName: 'POWERTOOLS_SERVICE_NAME',
-  /** Powertools' metrics namespace. */
-  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
-  /** Node.js flags: source maps on, so stack excerpts in DLQ messages point at the source. */
-  nodeOptions: 'NODE_OPTIONS',
-  /** SQS only: the receive count at which the consumer sends a failing message to its DLQ. */
-  maxAttempts: 'MAX_ATTEMPTS',
-  /** SQS only: the source queue's URL, for `ChangeMessageVisibility`. */
-  sourceQueueUrl: 'SOURCE_QUEUE_URL',
-} as const;
+export { CONSUMER_ENV } from '../aws/consumer-env';
 
 /**
  * The DynamoDB data-plane actions a consumer's function can be granted on a table. A transaction
@@ -161,7 +142,7 @@ export interface ConsumerProps {
 /** Throws on the first invalid prop shared by every consumer. */
 export function validateConsumerProps(props: ConsumerProps): void {
   checkPattern('consumerName', props.consumerName, CONSUMER_NAME_PATTERN);
-  checkDurationRange('timeout', props.timeout, Duration.seconds(1), Duration.minutes(15));
+  checkDurationRange('timeout', props.timeout, Duration.seconds(1), Duration.seconds(LAMBDA_LIMITS.maxTimeoutSeconds));
   checkIntegerRange('memorySize', props.memorySize, 128, 10_240);
   // No service limits these two; the upper bounds only catch a unit mistake (hours for seconds).
   checkDurationRange('redriveAllowance', props.redriveAllowance, Duration.seconds(0), Duration.days(365));

@@ -8,8 +8,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
  */
 export const CONSUMER_RUNTIME = Runtime.NODEJS_24_X;
 
-/** The CloudWatch namespace that the runtime's Powertools metrics are written to. */
-export const METRICS_NAMESPACE = 'EffectivelyOnce';
+export { METRICS_NAMESPACE } from '../aws/metrics';
 
 /**
  * How long a DLQ keeps a message: the SQS maximum, so that triage is never raced by expiry.

@@ -18,6 +18,7 @@ import {
   minimumDedupTtl,
   sumDurations,
 } from './validation';
+import { LAMBDA_LIMITS, SQS_LIMITS } from '../aws/limits';
 
 /** The lowest `maxReceiveCount` accepted: fewer receives turn a burst of throttling into DLQ traffic. */
 const MIN_MAX_RECEIVE_COUNT = 5;
@@ -207,22 +208,22 @@ function validateQueueConsumerProps(props: QueueConsumerProps): void {
   validateConsumerProps(props);
   checkBatching(props);
   checkRedrive(props);
-  checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.minutes(1), Duration.days(14));
+  checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.seconds(SQS_LIMITS.minRetentionSeconds), Duration.seconds(SQS_LIMITS.maxRetentionSeconds));
   checkVisibilityTimeout(props);
   checkDedupTtl(props.dedupTtl, dedupTerms(props));
 }
 
 function checkBatching(props: QueueConsumerProps): void {
-  checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.minutes(5));
-  checkIntegerRange('batchSize', props.batchSize, 1, 10_000);
+  checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.seconds(LAMBDA_LIMITS.maxBatchingWindowSeconds));
+  checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxSqsBatchSize);
   const window = props.maxBatchingWindow;
   const windowless = window === undefined || (!window.isUnresolved() && window.toMilliseconds() === 0);
   // Lambda only accepts batches above 10 messages with a batching window.
-  if (windowless) checkIntegerRange('batchSize', props.batchSize, 1, 10, 'without a maxBatchingWindow');
+  if (windowless) checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxSqsBatchSizeWithoutWindow, 'without a maxBatchingWindow');
 }
 
 function checkRedrive(props: QueueConsumerProps): void {
-  checkIntegerRange('maxReceiveCount', props.maxReceiveCount, MIN_MAX_RECEIVE_COUNT, 1_000);
+  checkIntegerRange('maxReceiveCount', props.maxReceiveCount, MIN_MAX_RECEIVE_COUNT, SQS_LIMITS.maxReceiveCount);
   const maxReceiveCount = props.maxReceiveCount ?? QUEUE_CONSUMER_DEFAULTS.maxReceiveCount;
   if (Token.isUnresolved(maxReceiveCount)) return;
   const condition = `to stay below maxReceiveCount ${maxReceiveCount}`;
@@ -231,7 +232,7 @@ function checkRedrive(props: QueueConsumerProps): void {
 
 function checkVisibilityTimeout(props: QueueConsumerProps): void {
   const given = props.visibilityTimeout;
-  checkDurationRange('visibilityTimeout', given, Duration.seconds(0), Duration.hours(12));
+  checkDurationRange('visibilityTimeout', given, Duration.seconds(0), Duration.seconds(SQS_LIMITS.maxVisibilityTimeoutSeconds));
   const minimum = minimumVisibilityTimeout(props);
   if (given === undefined || given.isUnresolved() || minimum === undefined) return;
   if (given.toMilliseconds() < minimum.toMilliseconds()) {

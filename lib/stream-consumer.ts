@@ -15,6 +15,7 @@ import {
   formatDuration,
   minimumDedupTtl,
 } from './validation';
+import { LAMBDA_LIMITS } from '../aws/limits';
 
 /**
  * An idempotency lock (Powertools' in-progress record) left by an invocation that failed lasts
@@ -66,9 +67,9 @@ export interface StreamConsumerProps extends ConsumerProps {
 /** Throws on the first invalid stream consumer prop; `sourceRetention` is the stream's. */
 export function validateStreamConsumerProps(props: StreamConsumerProps, sourceRetention: Duration): void {
   validateConsumerProps(props);
-  checkIntegerRange('batchSize', props.batchSize, 1, 10_000);
-  checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.minutes(5));
-  checkIntegerRange('retryAttempts', props.retryAttempts, 0, 10_000);
+  checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxStreamBatchSize);
+  checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.seconds(LAMBDA_LIMITS.maxBatchingWindowSeconds));
+  checkIntegerRange('retryAttempts', props.retryAttempts, 0, LAMBDA_LIMITS.maxStreamRetryAttempts);
   checkDurationRange('maxRecordAge', props.maxRecordAge, Duration.minutes(1), Duration.days(7));
   checkLockWindow(props);
   checkIntegerRange('parallelizationFactor', props.parallelizationFactor, 1, 10);
@@ -79,7 +80,7 @@ export function validateStreamConsumerProps(props: StreamConsumerProps, sourceRe
 /** The retries and the record age must outlast an idempotency lock that a failed invocation left ({@link LOCK_WINDOW_RULES}). */
 function checkLockWindow(props: StreamConsumerProps): void {
   const why = 'to wait out an idempotency lock that a failed invocation leaves for up to one timeout';
-  checkIntegerRange('retryAttempts', props.retryAttempts, LOCK_WINDOW_RULES.minRetryAttempts, 10_000, why);
+  checkIntegerRange('retryAttempts', props.retryAttempts, LOCK_WINDOW_RULES.minRetryAttempts, LAMBDA_LIMITS.maxStreamRetryAttempts, why);
   const timeout = props.timeout ?? CONSUMER_DEFAULTS.timeout;
   const maxRecordAge = props.maxRecordAge ?? STREAM_CONSUMER_DEFAULTS.maxRecordAge;
   if (timeout.isUnresolved() || maxRecordAge.isUnresolved()) return;

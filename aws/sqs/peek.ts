@@ -4,8 +4,8 @@
  * that a later redrive still finds every message.
  */
 import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { SQS_LIMITS } from '../limits';
 
-const BATCH = 10;
 /** Long enough to sweep a large DLQ; shortened again at the end. */
 const PEEK_VISIBILITY_SECONDS = 60;
 
@@ -15,7 +15,7 @@ export async function peekAll(sqs: SQSClient, queueUrl: string, limit = 100_000)
   for (;;) {
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({
       QueueUrl: queueUrl,
-      MaxNumberOfMessages: BATCH,
+      MaxNumberOfMessages: SQS_LIMITS.maxReceiveMessages,
       VisibilityTimeout: PEEK_VISIBILITY_SECONDS,
       WaitTimeSeconds: 0,
       MessageSystemAttributeNames: ['All'],
@@ -30,16 +30,16 @@ export async function peekAll(sqs: SQSClient, queueUrl: string, limit = 100_000)
 
 /** Makes received messages visible again at once. */
 export async function release(sqs: SQSClient, queueUrl: string, messages: readonly Message[]): Promise<void> {
-  for (let start = 0; start < messages.length; start += BATCH) {
-    const entries = messages.slice(start, start + BATCH).map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }));
+  for (let start = 0; start < messages.length; start += SQS_LIMITS.maxBatchEntries) {
+    const entries = messages.slice(start, start + SQS_LIMITS.maxBatchEntries).map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }));
     await sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
   }
 }
 
 /** Deletes received messages. */
 export async function deleteMessages(sqs: SQSClient, queueUrl: string, messages: readonly Message[]): Promise<void> {
-  for (let start = 0; start < messages.length; start += BATCH) {
-    const entries = messages.slice(start, start + BATCH).map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle }));
+  for (let start = 0; start < messages.length; start += SQS_LIMITS.maxBatchEntries) {
+    const entries = messages.slice(start, start + SQS_LIMITS.maxBatchEntries).map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle }));
     await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
   }
 }

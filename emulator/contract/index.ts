@@ -13,7 +13,7 @@ export { TransactionConflictTracker } from './transaction-conflicts';
 export { itemIdentity, canonicalNumber } from './dynamodb-keys';
 export { sqsMessageBytes } from './sqs-message';
 export { snsMessageBytes } from './sns-publish';
-export { DYNAMODB_LIMITS, KINESIS_LIMITS, SNS_LIMITS, SQS_LIMITS } from './limits';
+export { DYNAMODB_LIMITS, KINESIS_LIMITS, SNS_LIMITS, SQS_LIMITS } from '../../aws/limits';
 export { CONTRACT_RULES } from './rules';
 export type { AwsError, AwsFault, CheckResult } from './aws-error';
 export type { ContractService, RequestInput } from './check-request';

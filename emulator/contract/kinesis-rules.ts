@@ -10,7 +10,7 @@
  */
 import { blobBytes, fail, firstFailure, OK, utf8Bytes, type AwsError, type CheckResult } from './aws-error';
 import type { KinesisFacts } from './facts';
-import { KINESIS_LIMITS } from './limits';
+import { KINESIS_LIMITS } from '../../aws/limits';
 
 /** One record as the JSON protocol carries it (`Data` in base64; bytes when decoded from CBOR). */
 export interface KinesisRecordInput {

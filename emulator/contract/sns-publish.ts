@@ -11,7 +11,7 @@
  */
 import { blobBytes, fail, firstFailure, OK, utf8Bytes, type AwsError, type CheckResult } from './aws-error';
 import type { SnsFacts } from './facts';
-import { SNS_LIMITS } from './limits';
+import { SNS_LIMITS } from '../../aws/limits';
 
 /** One attribute as Publish carries it (`BinaryValue` in base64 on the wire). */
 export interface SnsAttributeValue {

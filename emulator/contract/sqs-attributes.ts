@@ -8,7 +8,7 @@
  * is AWS's in every case.
  */
 import { fail, firstFailure, OK, utf8Bytes, type CheckResult } from './aws-error';
-import { SQS_LIMITS } from './limits';
+import { SQS_LIMITS } from '../../aws/limits';
 import { sqsError } from './sqs-errors';
 import { firstRefusedCharacter, SQS_ALLOWED_CHARACTERS } from './sqs-text';
 

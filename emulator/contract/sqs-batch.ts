@@ -7,7 +7,7 @@
  * too long), localstack#1658 and aws-sdk-php#630 (empty), broadway_sqs#49 (repeated id).
  */
 import { fail, firstFailure, OK, type CheckResult } from './aws-error';
-import { SQS_LIMITS } from './limits';
+import { SQS_LIMITS } from '../../aws/limits';
 import { sqsError } from './sqs-errors';
 import { sqsMessageBytes, type SqsMessageInput } from './sqs-message';
 

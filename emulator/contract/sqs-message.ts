@@ -9,7 +9,7 @@
  */
 import { blobBytes, fail, firstFailure, OK, utf8Bytes, type CheckResult } from './aws-error';
 import type { SqsFacts } from './facts';
-import { SQS_LIMITS } from './limits';
+import { SQS_LIMITS } from '../../aws/limits';
 import { checkSqsAttributes, type SqsAttributes } from './sqs-attributes';
 import { sqsError } from './sqs-errors';
 import { firstRefusedCharacter } from './sqs-text';

@@ -7,7 +7,7 @@
  * VisibilityTimeout wording follows WaitTimeSeconds', as no capture of it was found.
  */
 import { fail, OK, type CheckResult } from './aws-error';
-import { SQS_LIMITS } from './limits';
+import { SQS_LIMITS } from '../../aws/limits';
 import { sqsError } from './sqs-errors';
 
 export const SQS_RANGE_RULES = {

@@ -4,7 +4,8 @@
  * checks the effects of everything else; the redrive must then bring these in, and the second
  * phase checks everything, strictly.
  */
-import { SourceKind, type FailureEnvelope } from '../../lambdas/runtime';
+import { SourceKind } from '../../lambdas/runtime';
+import { type FailureEnvelope } from '../../aws/dlq-format';
 import { isCurableFailure } from './curable';
 import type { PublishedMessage } from './publisher';
 import type { FinalState, OnFailurePointer } from './state';

@@ -5,7 +5,7 @@
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { isFailureEnvelope, type FailureEnvelope } from '../../lambdas/runtime';
+import { isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { peekAll } from '../../aws/sqs/peek';
 import type { DeadLetterQueue } from '../stack/outputs';
 

@@ -2,7 +2,8 @@
  * Checks the final state against what exactly-once effects of the workload must produce, and
  * accounts for every published event: applied, or in a DLQ with its context.
  */
-import { dedupKey, type FailureEnvelope } from '../../lambdas/runtime';
+import { dedupKey } from '../../lambdas/runtime/dedup-record';
+import { type FailureEnvelope } from '../../aws/dlq-format';
 import type { ExpectedState } from './expected';
 import { checkNotifications, type NotificationCheck } from './notifications';
 import type { PublishedMessage } from './publisher';

@@ -4,9 +4,10 @@
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { pause, type MappingLog } from './polling';
+import { SQS_LIMITS } from '../../aws/limits';
 
 /** SQS hands out at most this many messages per ReceiveMessage, and deletes this many per call. */
-export const SQS_MAX_PER_CALL = 10;
+export const SQS_MAX_PER_CALL = SQS_LIMITS.maxBatchEntries;
 
 /** Lambda's pollers long-poll with the longest wait SQS allows. */
 export const SQS_LONG_POLL_SECONDS = 20;

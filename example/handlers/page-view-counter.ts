@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import {
-  booleanEnv,
+  ConfigurationError,
   consumerEnv,
   createConsumer,
   DlqSender,
@@ -94,9 +94,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PageViewCou
     ...common,
     countersTable: requireEnv('COUNTERS_TABLE', env),
     idempotencyTable: requireEnv('IDEMPOTENCY_TABLE', env),
-    acceptSchemaV2: booleanEnv('ACCEPT_SCHEMA_V2', env),
+    acceptSchemaV2: acceptsSchemaV2(env),
     clients: sharedClients(),
   };
+}
+
+/** `ACCEPT_SCHEMA_V2`: `true` once the fix that understands schema 2 is deployed; unset or `false` before. */
+function acceptsSchemaV2(env: NodeJS.ProcessEnv): boolean {
+  const value = env.ACCEPT_SCHEMA_V2 ?? '';
+  if (value !== '' && value !== 'true' && value !== 'false') {
+    throw new ConfigurationError(`environment variable ACCEPT_SCHEMA_V2 must be "true" or "false" (given "${value}")`);
+  }
+  return value === 'true';
 }
 
 let fromEnv: BatchHandler | undefined;

@@ -1,3 +1,4 @@
+import { CONSUMER_ENV } from '../../aws/consumer-env';
 import { ConfigurationError } from './errors';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -38,10 +39,10 @@ export interface ConsumerEnv {
 /** Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `DEDUP_TTL_SECONDS`, `SOURCE_QUEUE_URL`. */
 export function consumerEnv(defaultName: string, env: Env = process.env): ConsumerEnv {
   return {
-    consumerName: env.CONSUMER_NAME || defaultName,
-    dlqUrl: env.DLQ_URL || undefined,
-    maxAttempts: positiveIntEnv('MAX_ATTEMPTS', env),
-    dedupTtlSeconds: positiveIntEnv('DEDUP_TTL_SECONDS', env),
-    sourceQueueUrl: env.SOURCE_QUEUE_URL || undefined,
+    consumerName: env[CONSUMER_ENV.consumerName] || defaultName,
+    dlqUrl: env[CONSUMER_ENV.dlqUrl] || undefined,
+    maxAttempts: positiveIntEnv(CONSUMER_ENV.maxAttempts, env),
+    dedupTtlSeconds: positiveIntEnv(CONSUMER_ENV.dedupTtlSeconds, env),
+    sourceQueueUrl: env[CONSUMER_ENV.sourceQueueUrl] || undefined,
   };
 }

@@ -1,25 +1,11 @@
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import { withRetries, type RetryOptions } from './backoff';
 import { DlqSendError, messageOf } from './errors';
-import { FAILURE_FORMAT, type FailureEnvelope } from './failure-context';
+import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, FAILURE_FORMAT, type FailureEnvelope } from '../../aws/dlq-format';
 import { escapeJsonForSqs, isSqsText, toSqsText, truncateUtf8 } from '../../aws/sqs-text';
+import { SQS_LIMITS } from '../../aws/limits';
 
-/** SQS's largest message body, in bytes. */
-export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
-/** Marks a DLQ message whose context travels in attributes because the wrapper would not fit. */
-export const ATTRIBUTE_CONTEXT_FORMAT = 'effectively-once/failure-attributes';
-
-/** Message attributes set on every DLQ message we write, so tools can filter without parsing bodies. */
-export const DlqAttribute = {
-  FORMAT: 'eo-format',
-  CONSUMER: 'eo-consumer',
-  ERROR_NAME: 'eo-error-name',
-  ERROR_MESSAGE: 'eo-error-message',
-  REASON: 'eo-reason',
-  EVENT_ID: 'eo-event-id',
-  ATTEMPTS: 'eo-attempts',
-  FAILED_AT: 'eo-failed-at',
-} as const;
+export { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute } from '../../aws/dlq-format';
 
 /**
  * UTF-8 bytes kept of each attribute value: SQS counts every attribute toward the message size,
@@ -50,7 +36,7 @@ export class DlqSender {
    */
   public async send(failure: FailureEnvelope): Promise<void> {
     const full = this.commandFor(escapeJsonForSqs(JSON.stringify(failure)), failure, FAILURE_FORMAT);
-    const command = messageBytes(full) <= SQS_MAX_MESSAGE_BYTES ? full : this.commandFor(fallbackBody(failure), failure, ATTRIBUTE_CONTEXT_FORMAT);
+    const command = messageBytes(full) <= SQS_LIMITS.maxMessageBytes ? full : this.commandFor(fallbackBody(failure), failure, ATTRIBUTE_CONTEXT_FORMAT);
     try {
       await withRetries(() => this.sqs.send(command), this.retry);
     } catch (error) {

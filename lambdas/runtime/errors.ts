@@ -4,12 +4,10 @@
  * send the record to the DLQ with its failure context).
  */
 
-/** The kinds of failure the consumer loop distinguishes. */
-export const FailureKind = {
-  TRANSIENT: 'transient',
-  PERMANENT: 'permanent',
-} as const;
-export type FailureKind = (typeof FailureKind)[keyof typeof FailureKind];
+import { FailureKind } from '../../aws/dlq-format';
+
+/** The kinds of failure the consumer loop distinguishes (a DLQ wrapper's `error.kind`). */
+export { FailureKind } from '../../aws/dlq-format';
 
 /** Base class for the runtime's own errors. */
 export class EffectivelyOnceError extends Error {

@@ -1,57 +1,10 @@
+import { FAILURE_FORMAT, FAILURE_FORMAT_VERSION, type DlqReason, type FailureEnvelope } from '../../aws/dlq-format';
 import { classifyError } from './classify';
-import { FailureKind, InvalidEnvelopeError, messageOf, SchemaViolationError, UnknownEventTypeError } from './errors';
-import type { OriginalRecord, SourceKind, SourceRecord } from './records';
-
-/** Identifies our DLQ wrapper body; `version` changes only with an incompatible layout. */
-export const FAILURE_FORMAT = 'effectively-once/failure';
-export const FAILURE_FORMAT_VERSION = 1;
-
-/** Why the runtime sent a record to the DLQ. */
-export const DlqReason = {
-  /** A permanent failure: no retry can fix it. */
-  PERMANENT: 'permanent',
-  /** A transient failure on the consumer's last attempt (`ApproximateReceiveCount >= MAX_ATTEMPTS`). */
-  LAST_ATTEMPT: 'last-attempt',
-  /** The last attempt ran out of time before the record's work could start or finish. */
-  TIMED_OUT: 'timed-out',
-} as const;
-export type DlqReason = (typeof DlqReason)[keyof typeof DlqReason];
+import { InvalidEnvelopeError, messageOf, SchemaViolationError, UnknownEventTypeError } from './errors';
+import type { SourceRecord } from './records';
 
 /** How many stack lines travel with the failure: enough to find the frame, small enough for SQS. */
 const STACK_LINES = 12;
-
-/**
- * The body of a DLQ message the runtime writes (format `effectively-once/failure`, version 1).
- * Everything triage needs is here, so that nobody starts by reproducing the failure.
- * Documented in docs/operations.md; `dlq redrive` sends `original` back to the source.
- */
-export interface FailureEnvelope {
-  readonly format: typeof FAILURE_FORMAT;
-  readonly version: typeof FAILURE_FORMAT_VERSION;
-  readonly consumer: string;
-  readonly reason: DlqReason;
-  readonly error: {
-    readonly name: string;
-    readonly message: string;
-    readonly kind: FailureKind;
-    readonly stack?: string;
-    /** Structured details of our own errors: the envelope problem and field, schema issues, the unknown type. */
-    readonly details?: Readonly<Record<string, unknown>>;
-  };
-  /** Deliveries so far, this one included. */
-  readonly attempts: number;
-  readonly firstFailureAt: string;
-  readonly lastFailureAt: string;
-  /** Absent when the body was too broken to yield one. */
-  readonly eventId?: string;
-  readonly eventType?: string;
-  readonly source: {
-    readonly kind: SourceKind;
-    readonly arn: string;
-    readonly itemIdentifier: string;
-  };
-  readonly original: OriginalRecord;
-}
 
 export interface FailureDescription {
   readonly consumer: string;
@@ -100,10 +53,4 @@ function detailsOf(error: unknown): Record<string, unknown> | undefined {
   if (error instanceof UnknownEventTypeError) return { eventType: error.eventType, knownTypes: error.knownTypes };
   const cause = error instanceof Error ? error.cause : undefined;
   return cause instanceof Error ? { cause: `${cause.name}: ${cause.message}` } : undefined;
-}
-
-/** True when a DLQ body is one of our wrappers (as opposed to a message SQS moved, or Lambda's on-failure metadata). */
-export function isFailureEnvelope(value: unknown): value is FailureEnvelope {
-  const candidate = value as Partial<FailureEnvelope> | null;
-  return typeof candidate === 'object' && candidate !== null && candidate.format === FAILURE_FORMAT;
 }

@@ -1,27 +1,59 @@
 /**
- * The consumer runtime: everything a handler needs to apply each event exactly once under
- * at-least-once delivery. What this file does not name is internal.
+ * `effectively-once/runtime`: what a Lambda handler needs to apply each event exactly once under
+ * at-least-once delivery. This file is the runtime's whole public surface; every other module is
+ * internal and may change without notice.
+ *
+ * A handler builds a consumer (`createConsumer`) from routes (`route`: an event type, the schema of
+ * its payload, what to do with it) and a strategy: `transactionalStrategy` commits effects
+ * (`increment`, updates) with their dedup record in one DynamoDB transaction; `directStrategy` runs
+ * handlers that are idempotent by themselves (`putIfNewer`, `idempotentEffect`).
  */
-export { DEFAULT_BACKOFF, fullJitterDelay, MAX_LOCK_WAIT_MS, withRetries } from './backoff';
-export type { BackoffOptions, RandomSource, RetryOptions, Sleep } from './backoff';
-export { classifyError, classifyHttpStatus } from './classify';
-export { createClients, sharedClients } from './clients';
-export type { AwsClients } from './clients';
-export { SDK_CLIENT_DEFAULTS, WRITE_ATTEMPTS_PER_DELIVERY } from './clients';
-export type { SdkClientSettings } from './clients';
-export { TransactionalCommitter } from './committer';
-export type { CommitOutcome, CommitterOptions } from './committer';
-export { booleanEnv, consumerEnv, positiveIntEnv, requireEnv } from './config';
-export type { ConsumerEnv } from './config';
+
+// The consumer: one Lambda handler for an SQS, Kinesis or DynamoDB Streams batch.
 export { createConsumer } from './consumer';
 export type { BatchEvent, BatchHandler, BatchResponse, ConsumerOptions } from './consumer';
-export { DEFAULT_DEDUP_TTL_SECONDS, dedupKey } from './dedup-record';
+export { SourceKind } from './records';
+export type { SourceRecord } from './records';
+
+// Routes: event types, their payload schemas (any Standard Schema validator), their handlers.
+export { dynamoStreamDecoder, envelopeDecoder, route } from './routes';
+export type { ConsumedEvent, EventDecoder, HandlerContext, PayloadSchema, Route, Routes, StreamChange } from './routes';
+export { parseEnvelope } from './envelope';
+export type { Envelope } from './envelope';
+
+// Strategies and the effects they apply.
+export { directStrategy, transactionalStrategy } from './strategies';
+export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
 export type { DedupSettings } from './dedup-record';
-export { DlqAttribute, DlqSender, ATTRIBUTE_CONTEXT_FORMAT } from './dlq';
 export { increment } from './effects';
 export type { Effect, Increment, ItemKey, Update } from './effects';
-export { ENVELOPE_LIMITS, decodeUtf8, parseEnvelope, validateEventId } from './envelope';
-export type { Envelope } from './envelope';
+export { putIfNewer } from './upsert';
+export type { VersionedPut } from './upsert';
+export { idempotentEffect } from './external';
+export type { ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
+
+// Where failures go, how redeliveries spread, how long an invocation may work.
+export { DlqSender } from './dlq';
+export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff } from './visibility';
+export type { VisibilityBackoffOptions } from './visibility';
+export { DEFAULT_TIME_BUDGET } from './time-budget';
+export type { TimeBudgetOptions } from './time-budget';
+export type { RetryOptions } from './backoff';
+
+// The environment the constructs set, and the AWS clients.
+export { consumerEnv, requireEnv } from './config';
+export type { ConsumerEnv } from './config';
+export { createClients, SDK_CLIENT_DEFAULTS, sharedClients } from './clients';
+export type { AwsClients, SdkClientSettings } from './clients';
+export { createObservability } from './observability';
+export type { Observability } from './observability';
+
+// Producing events: envelopes whose ids derive from the business key, published with retries.
+export { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs } from './producer';
+export type { EnvelopeInput, OutgoingMessage, PublishResult } from './producer';
+export { eventIdFor } from './event-id';
+
+// Errors: what a handler may throw, and what the runtime reports.
 export {
   ConfigurationError,
   DlqSendError,
@@ -43,24 +75,3 @@ export {
   UnknownEventTypeError,
   UnsupportedSourceError,
 } from './errors';
-export { canonicalJson, eventIdFor, payloadHash } from './event-id';
-export { idempotentEffect, RECORD_REPAIR_RETRY } from './external';
-export type { ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
-export { DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, describeFailure, isFailureEnvelope } from './failure-context';
-export type { FailureEnvelope } from './failure-context';
-export { METRICS_NAMESPACE, MetricName, createObservability } from './observability';
-export type { Observability } from './observability';
-export { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs } from './producer';
-export type { EnvelopeInput, OutgoingMessage, PublishResult } from './producer';
-export { SourceKind } from './records';
-export type { OriginalRecord, SourceRecord } from './records';
-export { dynamoStreamDecoder, envelopeDecoder, route } from './routes';
-export type { ConsumedEvent, EventDecoder, HandlerContext, Route, Routes, StreamChange } from './routes';
-export { directStrategy, transactionalStrategy } from './strategies';
-export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
-export { DEFAULT_TIME_BUDGET, timeBudgetOf, UNLIMITED_TIME } from './time-budget';
-export type { TimeBudget, TimeBudgetOptions } from './time-budget';
-export { putIfNewer } from './upsert';
-export type { VersionedPut } from './upsert';
-export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff, queueUrlFromArn } from './visibility';
-export type { VisibilityBackoffOptions } from './visibility';

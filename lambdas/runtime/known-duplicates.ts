@@ -1,8 +1,7 @@
 import { BatchGetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dedupKey, type DedupIdentity, type DedupSettings } from './dedup-record';
+import { DYNAMODB_LIMITS } from '../../aws/limits';
 
-/** `BatchGetItem` reads at most this many keys per request. */
-export const BATCH_GET_MAX_KEYS = 100;
 
 /**
  * Finds which of these events were committed before, by reading their dedup records (one
@@ -21,8 +20,8 @@ export const BATCH_GET_MAX_KEYS = 100;
 export async function findCommitted(dynamodb: DynamoDBClient, settings: DedupSettings, events: readonly DedupIdentity[]): Promise<Map<string, string | undefined>> {
   const found = new Map<string, string | undefined>();
   const eventIds = [...new Set(events.map((event) => event.eventId))];
-  for (let start = 0; start < eventIds.length; start += BATCH_GET_MAX_KEYS) {
-    const items = await readDedupRecords(dynamodb, settings, eventIds.slice(start, start + BATCH_GET_MAX_KEYS));
+  for (let start = 0; start < eventIds.length; start += DYNAMODB_LIMITS.maxBatchGetKeys) {
+    const items = await readDedupRecords(dynamodb, settings, eventIds.slice(start, start + DYNAMODB_LIMITS.maxBatchGetKeys));
     for (const item of items) found.set(eventIdOf(settings, item), item.payloadHash?.S);
   }
   return found;

@@ -1,19 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { CONSUMER_ENV } from '../../aws/consumer-env';
+import { METRICS_NAMESPACE, type MetricName } from '../../aws/metrics';
 
-/** Metric names, one per outcome the runtime counts. */
-export const MetricName = {
-  PROCESSED: 'EventsProcessed',
-  DUPLICATES: 'DuplicatesSkipped',
-  CONFLICTING_DUPLICATES: 'ConflictingDuplicates',
-  TRANSIENT_FAILURES: 'TransientFailures',
-  PERMANENT_FAILURES: 'PermanentFailures',
-  SENT_TO_DLQ: 'SentToDlq',
-  STALE_WRITES: 'StaleWritesSkipped',
-} as const;
-export type MetricName = (typeof MetricName)[keyof typeof MetricName];
-
-export const METRICS_NAMESPACE = 'EffectivelyOnce';
+export { METRICS_NAMESPACE, MetricName } from '../../aws/metrics';
 
 /** The logger and metrics of one consumer. */
 export interface Observability {
@@ -30,7 +20,7 @@ export interface Observability {
 export function createObservability(consumer: string): Observability {
   const serviceName = serviceNameFor(consumer);
   const logger = new Logger({ serviceName, persistentKeys: { consumer } });
-  const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName });
+  const metrics = new Metrics({ namespace: process.env[CONSUMER_ENV.metricsNamespace] ?? METRICS_NAMESPACE, serviceName });
   return {
     logger,
     metrics,
@@ -46,7 +36,7 @@ export function createObservability(consumer: string): Observability {
  * variable, so the variable has to be read here for the prop to take effect.
  */
 function serviceNameFor(consumer: string): string {
-  const fromEnv = process.env.POWERTOOLS_SERVICE_NAME;
+  const fromEnv = process.env[CONSUMER_ENV.serviceName];
   return fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : consumer;
 }
 

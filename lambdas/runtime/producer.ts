@@ -5,9 +5,8 @@ import type { Envelope } from './envelope';
 import { eventIdFor } from './event-id';
 import { classifyError } from './classify';
 import { FailureKind, PublishError, PublishRejectedError } from './errors';
+import { KINESIS_LIMITS, SQS_LIMITS } from '../../aws/limits';
 
-const SQS_BATCH_LIMIT = 10;
-const KINESIS_BATCH_LIMIT = 500;
 
 /** Default attempts for a publish: retries resend only the entries that failed. */
 export const DEFAULT_PUBLISH_ATTEMPTS = 5;
@@ -62,8 +61,8 @@ export interface PublishResult {
  */
 export async function publishToSqs(sqs: SQSClient, queueUrl: string, messages: readonly OutgoingMessage[], retry: RetryOptions = {}): Promise<PublishResult> {
   let retried = 0;
-  for (let start = 0; start < messages.length; start += SQS_BATCH_LIMIT) {
-    const entries = messages.slice(start, start + SQS_BATCH_LIMIT).map((message, position): SendMessageBatchRequestEntry => ({
+  for (let start = 0; start < messages.length; start += SQS_LIMITS.maxBatchEntries) {
+    const entries = messages.slice(start, start + SQS_LIMITS.maxBatchEntries).map((message, position): SendMessageBatchRequestEntry => ({
       Id: String(start + position),
       MessageBody: message.body,
       MessageAttributes: message.eventId ? { eventId: { DataType: 'String', StringValue: message.eventId } } : undefined,
@@ -89,8 +88,8 @@ export async function publishToSqs(sqs: SQSClient, queueUrl: string, messages: r
  */
 export async function publishToKinesis(kinesis: KinesisClient, streamName: string, messages: readonly OutgoingMessage[], retry: RetryOptions = {}): Promise<PublishResult> {
   let retried = 0;
-  for (let start = 0; start < messages.length; start += KINESIS_BATCH_LIMIT) {
-    const entries = messages.slice(start, start + KINESIS_BATCH_LIMIT).map((message, position): PutRecordsRequestEntry & { Id: string } => ({
+  for (let start = 0; start < messages.length; start += KINESIS_LIMITS.maxRecords) {
+    const entries = messages.slice(start, start + KINESIS_LIMITS.maxRecords).map((message, position): PutRecordsRequestEntry & { Id: string } => ({
       Id: String(start + position),
       Data: Buffer.from(message.body, 'utf8'),
       PartitionKey: message.partitionKey ?? message.eventId ?? String(start + position),

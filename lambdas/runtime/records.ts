@@ -3,22 +3,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeUtf8 } from './envelope';
 
-/** The three event sources whose batches the runtime consumes. */
-export const SourceKind = {
-  SQS: 'sqs',
-  KINESIS: 'kinesis',
-  DYNAMODB_STREAM: 'dynamodb-stream',
-} as const;
-export type SourceKind = (typeof SourceKind)[keyof typeof SourceKind];
+import { SourceKind, type OriginalRecord } from '../../aws/dlq-format';
 
-/** The original record, kept byte for byte so that a DLQ message can be redriven as it came. */
-export interface OriginalRecord {
-  /** SQS body, Kinesis data (base64, as Lambda delivers it) or the DynamoDB stream record as JSON. */
-  readonly body: string;
-  readonly encoding: 'utf8' | 'base64';
-  readonly attributes?: Readonly<Record<string, string>>;
-  readonly messageAttributes?: SQSRecord['messageAttributes'];
-}
+export { SourceKind } from '../../aws/dlq-format';
+export type { OriginalRecord } from '../../aws/dlq-format';
 
 /** One record of a batch, normalised across the three sources. */
 export interface SourceRecord {

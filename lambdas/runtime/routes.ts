@@ -1,8 +1,10 @@
 import type { Context, DynamoDBRecord } from 'aws-lambda';
-import type { z } from 'zod';
 import { parseEnvelope, validateEventId, type Envelope } from './envelope';
-import { SchemaViolationError, UnknownEventTypeError } from './errors';
+import { UnknownEventTypeError } from './errors';
+import { validatePayload, type PayloadSchema } from './payload-schema';
 import { bodyText, SourceKind, unmarshallImage, type SourceRecord } from './records';
+
+export type { PayloadSchema } from './payload-schema';
 
 /** An event as a handler sees it: the envelope with a validated, typed payload. */
 export type ConsumedEvent<TPayload = Record<string, unknown>> = Envelope<TPayload>;
@@ -15,7 +17,7 @@ export interface HandlerContext {
 
 /** How one event type is handled: its payload schema and what to do with a valid event. */
 export interface Route<TPayload, TResult> {
-  readonly schema?: z.ZodType<TPayload>;
+  readonly schema?: PayloadSchema<TPayload>;
   readonly handle: (event: ConsumedEvent<TPayload>, context: HandlerContext) => TResult;
 }
 
@@ -27,11 +29,12 @@ export interface Route<TPayload, TResult> {
 export type Routes<TResult> = Readonly<Record<string, Route<any, TResult>>>;
 
 /**
- * Declares a route with a zod schema for its payload; the handler receives the parsed payload.
+ * Declares a route with a schema for its payload (any Standard Schema validator: zod, valibot,
+ * arktype, ...); the handler receives the validated payload, the validator's output.
  * @example route(z.object({ pageId: z.string() }), (event) => [increment(table, { pk: `page#${event.payload.pageId}` }, 'views')])
  */
 export function route<TPayload, TResult>(
-  schema: z.ZodType<TPayload>,
+  schema: PayloadSchema<TPayload>,
   handle: (event: ConsumedEvent<TPayload>, context: HandlerContext) => TResult,
 ): Route<TPayload, TResult> {
   return { schema, handle };
@@ -86,26 +89,5 @@ export function resolveRoute<TResult>(routes: Routes<TResult>, event: ConsumedEv
   const found = Object.prototype.hasOwnProperty.call(routes, event.type) ? (routes[event.type] as Route<unknown, TResult>) : undefined;
   if (!found) throw new UnknownEventTypeError(event.type, Object.keys(routes));
   if (!found.schema) return { route: found, event };
-  const parsed = found.schema.safeParse(event.payload);
-  if (!parsed.success) throw new SchemaViolationError(event.type, issueLines(parsed.error.issues), { cause: parsed.error });
-  return { route: found, event: { ...event, payload: parsed.data } };
-}
-
-type ZodIssue = z.core.$ZodIssue;
-
-/**
- * One line per violation, `<path>: <problem>`. A union that matched none of its alternatives
- * reports the alternative that came closest (fewest violations) rather than zod's bare
- * "Invalid input", so that the line names the field at fault.
- */
-function issueLines(issues: readonly ZodIssue[], prefix: readonly PropertyKey[] = []): string[] {
-  return issues.flatMap((issue) => {
-    const path = [...prefix, ...issue.path];
-    if (issue.code === 'invalid_union' && issue.errors.length > 0) return closestAlternative(issue.errors.map((alternative) => issueLines(alternative, path)));
-    return [`${path.map(String).join('.') || '(payload)'}: ${issue.message}`];
-  });
-}
-
-function closestAlternative(alternatives: readonly string[][]): string[] {
-  return alternatives.reduce((closest, candidate) => (candidate.length < closest.length ? candidate : closest));
+  return { route: found, event: { ...event, payload: validatePayload(found.schema, event.type, event.payload) } };
 }

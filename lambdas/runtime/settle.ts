@@ -1,7 +1,8 @@
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
 import { EffectInProgressError, FailureKind, messageOf, OutOfTimeError } from './errors';
-import { describeFailure, DlqReason } from './failure-context';
+import { DlqReason } from '../../aws/dlq-format';
+import { describeFailure } from './failure-context';
 import { eventKeys, MetricName, type Observability } from './observability';
 import { SourceKind, type SourceRecord } from './records';
 import type { Outcome } from './strategies';

@@ -8,12 +8,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { TRANSIENT_CANCELLATION_CODES } from './classify';
 import { TransientError } from './errors';
+import { DYNAMODB_LIMITS } from '../../aws/limits';
 
 /** `TransactWriteItems` limits. */
 export const TRANSACTION_LIMITS = {
-  maxActions: 100,
-  /** 4 MB is the service limit; the estimate of a request's size leaves room for its envelope. */
-  maxBytes: 3_800_000,
+  maxActions: DYNAMODB_LIMITS.maxTransactionActions,
+  /** 95% of the service's 4 MB: the estimate of a request's size leaves room for its envelope. */
+  maxBytes: Math.floor(DYNAMODB_LIMITS.maxTransactionBytes * 0.95),
 } as const;
 
 export type TransactionResult =

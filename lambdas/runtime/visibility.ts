@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { fullJitterDelay, type RandomSource } from './backoff';
 import type { SourceRecord } from './records';
+import { SQS_LIMITS } from '../../aws/limits';
 
 /** Defaults shared by the code and its documentation. */
 export const DEFAULT_VISIBILITY_BACKOFF = {
@@ -8,9 +9,6 @@ export const DEFAULT_VISIBILITY_BACKOFF = {
   capSeconds: 300,
 } as const;
 
-/** SQS's ceiling on a message's visibility timeout. */
-const MAX_VISIBILITY_SECONDS = 43_200;
-const SQS_BATCH_LIMIT = 10;
 
 export interface VisibilityBackoffOptions {
   /** @default 2 */
@@ -40,7 +38,7 @@ export class VisibilityBackoff {
   public timeoutFor(receiveCount: number): number {
     const { baseSeconds = DEFAULT_VISIBILITY_BACKOFF.baseSeconds, capSeconds = DEFAULT_VISIBILITY_BACKOFF.capSeconds, random } = this.options;
     const delayMs = fullJitterDelay(Math.max(0, receiveCount - 1), { baseMs: baseSeconds * 1000, capMs: capSeconds * 1000, random });
-    return Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(delayMs / 1000));
+    return Math.min(SQS_LIMITS.maxVisibilityTimeoutSeconds, Math.ceil(delayMs / 1000));
   }
 
   /**
@@ -52,8 +50,8 @@ export class VisibilityBackoff {
     const timeouts = new Map<string, number>();
     const failed: string[] = [];
     const withHandles = records.filter((record) => record.receiptHandle);
-    for (let start = 0; start < withHandles.length; start += SQS_BATCH_LIMIT) {
-      const group = withHandles.slice(start, start + SQS_BATCH_LIMIT);
+    for (let start = 0; start < withHandles.length; start += SQS_LIMITS.maxBatchEntries) {
+      const group = withHandles.slice(start, start + SQS_LIMITS.maxBatchEntries);
       group.forEach((record) => timeouts.set(record.itemIdentifier, this.timeoutOf(record, notBefore.get(record.itemIdentifier))));
       failed.push(...(await this.changeGroup(group, timeouts)));
     }
@@ -64,7 +62,7 @@ export class VisibilityBackoff {
     const backoff = this.timeoutFor(record.receiveCount);
     if (notBefore === undefined) return backoff;
     const untilThen = Math.ceil((notBefore.getTime() - (this.options.now ?? Date.now)()) / 1000) + 1;
-    return Math.min(MAX_VISIBILITY_SECONDS, Math.max(backoff, untilThen));
+    return Math.min(SQS_LIMITS.maxVisibilityTimeoutSeconds, Math.max(backoff, untilThen));
   }
 
   private async changeGroup(group: readonly SourceRecord[], timeouts: ReadonlyMap<string, number>): Promise<string[]> {

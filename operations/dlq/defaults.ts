@@ -4,8 +4,7 @@
  */
 import * as path from 'node:path';
 
-/** The stack `bin/app.ts` deploys. */
-export const DEFAULT_STACK_NAME = 'EffectivelyOnce';
+export { DEFAULT_STACK_NAME } from '../../aws/stack-name';
 
 /** Where `eo local up` writes its state, relative to the working directory. */
 export const DEFAULT_STATE_FILE = path.join('.eo', 'local.json');

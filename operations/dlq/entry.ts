@@ -7,7 +7,7 @@
  * - `bare`: a message SQS moved after `maxReceiveCount`, with no context at all.
  */
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, isFailureEnvelope, type FailureEnvelope } from '../../lambdas/runtime';
+import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { isStreamOnFailureRecord, streamBatchInfoOf, type StreamBatchInfo, type StreamOnFailureRecord } from '../../aws/lambda/on-failure-record';
 
 export const EntryKind = {

@@ -3,7 +3,7 @@
  * and last seen and one example each; for on-failure pointers, each range read back from its
  * stream to count the records it still holds. The DLQ is left as it was.
  */
-import { DlqAttribute, type FailureEnvelope } from '../../lambdas/runtime';
+import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
 import { entryOf, EntryKind, type DlqEntry } from './entry';
 import { matches, type EntryFilter } from './filter';
 import { describeMissing, readerFor, readRange, retentionHoursOf } from './stream-range';

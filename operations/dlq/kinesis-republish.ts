@@ -7,7 +7,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { PutRecordsCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import type { KinesisStreamRecord } from 'aws-lambda';
-import { fullJitterDelay, type Sleep } from '../../lambdas/runtime';
+import { fullJitterDelay, type Sleep } from '../../lambdas/runtime/backoff';
 import type { StreamRecord } from '../../aws/streams/stream-reader';
 
 const PUT_RECORDS_LIMIT = 500;

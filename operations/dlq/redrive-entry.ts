@@ -9,7 +9,8 @@
  * records are gone); throws when a service call fails, which the caller treats as a reason to stop.
  */
 import type { Message } from '@aws-sdk/client-sqs';
-import { SourceKind, type FailureEnvelope } from '../../lambdas/runtime';
+import { SourceKind } from '../../lambdas/runtime';
+import { type FailureEnvelope } from '../../aws/dlq-format';
 import { streamNameOf } from '../../aws/streams/kinesis-reader';
 import type { StreamBatchInfo } from '../../aws/lambda/on-failure-record';
 import type { DynamoDBRecord } from 'aws-lambda';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { GetQueueUrlCommand, SendMessageCommand, type Message, type MessageAttributeValue, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSMessageAttributes } from 'aws-lambda';
-import { DlqAttribute, type FailureEnvelope } from '../../lambdas/runtime';
+import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
 import type { StackTopology } from './types';
 
 /** The attribute the producer library sets; restored from `eo-event-id` when only the context survived. */

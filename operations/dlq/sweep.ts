@@ -9,8 +9,8 @@
  */
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { release } from '../../aws/sqs/peek';
+import { SQS_LIMITS } from '../../aws/limits';
 
-const SQS_BATCH = 10;
 
 /** What a visitor did with a message. */
 export const Verdict = {
@@ -113,7 +113,7 @@ async function putBack(sqs: SQSClient, queueUrl: string, messages: readonly Mess
 async function receive(sqs: SQSClient, queueUrl: string, options: SweepOptions): Promise<Message[]> {
   const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({
     QueueUrl: queueUrl,
-    MaxNumberOfMessages: SQS_BATCH,
+    MaxNumberOfMessages: SQS_LIMITS.maxReceiveMessages,
     VisibilityTimeout: options.visibilityTimeoutSeconds ?? SWEEP_DEFAULTS.visibilityTimeoutSeconds,
     WaitTimeSeconds: options.receiveWaitSeconds ?? SWEEP_DEFAULTS.receiveWaitSeconds,
     MessageSystemAttributeNames: ['All'],

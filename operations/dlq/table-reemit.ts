@@ -17,7 +17,7 @@
  */
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { OriginalRecord } from '../../lambdas/runtime';
+import type { OriginalRecord } from '../../aws/dlq-format';
 import { canonicalItem, toSdkItem } from './attribute-values';
 import { MalformedEntryError } from './errors';
 

@@ -4,7 +4,9 @@
  */
 import { PutRecordCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { describeFailure, DlqReason, DlqSender, SchemaViolationError } from '../../lambdas/runtime';
+import { DlqSender, SchemaViolationError } from '../../lambdas/runtime';
+import { describeFailure } from '../../lambdas/runtime/failure-context';
+import { DlqReason } from '../../aws/dlq-format';
 import { fromSqsRecord } from '../../lambdas/runtime/records';
 import { onFailureRecord } from '../../aws/lambda/on-failure-record';
 import { orderStatus, pageView, sqsRecord } from '../helpers/events';

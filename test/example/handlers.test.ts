@@ -21,7 +21,7 @@ import type { AwsClients } from '../../lambdas/runtime/clients';
 import { ConfigurationError } from '../../lambdas/runtime/errors';
 import { createEnvelope } from '../../lambdas/runtime/producer';
 import { eventIdFor } from '../../lambdas/runtime/event-id';
-import type { FailureEnvelope } from '../../lambdas/runtime/failure-context';
+import { type FailureEnvelope } from '../../aws/dlq-format';
 import { dynamoEvent, dynamoRecord, kinesisEvent, kinesisRecord, orderStatus, pageView, sqsEvent, sqsRecord } from '../helpers/events';
 import { asClient, awsError, FakeClient, noSleep } from '../helpers/fakes';
 

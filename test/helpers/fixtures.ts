@@ -5,7 +5,7 @@ import { GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/clien
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { isFailureEnvelope, type FailureEnvelope } from '../../lambdas/runtime';
+import { isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { LOCAL_REGION } from '../../emulator/engines';
 import { sqsLambdaRecord } from '../../aws/lambda/event-records';
 import { createQueue, createTable, receiveAll, uniqueName, type CreatedQueue } from './engines';

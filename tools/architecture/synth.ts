@@ -8,9 +8,7 @@ import * as cdkJson from '../../cdk.json';
 import { EventPipelineStack } from '../../example';
 import { ensureSynthesized } from '../../emulator/stack/cloud-assembly';
 import type { Template } from '../../aws/cloudformation/template';
-
-/** The stack's id, as bin/app.ts names it. */
-export const STACK_ID = 'EffectivelyOnce';
+import { DEFAULT_STACK_NAME } from '../../aws/stack-name';
 
 /** Synthesizes the stack in this process, with the project's feature flags and construct paths. */
 export function synthesizeInProcess(): Template {
@@ -19,7 +17,7 @@ export function synthesizeInProcess(): Template {
     // The page reads the template, nothing more: CloudFormation's schema validation would only cost time.
     builtinCloudFormationValidation: false,
   });
-  const stack = new EventPipelineStack(app, STACK_ID);
+  const stack = new EventPipelineStack(app, DEFAULT_STACK_NAME);
   return app.synth().getStackByName(stack.stackName).template as Template;
 }
 

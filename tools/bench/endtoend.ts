@@ -16,11 +16,11 @@ import { LOCAL_REGION } from '../../emulator/engines';
 import { SqsMapping } from '../../emulator/event-sources';
 import type { Invoker } from '../../emulator/types';
 import { median } from './median';
+import { SQS_LIMITS } from '../../aws/limits';
 
 /** The demo's page-view mapping (`lib/event-pipeline-stack.ts`) and local mode's pollers. */
 export const DEMO_MAPPING = { batchSize: 100, maximumBatchingWindowSeconds: 1, concurrency: 2 } as const;
 
-const PER_CALL = 10;
 const WARMUP_MESSAGES = 1_000;
 const VISIBILITY_TIMEOUT_SECONDS = 30;
 const WATCH_INTERVAL_MS = 5;
@@ -101,8 +101,8 @@ async function createQueue(sqs: SQSClient): Promise<Queue> {
 }
 
 async function send(sqs: SQSClient, queueUrl: string, messages: number): Promise<void> {
-  for (let sent = 0; sent < messages; sent += PER_CALL) {
-    const Entries = Array.from({ length: Math.min(PER_CALL, messages - sent) }, (_, index) => ({ Id: String(index), MessageBody: `{"n":${sent + index}}` }));
+  for (let sent = 0; sent < messages; sent += SQS_LIMITS.maxBatchEntries) {
+    const Entries = Array.from({ length: Math.min(SQS_LIMITS.maxBatchEntries, messages - sent) }, (_, index) => ({ Id: String(index), MessageBody: `{"n":${sent + index}}` }));
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries }));
   }
 }
@@ -118,7 +118,7 @@ async function rawDrain(sqs: SQSClient, queue: Queue, messages: number): Promise
 async function rawLoop(sqs: SQSClient, queueUrl: string, messages: number, state: { deleted: number; finished: number }, deadline: number): Promise<void> {
   while (state.deleted < messages) {
     if (Date.now() > deadline) throw stuck('raw consumers', state.deleted, messages);
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: PER_CALL, WaitTimeSeconds: 0 }));
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: SQS_LIMITS.maxReceiveMessages, WaitTimeSeconds: 0 }));
     if (Messages.length === 0) continue;
     const Entries = Messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle }));
     const { Successful = [] } = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries }));

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { DEFAULT_STACK_NAME } from '../../aws/stack-name';
 
 /** Names a new consumer must not reuse. */
 export interface ExistingNames {
@@ -46,7 +47,7 @@ function loadStack(root: string): IConstruct {
     const { EventPipelineStack } = require(example) as typeof import('../../example');
     const context = (JSON.parse(readFileSync(path.join(root, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
     const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
-    return new EventPipelineStack(app, 'EffectivelyOnce');
+    return new EventPipelineStack(app, DEFAULT_STACK_NAME);
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
     throw new StackLoadError(`could not build the stack from ${example} to check the name against it: ${reason}. Fix the stack first (\`npx cdk synth\` shows the same error).`, { cause: error });

@@ -3,7 +3,7 @@
  * failure waits in a DLQ, and stream records an on-failure pointer covers. Malformed events and
  * unknown types are not pending: they stay in the DLQ for good.
  */
-import type { FailureEnvelope } from '../../../lambdas/runtime';
+import type { FailureEnvelope } from '../../../aws/dlq-format';
 import { pendingRedrive } from '../../../emulator/demo/pending';
 import type { PublishedMessage } from '../../../emulator/demo/publisher';
 import type { FinalState, OnFailurePointer } from '../../../emulator/demo/state';

@@ -4,7 +4,9 @@
  * bodies, unknown event types or messages SQS moved without context.
  */
 import type { Message } from '@aws-sdk/client-sqs';
-import { describeFailure, DlqReason, FailureKind, SourceKind, type FailureEnvelope } from '../../../lambdas/runtime';
+import { FailureKind, SourceKind } from '../../../lambdas/runtime';
+import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { entryOf, matches } from '../../../operations/dlq';
 import { onFailureRecord } from '../../../emulator/event-sources';
 import { isCurable, isCurableFailure, redriveFilter } from '../../../emulator/demo/curable';

@@ -7,7 +7,9 @@
  */
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { createEnvelope, describeFailure, DlqReason, SourceKind, type FailureEnvelope } from '../../../lambdas/runtime';
+import { createEnvelope, SourceKind } from '../../../lambdas/runtime';
+import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { redriveEveryDlq } from '../../../emulator/demo/redrive-phase';
 import { currentState } from '../../../emulator/demo/settle';
 import { dlqDepth } from '../../../emulator/demo/state';

@@ -3,7 +3,8 @@
  * only when its event was applied (its acknowledgements were lost until maxReceiveCount), never
  * when the event is missing from the state.
  */
-import { dedupKey, type Envelope } from '../../../lambdas/runtime';
+import { type Envelope } from '../../../lambdas/runtime';
+import { dedupKey } from '../../../lambdas/runtime/dedup-record';
 import { violationsOf } from '../../../emulator/demo/report';
 import type { PublishedMessage } from '../../../emulator/demo/publisher';
 import type { FinalState } from '../../../emulator/demo/state';

@@ -15,7 +15,8 @@ import {
   type TransactWriteItemsCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { classifyError, FailureKind } from '../../../lambdas/runtime';
+import { FailureKind } from '../../../lambdas/runtime';
+import { classifyError } from '../../../lambdas/runtime/classify';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
 import { startDynamoFaultProxy, type DynamoFaultProxy, type DynamoFaultProxyOptions } from '../../../emulator/faults/dynamodb-proxy';
 import { seededRandom } from '../../../emulator/faults/random';

@@ -12,7 +12,7 @@ import type { Context } from 'aws-lambda';
 import { z } from 'zod';
 import { createConsumer, type BatchEvent } from '../../../lambdas/runtime/consumer';
 import { DlqSender } from '../../../lambdas/runtime/dlq';
-import { DlqReason, type FailureEnvelope } from '../../../lambdas/runtime/failure-context';
+import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { SourceKind } from '../../../lambdas/runtime/records';
 import { route } from '../../../lambdas/runtime/routes';
 import { directStrategy, type DirectResult } from '../../../lambdas/runtime/strategies';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { createConsumer, type BatchEvent, type ConsumerOptions } from '../../../lambdas/runtime/consumer';
 import { DlqSender } from '../../../lambdas/runtime/dlq';
 import { NotAttemptedError, PermanentError, UnsupportedSourceError } from '../../../lambdas/runtime/errors';
-import { DlqReason, type FailureEnvelope } from '../../../lambdas/runtime/failure-context';
+import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { MetricName } from '../../../lambdas/runtime/observability';
 import { SourceKind } from '../../../lambdas/runtime/records';
 import { route, type ConsumedEvent, type Routes } from '../../../lambdas/runtime/routes';

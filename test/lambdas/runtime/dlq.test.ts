@@ -3,10 +3,14 @@
  * throws): what is under test is the message we build and how we react to a failed send.
  */
 import type { SendMessageCommandInput, SQSClient } from '@aws-sdk/client-sqs';
-import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, DlqSender, SQS_MAX_MESSAGE_BYTES } from '../../../lambdas/runtime/dlq';
+import { SQS_LIMITS } from '../../../aws/limits';
+import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, DlqSender } from '../../../lambdas/runtime/dlq';
+
+const SQS_MAX_MESSAGE_BYTES = SQS_LIMITS.maxMessageBytes;
 import { parseEnvelope } from '../../../lambdas/runtime/envelope';
 import { DlqSendError, SchemaViolationError, TransientError } from '../../../lambdas/runtime/errors';
-import { describeFailure, DlqReason, FAILURE_FORMAT, type FailureEnvelope } from '../../../lambdas/runtime/failure-context';
+import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { DlqReason, FAILURE_FORMAT, type FailureEnvelope } from '../../../aws/dlq-format';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, type SourceRecord } from '../../../lambdas/runtime/records';
 import { dynamoRecord, kinesisRecord, pageView, sqsRecord } from '../../helpers/events';
 import { sqsViolations } from '../../helpers/sqs-rules';

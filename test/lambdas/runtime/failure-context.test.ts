@@ -12,7 +12,8 @@ import {
   SchemaViolationError,
   UnknownEventTypeError,
 } from '../../../lambdas/runtime/errors';
-import { describeFailure, DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, isFailureEnvelope, type FailureDescription } from '../../../lambdas/runtime/failure-context';
+import { describeFailure, type FailureDescription } from '../../../lambdas/runtime/failure-context';
+import { DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, isFailureEnvelope } from '../../../aws/dlq-format';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind } from '../../../lambdas/runtime/records';
 import { dynamoRecord, kinesisRecord, pageView, sqsRecord, TEST_QUEUE_ARN, TEST_STREAM_ARN, TEST_TABLE_STREAM_ARN } from '../../helpers/events';
 

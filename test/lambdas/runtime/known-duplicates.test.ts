@@ -12,7 +12,10 @@ import { TransactionalCommitter } from '../../../lambdas/runtime/committer';
 import { dedupKey } from '../../../lambdas/runtime/dedup-record';
 import { increment } from '../../../lambdas/runtime/effects';
 import { payloadHash } from '../../../lambdas/runtime/event-id';
-import { BATCH_GET_MAX_KEYS, findCommitted } from '../../../lambdas/runtime/known-duplicates';
+import { DYNAMODB_LIMITS } from '../../../aws/limits';
+import { findCommitted } from '../../../lambdas/runtime/known-duplicates';
+
+const BATCH_GET_MAX_KEYS = DYNAMODB_LIMITS.maxBatchGetKeys;
 import { fromSqsRecord } from '../../../lambdas/runtime/records';
 import { transactionalStrategy } from '../../../lambdas/runtime/strategies';
 import { sqsRecord } from '../../helpers/events';

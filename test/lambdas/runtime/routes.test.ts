@@ -2,6 +2,7 @@
  * Routing by event type, payload validation, and the decoders that turn source records into
  * events: a wrong type or payload is a typed permanent failure, never a crash.
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import { EnvelopeProblem, InvalidEnvelopeError, SchemaViolationError, UnknownEventTypeError } from '../../../lambdas/runtime/errors';
 import { eventIdFor } from '../../../lambdas/runtime/event-id';
@@ -80,7 +81,30 @@ describe('resolveRoute', () => {
     expect(violation.issues[1]).toMatch(/^order\.lines\.1\.qty: /);
     expect(violation.message).toContain('order.created');
     expect(violation.message).toContain('order.lines.1.qty');
-    expect(violation.cause).toBeInstanceOf(z.ZodError);
+    // The cause is the validator's Standard Schema issues: the runtime knows no schema library.
+    expect(violation.cause).toEqual(expect.arrayContaining([expect.objectContaining({ message: expect.any(String), path: expect.any(Array) })]));
+  });
+
+  test('any Standard Schema validator serves, not only zod: its output is the payload the handler gets', () => {
+    const pageId: StandardSchemaV1<unknown, { pageId: string }> = {
+      '~standard': {
+        version: 1,
+        vendor: 'hand-written',
+        validate: (value) => {
+          const id = (value as { page?: unknown } | null)?.page;
+          return typeof id === 'string' ? { value: { pageId: id.toUpperCase() } } : { issues: [{ message: 'page must be a string', path: [{ key: 'page' }] }] };
+        },
+      },
+    };
+    const routes = { 'page.viewed': route(pageId, (event) => event.payload.pageId) };
+    const { route: found, event: parsed } = resolveRoute(routes, eventOf('page.viewed', { page: 'home' }));
+    expect(found.handle(parsed as never, {} as never)).toBe('HOME');
+    expect(() => resolveRoute(routes, eventOf('page.viewed', { page: 7 }))).toThrow('page: page must be a string');
+  });
+
+  test('a schema that validates asynchronously is refused with a clear error: a batch validates its records in one pass', () => {
+    const slow: StandardSchemaV1<unknown, unknown> = { '~standard': { version: 1, vendor: 'async-lib', validate: async (value) => ({ value }) } };
+    expect(() => resolveRoute({ 'page.viewed': route(slow, () => 'x') }, eventOf('page.viewed', {}))).toThrow('validates asynchronously (async-lib)');
   });
 
   test('a missing required field names the field', () => {

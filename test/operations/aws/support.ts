@@ -9,7 +9,9 @@ import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand, ListSt
 import { DescribeStreamSummaryCommand, GetRecordsCommand, GetShardIteratorCommand, KinesisClient, type _Record } from '@aws-sdk/client-kinesis';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { describeFailure, DlqSender, DlqReason } from '../../../lambdas/runtime';
+import { DlqSender } from '../../../lambdas/runtime';
+import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { DlqReason } from '../../../aws/dlq-format';
 import { fromSqsRecord } from '../../../lambdas/runtime/records';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
 import { onFailureRecord } from '../../../aws/lambda/on-failure-record';

@@ -1,6 +1,7 @@
 /**
- * The AWS limits the contract rules enforce, each with where AWS states it. One place for the
- * numbers, so the rules, their tests and the README agree.
+ * The AWS limits the project depends on, each with where AWS states it: one place for the numbers,
+ * read by the runtime (batch sizes, transaction budgets), the constructs (prop ranges), the DLQ
+ * tooling and the emulator's contract rules, so that none of them can drift from the others.
  */
 
 /** SQS (API Reference: SendMessage, SendMessageBatch, ReceiveMessage, ChangeMessageVisibility; Developer Guide: quotas). */
@@ -17,14 +18,37 @@ export const SQS_LIMITS = {
   /** A data type must be shorter than 256 bytes. */
   maxAttributeTypeBytes: 255,
   maxVisibilityTimeoutSeconds: 43_200,
+  minRetentionSeconds: 60,
+  maxRetentionSeconds: 1_209_600,
+  /** A redrive policy's `maxReceiveCount`. */
+  maxReceiveCount: 1_000,
   maxDelaySeconds: 900,
   maxReceiveMessages: 10,
   maxWaitTimeSeconds: 20,
 } as const;
 
-/** DynamoDB (Developer Guide: "Quotas in DynamoDB", "Transaction conflict handling"). */
+/** DynamoDB (Developer Guide: "Quotas in DynamoDB", "Transaction conflict handling"; API Reference: BatchGetItem, BatchWriteItem). */
 export const DYNAMODB_LIMITS = {
   maxTransactionActions: 100,
+  /** A TransactWriteItems request's size. */
+  maxTransactionBytes: 4_000_000,
+  maxBatchGetKeys: 100,
+  maxBatchWriteRequests: 25,
+  /** An item's size: attribute names plus values. */
+  maxItemBytes: 409_600,
+  /** What one item takes per second, however the table is provisioned; a transactional write costs 2 per KB. */
+  maxItemWriteUnitsPerSecond: 1_000,
+} as const;
+
+/** Lambda's limits on a function and its event source mappings (Developer Guide: quotas; CreateEventSourceMapping). */
+export const LAMBDA_LIMITS = {
+  maxTimeoutSeconds: 900,
+  /** An SQS mapping's batch size; above 10 it needs a batching window. */
+  maxSqsBatchSize: 10_000,
+  maxSqsBatchSizeWithoutWindow: 10,
+  maxStreamBatchSize: 10_000,
+  maxBatchingWindowSeconds: 300,
+  maxStreamRetryAttempts: 10_000,
 } as const;
 
 /** Kinesis (API Reference: PutRecord, PutRecords). */
@@ -36,6 +60,7 @@ export const KINESIS_LIMITS = {
   minPartitionKeyLength: 1,
   maxPartitionKeyLength: 256,
   minRecords: 1,
+  /** PutRecords takes at most this many records; the producer sends in batches of it. */
   maxRecords: 500,
   /**
    * A PutRecords request's data plus partition keys, as "Records size exceeds 5 MB limit" names it.

@@ -1,0 +1,28 @@
+/**
+ * The environment contract between the constructs and the runtime: the variables the constructs
+ * set on every consumer function, and which the runtime reads. Written once, here, so that the two
+ * sides cannot disagree.
+ */
+
+/**
+ * The environment variables the consumer constructs set on their functions. Props may not set
+ * them: the runtime reads them, and each one must agree with the infrastructure it describes.
+ */
+export const CONSUMER_ENV = {
+  /** The consumer's name: the prefix of its dedup keys. */
+  consumerName: 'CONSUMER_NAME',
+  /** The URL of the consumer's dead-letter queue. */
+  dlqUrl: 'DLQ_URL',
+  /** The TTL, in seconds, of the dedup records the consumer writes. */
+  dedupTtlSeconds: 'DEDUP_TTL_SECONDS',
+  /** Powertools' service name (logs, metrics). */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  /** Powertools' metrics namespace. */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** Node.js flags: source maps on, so stack excerpts in DLQ messages point at the source. */
+  nodeOptions: 'NODE_OPTIONS',
+  /** SQS only: the receive count at which the consumer sends a failing message to its DLQ. */
+  maxAttempts: 'MAX_ATTEMPTS',
+  /** SQS only: the source queue's URL, for `ChangeMessageVisibility`. */
+  sourceQueueUrl: 'SOURCE_QUEUE_URL',
+} as const;

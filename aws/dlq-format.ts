@@ -1,0 +1,97 @@
+/**
+ * The format of the DLQ messages the runtime writes (`effectively-once/failure`, version 1), which
+ * the DLQ tooling reads and the emulator's demo verifies: one definition for all three. Documented
+ * for people in docs/operations.md.
+ */
+import type { SQSRecord } from 'aws-lambda';
+
+/** The three event sources whose batches the runtime consumes: a wrapper's `source.kind`. */
+export const SourceKind = {
+  SQS: 'sqs',
+  KINESIS: 'kinesis',
+  DYNAMODB_STREAM: 'dynamodb-stream',
+} as const;
+export type SourceKind = (typeof SourceKind)[keyof typeof SourceKind];
+
+/** How the runtime classified a failure: a wrapper's `error.kind`. */
+export const FailureKind = {
+  TRANSIENT: 'transient',
+  PERMANENT: 'permanent',
+} as const;
+export type FailureKind = (typeof FailureKind)[keyof typeof FailureKind];
+
+/** Identifies our DLQ wrapper body; `version` changes only with an incompatible layout. */
+export const FAILURE_FORMAT = 'effectively-once/failure';
+export const FAILURE_FORMAT_VERSION = 1;
+/** Marks a DLQ message whose context travels in attributes because the wrapper would not fit in SQS's size limit. */
+export const ATTRIBUTE_CONTEXT_FORMAT = 'effectively-once/failure-attributes';
+
+/** Why the runtime sent a record to the DLQ. */
+export const DlqReason = {
+  /** A permanent failure: no retry can fix it. */
+  PERMANENT: 'permanent',
+  /** A transient failure on the consumer's last attempt (`ApproximateReceiveCount >= MAX_ATTEMPTS`). */
+  LAST_ATTEMPT: 'last-attempt',
+  /** The last attempt ran out of time before the record's work could start or finish. */
+  TIMED_OUT: 'timed-out',
+} as const;
+export type DlqReason = (typeof DlqReason)[keyof typeof DlqReason];
+
+/** Message attributes set on every DLQ message the runtime writes, so tools can filter without parsing bodies. */
+export const DlqAttribute = {
+  FORMAT: 'eo-format',
+  CONSUMER: 'eo-consumer',
+  ERROR_NAME: 'eo-error-name',
+  ERROR_MESSAGE: 'eo-error-message',
+  REASON: 'eo-reason',
+  EVENT_ID: 'eo-event-id',
+  ATTEMPTS: 'eo-attempts',
+  FAILED_AT: 'eo-failed-at',
+} as const;
+
+/** The original record, kept byte for byte so that a DLQ message can be redriven as it came. */
+export interface OriginalRecord {
+  /** SQS body, Kinesis data (base64, as Lambda delivers it) or the DynamoDB stream record as JSON. */
+  readonly body: string;
+  readonly encoding: 'utf8' | 'base64';
+  readonly attributes?: Readonly<Record<string, string>>;
+  readonly messageAttributes?: SQSRecord['messageAttributes'];
+}
+
+/**
+ * The body of a DLQ message the runtime writes. Everything triage needs is here, so that nobody
+ * starts by reproducing the failure; `dlq redrive` sends `original` back to the source.
+ */
+export interface FailureEnvelope {
+  readonly format: typeof FAILURE_FORMAT;
+  readonly version: typeof FAILURE_FORMAT_VERSION;
+  readonly consumer: string;
+  readonly reason: DlqReason;
+  readonly error: {
+    readonly name: string;
+    readonly message: string;
+    readonly kind: FailureKind;
+    readonly stack?: string;
+    /** Structured details of the runtime's own errors: the envelope problem and field, schema issues, the unknown type. */
+    readonly details?: Readonly<Record<string, unknown>>;
+  };
+  /** Deliveries so far, this one included. */
+  readonly attempts: number;
+  readonly firstFailureAt: string;
+  readonly lastFailureAt: string;
+  /** Absent when the body was too broken to yield one. */
+  readonly eventId?: string;
+  readonly eventType?: string;
+  readonly source: {
+    readonly kind: SourceKind;
+    readonly arn: string;
+    readonly itemIdentifier: string;
+  };
+  readonly original: OriginalRecord;
+}
+
+/** True when a DLQ body is one of our wrappers (as opposed to a message SQS moved, or Lambda's on-failure metadata). */
+export function isFailureEnvelope(value: unknown): value is FailureEnvelope {
+  const candidate = value as Partial<FailureEnvelope> | null;
+  return typeof candidate === 'object' && candidate !== null && candidate.format === FAILURE_FORMAT;
+}
