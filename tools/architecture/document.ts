@@ -1,6 +1,7 @@
 /** `docs/architecture.md`: the diagram and the tables, from a synthesized template, byte for byte reproducible. */
 import type { Template } from '../../aws/cloudformation/template';
 import { renderMermaid } from './mermaid';
+import { layoutTable } from './layout';
 import { pipelineModel } from './model';
 import { consumerTable, sharedTable } from './tables';
 
@@ -38,5 +39,8 @@ export function renderArchitecture(template: Template): string {
     'Dedup TTL: how long a dedup record outlives its event (`DEDUP_TTL_SECONDS`): at least the source\'s retention, plus the DLQ\'s retention, plus the time allowed for a redrive.',
     '## Tables and topics',
     sharedTable(model),
+    '## Repository layout',
+    'Each top-level folder is one role; imports go one way (the ESLint configuration enforces it): the runtime and the constructs import only `aws/`, operations never import the emulator, and nothing published imports the example.',
+    layoutTable(),
   ].join('\n\n') + '\n';
 }

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Template as Assertions } from 'aws-cdk-lib/assertions';
 import { EventPipelineStack, type AddConsumer } from '../../../example';
 import { QueueConsumer } from '../../../lib';
 import { ARCHITECTURE_DOC, renderArchitecture } from '../../../tools/architecture/document';
+import { LAYOUT, layoutTable } from '../../../tools/architecture/layout';
 import { renderMermaid } from '../../../tools/architecture/mermaid';
 import { pipelineModel } from '../../../tools/architecture/model';
 import { synthesizeInProcess } from '../../../tools/architecture/synth';
@@ -96,5 +98,18 @@ describe('a stack with one more consumer', () => {
     const shared = (line: string): boolean => line.startsWith('  class ') || /`(Alarms\/Topic|IdempotencyTable\/Table)` \|/.test(line);
     const kept = new Set(extended.split('\n'));
     expect(examples.split('\n').filter((line) => !shared(line) && !kept.has(line))).toEqual([]);
+  });
+});
+
+describe('the repository layout', () => {
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const topFolders = [...new Set(tracked.filter((file) => file.includes('/')).map((file) => `${file.split('/')[0]}/`))].filter((folder) => !folder.startsWith('.'));
+
+  test('names every top-level folder of the repository, and only those', () => {
+    expect(LAYOUT.map((entry) => entry.folder.split('/')[0] + '/').sort()).toEqual(topFolders.sort());
+  });
+
+  test('is the map in the README, word for word', () => {
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(layoutTable());
   });
 });
