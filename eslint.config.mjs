@@ -1,8 +1,134 @@
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// ---------------------------------------------------------------------------------------------
+// The boundaries between the roles (README.md, "Layout"): which folder may import which.
+//
+// `no-restricted-imports` matches the import as written, not the file it resolves to, so each
+// zone gets one block per folder depth: a file `d` folders below the root reaches the root with
+// exactly `d` `../`, and a pattern there can tell `../../emulator` (the role) from `../emulator`
+// (a sibling folder that happens to share its name). Flat config replaces a rule's options
+// instead of merging them, so every file matches exactly one block that sets the rule. Imports
+// are expected in normal form (no `./../` or `a/../b`); `import()` and `require()` of a literal
+// are held to the same patterns through `no-restricted-syntax`.
+// ---------------------------------------------------------------------------------------------
+
+const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const names = (field) => Object.keys(manifest[field] ?? {});
+
+/** Optional peer dependencies: the local engines, which only emulator/engines loads. */
+const ENGINES = Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name);
+/** What a published role may not import: a devDependency that is neither a dependency nor a peer. */
+const DEV_ONLY = names('devDependencies').filter((name) => !names('dependencies').includes(name) && !names('peerDependencies').includes(name));
+const CDK = ['aws-cdk-lib', 'constructs'];
+
+const EMULATOR_MAY = ['aws', 'lambdas/runtime', 'operations', 'cli'];
+const EMULATOR_BOUNDARY = 'emulator may import only aws/, lambdas/runtime/, operations/ and cli/ (example/ only in emulator/demo and emulator/chaos)';
+
+/**
+ * A zone is a folder (a role, or a part of one that differs from the rest of it). `may` lists the
+ * folders of ours it may import besides its own role (`lambdas/runtime$`: the runtime's public
+ * index only), or `mayNot` the ones it may not; `cdk`, `published` and `engines` say which
+ * packages it may not import. `boundary` and `why` make every message.
+ */
+const ZONES = [
+  { zone: 'aws', may: [], cdk: true, published: true, boundary: 'aws/ may import nothing of ours', why: 'it holds the AWS facts that every role reads, so it depends on none of them' },
+  { zone: 'lambdas/runtime', may: ['aws'], cdk: true, published: true, boundary: 'lambdas/runtime may import only aws/', why: 'it runs inside the Lambda bundles and is published as effectively-once/runtime' },
+  { zone: 'lib', may: ['aws'], published: true, boundary: 'lib may import only aws/, aws-cdk-lib and constructs', why: 'the constructs are published as effectively-once and synthesize without the runtime, operations, the emulator, the tools or the example' },
+  { zone: 'cli', may: ['aws'], cdk: true, published: true, boundary: 'cli may import only aws/', why: 'operations and the emulator share its terminal output, so it may carry neither into the other' },
+  { zone: 'operations', may: ['aws', 'lambdas/runtime', 'cli'], cdk: true, published: true, boundary: 'operations may import only aws/, lambdas/runtime/ and cli/', why: 'eo dlq runs on an operator\'s install, against AWS, with no emulator, example, tools, constructs or CDK' },
+  { zone: 'example', may: ['lib$', 'lambdas/runtime$'], boundary: 'example may import only the indexes of lib/ and lambdas/runtime, not their modules', why: 'it is an app on the published package and sees what such an app sees' },
+  { zone: 'emulator', may: EMULATOR_MAY, published: true, boundary: EMULATOR_BOUNDARY, why: 'local mode runs whatever stack the template describes' },
+  { zone: 'emulator/demo', role: 'emulator', may: [...EMULATOR_MAY, 'example'], boundary: 'emulator/demo may import only aws/, lambdas/runtime/, operations/, cli/ and example/', why: 'the demo runs the example app, and never the tools or the tests' },
+  { zone: 'emulator/chaos', role: 'emulator', may: [...EMULATOR_MAY, 'example'], boundary: 'emulator/chaos may import only aws/, lambdas/runtime/, operations/, cli/ and example/', why: 'the chaos schedules run the example app, and never the tools or the tests' },
+  { zone: 'emulator/engines', role: 'emulator', may: EMULATOR_MAY, engines: true, published: true, boundary: EMULATOR_BOUNDARY, why: 'the engines are started for any stack' },
+  { zone: 'tools', mayNot: ['test'], boundary: 'tools may import anything but test/', why: 'the developer tooling runs without the test suite' },
+  { zone: 'bin', mayNot: ['test'], boundary: 'bin may import anything but test/', why: 'the entry points ship without the tests' },
+  // The tests may import anything; they get the engines rule like every other file.
+  { zone: 'test', mayNot: [] },
+];
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const UP = '\\.\\.(?:/|$)';
+const packagesRegex = (packages) => `^(?:${packages.map(escape).join('|')})(?:/|$)`;
+
+/**
+ * The regexes that match a relative import, written in a file `depth` folders below the root and
+ * inside `zone`, whose target is none of `allowed`: one for each folder above the zone it can
+ * climb to (for lambdas/runtime: lambdas/, then the root).
+ */
+function leavingRegexes(zone, allowed, depth) {
+  const segments = zone.split('/');
+  const regexes = [];
+  for (let climbed = 1; climbed <= segments.length; climbed += 1) {
+    const base = segments.slice(0, segments.length - climbed).join('/');
+    const below = (folder) => (base === '' ? folder : folder.startsWith(`${base}/`) ? folder.slice(base.length + 1) : undefined);
+    if (allowed.some((folder) => !folder.endsWith('$') && (base === folder || base.startsWith(`${folder}/`)))) continue;
+    const targets = allowed
+      .map((folder) => (folder.endsWith('$') ? [below(folder.slice(0, -1)), '(?:/index)?$'] : [below(folder), '(?:/|$)']))
+      .filter(([relative]) => relative !== undefined)
+      .map(([relative, end]) => `${escape(relative)}${end}`);
+    const exact = climbed < segments.length ? `(?!${UP})` : '';
+    const allowedHere = targets.length > 0 ? `(?!${targets.join('|')})` : '';
+    regexes.push(`^(?:${UP}){${depth - segments.length + climbed}}${exact}${allowedHere}`);
+  }
+  return regexes;
+}
+
+/** The regex that matches a relative import, in a file `depth` folders below the root, of one of `folders`. */
+const reachingRegex = (folders, depth) => `^(?:${UP}){${depth}}(?:${folders.map(escape).join('|')})(?:/|$)`;
+
+/** Every file but those of emulator/engines: no engine package. */
+const ENGINE_PATTERN = {
+  regex: packagesRegex(ENGINES),
+  message: `only emulator/engines may import an engine (${ENGINES.join(', ')}: optional peer dependencies, absent unless local mode is installed); use emulator/engines.`,
+};
+
+/** The patterns of one zone, for its files `depth` folders below the root. */
+function zonePatterns({ zone, role = zone, may, mayNot = [], cdk, published, engines, boundary, why }, depth) {
+  const message = `${boundary}: ${why}.`;
+  const regexes = may ? leavingRegexes(zone, [role, ...may], depth) : mayNot.length > 0 ? [reachingRegex(mayNot, depth)] : [];
+  const patterns = regexes.map((regex) => ({ regex, message }));
+  if (cdk) patterns.push({ regex: packagesRegex(CDK), message: `${boundary}, not aws-cdk-lib or constructs: ${why}.` });
+  if (published) patterns.push({ regex: packagesRegex(DEV_ONLY), message: `${zone} is published, so it may import no devDependency: an install without devDependencies lacks it (make it a dependency, or move the code out of ${zone}).` });
+  if (!engines) patterns.push(ENGINE_PATTERN);
+  return patterns;
+}
+
+/** The import, `import()` and `require()` rules for `patterns`. */
+function rules(patterns) {
+  const literal = (regex) => `/${regex.replaceAll('/', '\\x2F')}/`;
+  const calls = patterns.flatMap(({ regex, message }) => [
+    { selector: `ImportExpression[source.value=${literal(regex)}]`, message },
+    { selector: `CallExpression[callee.name="require"][arguments.0.value=${literal(regex)}]`, message },
+  ]);
+  return {
+    'no-restricted-imports': ['error', { patterns: patterns.map((pattern) => ({ ...pattern, caseSensitive: true })) }],
+    'no-restricted-syntax': ['error', ...calls],
+  };
+}
+
+/** How many folders below its zone the blocks reach; a file deeper than that fails the lint, so that no file escapes the rule. */
+const MAX_NESTING = 6;
+
+function boundaryBlocks() {
+  const blocks = [{ files: ['**/*.ts'], rules: rules([ENGINE_PATTERN]) }];
+  for (const zone of ZONES) {
+    const inner = ZONES.filter((other) => other.zone.startsWith(`${zone.zone}/`)).map((other) => `${other.zone}/**`);
+    const depth = zone.zone.split('/').length;
+    for (let nesting = 0; nesting <= MAX_NESTING; nesting += 1) {
+      blocks.push({ files: [`${zone.zone}/${'*/'.repeat(nesting)}*.ts`], ignores: inner, rules: rules(zonePatterns(zone, depth + nesting)) });
+    }
+    if (!zone.may && zone.mayNot.length === 0) continue;
+    const tooDeep = `${zone.zone}/ is checked only ${MAX_NESTING} folders deep: move this file up, or raise MAX_NESTING in eslint.config.mjs`;
+    blocks.push({ files: [`${zone.zone}/${'*/'.repeat(MAX_NESTING + 1)}**/*.ts`], ignores: inner, rules: { 'no-restricted-syntax': ['error', { selector: 'Program', message: tooDeep }] } });
+  }
+  return blocks;
+}
+
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', 'coverage/**', '.eo/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', 'coverage/**', 'dist/**', '.eo/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,4 +141,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  ...boundaryBlocks(),
 );

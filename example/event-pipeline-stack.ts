@@ -3,16 +3,8 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { AlarmTopic } from '../lib/alarm-topic';
-import { TableAction } from '../lib/consumer-props';
+import { addEncryptedTopic, AlarmTopic, DynamoStreamConsumer, grantPublishToEncryptedTopic, IdempotencyTable, KinesisConsumer, QueueConsumer, TableAction, tableDefaults } from '../lib';
 import { GENERATED_CONSUMERS } from './consumers';
-import { DynamoStreamConsumer } from '../lib/dynamo-stream-consumer';
-import { addEncryptedTopic } from '../lib/encrypted-topic';
-import { IdempotencyTable } from '../lib/idempotency-table';
-import { KinesisConsumer } from '../lib/kinesis-consumer';
-import { QueueConsumer } from '../lib/queue-consumer';
-import { tableDefaults } from '../lib/table-defaults';
-import { grantPublishToEncryptedTopic } from '../lib/topic-publisher';
 
 /** Where the handlers live in this repository. */
 const DEFAULT_HANDLERS_DIR = path.join(__dirname, 'handlers');

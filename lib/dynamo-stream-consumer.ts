@@ -5,14 +5,14 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { addConsumerFunction } from './consumer-function';
 import { DYNAMODB_STREAM_RETENTION } from './defaults';
 import type { DlqAlarm } from './dlq-alarm';
-import { IteratorAgeAlarm } from './iterator-age-alarm';
+import type { IteratorAgeAlarm } from './iterator-age-alarm';
 import {
+  addIteratorAgeAlarm,
   addStreamDlq,
+  addStreamFunction,
   type StreamConsumerProps,
-  streamDedupTtl,
   streamEventSourceProps,
   validateStreamConsumerProps,
 } from './stream-consumer';
@@ -50,16 +50,9 @@ export class DynamoStreamConsumer extends Construct {
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
-    this.function = this.addFunction(props);
+    this.function = addStreamFunction(this, props, this.deadLetterQueue, DYNAMODB_STREAM_RETENTION);
     this.addEventSource(props);
-    this.iteratorAgeAlarm = this.addIteratorAgeAlarm(props);
-  }
-
-  private addFunction(props: DynamoStreamConsumerProps): NodejsFunction {
-    return addConsumerFunction(this, props, {
-      deadLetterQueue: this.deadLetterQueue,
-      dedupTtl: streamDedupTtl(props, DYNAMODB_STREAM_RETENTION),
-    });
+    this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
   }
 
   /** Also grants the function read access to the stream and send access to the DLQ. */
@@ -72,14 +65,6 @@ export class DynamoStreamConsumer extends Construct {
       reason:
         'dynamodb:ListStreams, which the DynamoDB event source needs, supports no resource-level ' +
         'permissions; every other statement of this role names its resources.',
-    });
-  }
-
-  private addIteratorAgeAlarm(props: DynamoStreamConsumerProps): IteratorAgeAlarm {
-    return new IteratorAgeAlarm(this, 'IteratorAgeAlarm', {
-      function: this.function,
-      topic: props.alarmTopic,
-      threshold: props.iteratorAgeThreshold,
     });
   }
 }

@@ -15,6 +15,8 @@ export {
 export { DlqAlarm } from './dlq-alarm';
 export type { DlqAlarmProps } from './dlq-alarm';
 export { DynamoStreamConsumer } from './dynamo-stream-consumer';
+export type { EncryptedTopic, EncryptedTopicOptions } from './encrypted-topic';
+export { addEncryptedTopic } from './encrypted-topic';
 export type { DynamoStreamConsumerProps } from './dynamo-stream-consumer';
 export { IDEMPOTENCY_KEY_ATTRIBUTE, IDEMPOTENCY_TTL_ATTRIBUTE, IdempotencyTable } from './idempotency-table';
 export type { IdempotencyTableProps } from './idempotency-table';
@@ -25,4 +27,5 @@ export type { KinesisConsumerProps } from './kinesis-consumer';
 export { QueueConsumer } from './queue-consumer';
 export type { QueueConsumerProps } from './queue-consumer';
 export type { StreamConsumerProps } from './stream-consumer';
+export { tableDefaults } from './table-defaults';
 export { grantPublishToEncryptedTopic } from './topic-publisher';

@@ -4,14 +4,14 @@ import { KinesisEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { addConsumerFunction } from './consumer-function';
 import { STREAM_CONSUMER_DEFAULTS } from './defaults';
 import type { DlqAlarm } from './dlq-alarm';
-import { IteratorAgeAlarm } from './iterator-age-alarm';
+import type { IteratorAgeAlarm } from './iterator-age-alarm';
 import {
+  addIteratorAgeAlarm,
   addStreamDlq,
+  addStreamFunction,
   type StreamConsumerProps,
-  streamDedupTtl,
   streamEventSourceProps,
   validateStreamConsumerProps,
 } from './stream-consumer';
@@ -61,9 +61,9 @@ export class KinesisConsumer extends Construct {
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
-    this.function = this.addFunction(props, retention);
+    this.function = addStreamFunction(this, props, this.deadLetterQueue, retention);
     this.addEventSource(props);
-    this.iteratorAgeAlarm = this.addIteratorAgeAlarm(props);
+    this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
   }
 
   private addStream(retentionPeriod: Duration): Stream {
@@ -74,25 +74,10 @@ export class KinesisConsumer extends Construct {
     });
   }
 
-  private addFunction(props: KinesisConsumerProps, retention: Duration): NodejsFunction {
-    return addConsumerFunction(this, props, {
-      deadLetterQueue: this.deadLetterQueue,
-      dedupTtl: streamDedupTtl(props, retention),
-    });
-  }
-
   /** Also grants the function read access to the stream and send access to the DLQ. */
   private addEventSource(props: KinesisConsumerProps): void {
     const source = new KinesisEventSource(this.stream, streamEventSourceProps(props, this.deadLetterQueue));
     this.function.addEventSource(source);
-  }
-
-  private addIteratorAgeAlarm(props: KinesisConsumerProps): IteratorAgeAlarm {
-    return new IteratorAgeAlarm(this, 'IteratorAgeAlarm', {
-      function: this.function,
-      topic: props.alarmTopic,
-      threshold: props.iteratorAgeThreshold,
-    });
   }
 }
 

@@ -1,10 +1,13 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { SqsDlq, type StreamEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type IQueue, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { addConsumerFunction } from './consumer-function';
 import { type ConsumerProps, validateConsumerProps } from './consumer-props';
 import { CONSUMER_DEFAULTS, DLQ_RETENTION, STREAM_CONSUMER_DEFAULTS } from './defaults';
+import { IteratorAgeAlarm } from './iterator-age-alarm';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
 import {
   checkDedupTtl,
@@ -94,7 +97,7 @@ function checkLockWindow(props: StreamConsumerProps): void {
 }
 
 /** The dedup TTL the function is given: the prop, or the shortest safe window. */
-export function streamDedupTtl(props: StreamConsumerProps, sourceRetention: Duration): Duration {
+function streamDedupTtl(props: StreamConsumerProps, sourceRetention: Duration): Duration {
   const minimum = minimumDedupTtl(streamDedupTerms(props, sourceRetention));
   return props.dedupTtl ?? defaultOrThrow('dedupTtl', minimum, 'the retention or redriveAllowance');
 }
@@ -128,6 +131,16 @@ export function addStreamDlq(scope: Construct, props: StreamConsumerProps): Moni
       'mapping. cdk-nag only recognises DLQs that another queue names in its RedrivePolicy.',
   });
   return dlq;
+}
+
+/** Adds a stream consumer's function, with a dedup TTL that outlasts `sourceRetention`, the stream's. */
+export function addStreamFunction(scope: Construct, props: StreamConsumerProps, deadLetterQueue: IQueue, sourceRetention: Duration): NodejsFunction {
+  return addConsumerFunction(scope, props, { deadLetterQueue, dedupTtl: streamDedupTtl(props, sourceRetention) });
+}
+
+/** Adds the alarm that a stream consumer's function is falling behind its stream. */
+export function addIteratorAgeAlarm(scope: Construct, fn: NodejsFunction, props: StreamConsumerProps): IteratorAgeAlarm {
+  return new IteratorAgeAlarm(scope, 'IteratorAgeAlarm', { function: fn, topic: props.alarmTopic, threshold: props.iteratorAgeThreshold });
 }
 
 /**

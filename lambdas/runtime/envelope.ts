@@ -1,6 +1,10 @@
 import { EnvelopeProblem, InvalidEnvelopeError } from './errors';
 
-/** The event envelope every producer writes (see DESIGN.md, "The event envelope"). */
+/**
+ * The event envelope every producer writes (`createEnvelope`). Consumers dedup on its `eventId`,
+ * never on a delivery's id, which differs between two sends of one event. What `parseEnvelope`
+ * refuses, field by field: docs/reliability.md, "Bad inputs".
+ */
 export interface Envelope<TPayload = Record<string, unknown>> {
   /** Derived by the producer from the event's business key; the dedup key. */
   readonly eventId: string;

@@ -48,7 +48,7 @@ export interface TransactionalStrategyOptions extends CommitterOptions {
 }
 
 /**
- * Dedup by conditional write in the same transaction as the effect (DESIGN.md, pattern 2).
+ * Dedup by conditional write in the same transaction as the effect (docs/patterns/transactional-dedup.md).
  * Handlers return effects; they must not write to DynamoDB themselves.
  */
 export function transactionalStrategy(options: TransactionalStrategyOptions): Strategy<Effects> {

@@ -13,8 +13,8 @@ export interface VersionedPut {
 }
 
 /**
- * Natural-key upsert with a version guard (DESIGN.md, pattern 1): writes the whole item unless the
- * stored one is at the same or a newer version. Replays and out-of-order deliveries are harmless:
+ * Natural-key upsert with a version guard (docs/patterns/versioned-upsert.md): writes the whole
+ * item unless the stored one is at the same or a newer version. Replays and out-of-order deliveries are harmless:
  * a failed guard means "already newer" and counts as success (`skipped`).
  */
 export async function putIfNewer(dynamodb: DynamoDBClient, put: VersionedPut): Promise<Outcome> {

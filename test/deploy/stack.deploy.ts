@@ -215,7 +215,7 @@ interface AlarmProperties {
   readonly OKActions: string[];
 }
 
-/** DESIGN.md's DLQ alarm. */
+/** The depth alarm every DLQ has (docs/operations.md, "1. The alarm"): above 0 on one 1-minute Maximum. */
 function depthAlarmOf(queueName: string): Record<string, unknown> {
   return { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: queueName }], Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, TreatMissingData: 'notBreaching' };
 }

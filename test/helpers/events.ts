@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisStreamRecord, SQSEvent, SQSRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createEnvelope, type Envelope } from '../../lambdas/runtime';
+import { invocationContext } from '../../tools/bench/invocation-context';
 
 export const TEST_QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:page-views';
 export const TEST_STREAM_ARN = 'arn:aws:kinesis:us-east-1:000000000000:stream/orders';
@@ -118,21 +119,7 @@ export function dynamoEvent(...records: DynamoDBRecord[]): DynamoDBStreamEvent {
   return { Records: records };
 }
 
-/** A Lambda context with `timeoutMs` left, as the runtime hands a function. */
+/** A Lambda context with `timeoutMs` left, as the runtime hands a function (the bench's, with the tests' memory and log stream). */
 export function lambdaContext(functionName = 'test-function', timeoutMs = 30_000): import('aws-lambda').Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return { ...invocationContext(functionName, timeoutMs), memoryLimitInMB: '256', logStreamName: 'test' };
 }

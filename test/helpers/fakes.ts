@@ -7,6 +7,7 @@
  * with whatever the test scripts; cast it to the client type at the call site with `asClient`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Observability } from '../../lambdas/runtime/observability';
 import type { MetricName } from '../../lambdas/runtime/observability';
@@ -51,6 +52,12 @@ export function asClient<T>(fake: FakeClient): T {
 /** An AWS SDK-shaped service error: the fields `classifyError` reads. */
 export function awsError(name: string, httpStatusCode: number, message = `${name} (simulated)`): Error {
   return Object.assign(new Error(message), { name, $fault: httpStatusCode >= 500 ? 'server' : 'client', $metadata: { httpStatusCode } });
+}
+
+/** DynamoDB's refusal of a TransactWriteItems, with its reasons in the order of the actions. */
+export function transactionCancelled(reasons: CancellationReason[]): TransactionCanceledException {
+  const codes = reasons.map((reason) => reason.Code ?? 'Unknown').join(', ');
+  return new TransactionCanceledException({ message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`, $metadata: { httpStatusCode: 400 }, CancellationReasons: reasons });
 }
 
 /** A sleep that records the delays it was asked for and returns at once. */

@@ -3,6 +3,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import * as cdkJson from '../../cdk.json';
+import { QueueConsumer, type QueueConsumerProps } from '../../lib';
 
 /** A handler file that the constructs under test can point at. */
 export const FIXTURE_HANDLER = path.join(__dirname, 'fixtures', 'handler.ts');
@@ -34,6 +35,13 @@ export function testApp(options: TestAppOptions = {}): App {
 export function testStack(): { stack: Stack; alarmTopic: Topic } {
   const stack = new Stack(testApp(), 'Test');
   return { stack, alarmTopic: new Topic(stack, 'Alarms') };
+}
+
+/** Builds a QueueConsumer (of page-view-counter, on the fixture handler) with `overrides` and returns its template. */
+export function synthQueueConsumer(overrides: Partial<QueueConsumerProps> = {}): Template {
+  const { stack, alarmTopic } = testStack();
+  new QueueConsumer(stack, 'Counter', { consumerName: 'page-view-counter', entry: FIXTURE_HANDLER, alarmTopic, ...overrides });
+  return Template.fromStack(stack);
 }
 
 /** The logical ID of the only resource of `type` whose ID starts with `prefix`. */

@@ -4,8 +4,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { performance } from 'node:perf_hooks';
-import { lambdaContext } from '../../test/helpers/events';
 import { capacityOf, type Capacity } from './capacity';
+import { invocationContext } from './invocation-context';
 import type { ConnectionCounter, RequestMeter } from './metering';
 import { createStrategyHandler, type StrategyName } from './strategies';
 import { compareCounts, createBenchTables, deleteBenchTables, readCounters } from './tables';
@@ -43,8 +43,7 @@ export async function runStrategy(strategy: StrategyName, workload: Workload, cl
     const cpuBefore = process.cpuUsage();
     let failedRecords = 0;
     for (const batch of batches) {
-      // A Lambda context as the runtime hands one: Powertools reads the remaining time from it to let an in-progress record expire with the invocation.
-      failedRecords += (await handler(batch, lambdaContext(`bench-${strategy}`))).batchItemFailures.length;
+      failedRecords += (await handler(batch, invocationContext(`bench-${strategy}`))).batchItemFailures.length;
       onBatch();
     }
     const seconds = (performance.now() - started) / 1000;

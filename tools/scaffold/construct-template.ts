@@ -48,9 +48,9 @@ function patternIds(pattern: Pattern, pascal: string): string[] {
 }
 
 const CONSTRUCT: Readonly<Record<Source, { readonly className: string; readonly file: string }>> = {
-  sqs: { className: 'QueueConsumer', file: '../../lib/queue-consumer' },
-  kinesis: { className: 'KinesisConsumer', file: '../../lib/kinesis-consumer' },
-  'dynamodb-stream': { className: 'DynamoStreamConsumer', file: '../../lib/dynamo-stream-consumer' },
+  sqs: { className: 'QueueConsumer', file: '../../lib' },
+  kinesis: { className: 'KinesisConsumer', file: '../../lib' },
+  'dynamodb-stream': { className: 'DynamoStreamConsumer', file: '../../lib' },
 };
 
 /** What the function is given, and the statements that create what only it uses. */
@@ -71,8 +71,8 @@ function table(variable: string, id: string, stream: boolean): string {
 });`;
 }
 
-const TABLE_IMPORTS: [string, string][] = [['aws-cdk-lib/aws-dynamodb', 'AttributeType'], ['aws-cdk-lib/aws-dynamodb', 'Table'], ['../../lib/table-defaults', 'tableDefaults']];
-const TABLE_ACTION_IMPORT: [string, string] = ['../../lib/consumer-props', 'TableAction'];
+const TABLE_IMPORTS: [string, string][] = [['aws-cdk-lib/aws-dynamodb', 'AttributeType'], ['aws-cdk-lib/aws-dynamodb', 'Table'], ['../../lib', 'tableDefaults']];
+const TABLE_ACTION_IMPORT: [string, string] = ['../../lib', 'TableAction'];
 const IDEMPOTENCY = 'pipeline.idempotencyTable.table';
 
 /** One `tables` entry: why the function needs it, its variable, the table, and its `TableAction` names. */
@@ -135,7 +135,7 @@ function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
     };
   }
   return {
-    imports: [['../../lib/encrypted-topic', 'addEncryptedTopic'], ['../../lib/topic-publisher', 'grantPublishToEncryptedTopic'], TABLE_ACTION_IMPORT],
+    imports: [['../../lib', 'addEncryptedTopic'], ['../../lib', 'grantPublishToEncryptedTopic'], TABLE_ACTION_IMPORT],
     statements: [`const { topic } = addEncryptedTopic(pipeline, '${pascal}Topic', { description: 'Encrypts the ${request.name} topic' });`],
     props: [
       tablesProp([

@@ -7,11 +7,8 @@ import { identifiersOf } from './names';
 import { Pattern, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
 import { fill, sortImports, wrap } from './render';
 
-const SOURCE_KIND: Readonly<Record<Source, string>> = {
-  sqs: 'SourceKind.SQS',
-  kinesis: 'SourceKind.KINESIS',
-  'dynamodb-stream': 'SourceKind.DYNAMODB_STREAM',
-};
+/** How the generated handler names its source: `SourceKind.DYNAMODB_STREAM` for `dynamodb-stream`. */
+const SOURCE_KIND = Object.fromEntries(Object.entries(Source).map(([key, source]) => [source, `SourceKind.${key}`])) as Readonly<Record<Source, string>>;
 
 const COMMON_IMPORTS = ['consumerEnv', 'createConsumer', 'DlqSender', 'requireEnv', 'sharedClients', 'SourceKind', 'type AwsClients', 'type BatchHandler', 'type RetryOptions'];
 

@@ -1,12 +1,9 @@
 /** What `eo new consumer` can generate: a source, and a dedup pattern for the handler. */
+import { SourceKind } from '../../aws/dlq-format';
 
-/** Where the consumer's events come from. */
-export const Source = {
-  SQS: 'sqs',
-  KINESIS: 'kinesis',
-  DYNAMODB_STREAM: 'dynamodb-stream',
-} as const;
-export type Source = (typeof Source)[keyof typeof Source];
+/** Where the consumer's events come from: the runtime's sources, by the runtime's names (`--source dynamodb-stream`). */
+export const Source = SourceKind;
+export type Source = SourceKind;
 
 /** How the handler makes a redelivered event harmless (docs/patterns/). */
 export const Pattern = {

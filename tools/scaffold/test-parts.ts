@@ -29,6 +29,9 @@ const HELPERS = '../../helpers';
 const FIXTURES: string = `${HELPERS}/fixtures`;
 const ENGINES: string = `${HELPERS}/engines`;
 
+/** What a pattern's test sets up and hands the handler, whichever the source. */
+type Wiring = Pick<TestParts, 'resources' | 'config' | 'returns' | 'handlerArgs'>;
+
 /** The pieces for a request. */
 export function testParts(request: ConsumerRequest): TestParts {
   const stream = request.source === Source.DYNAMODB_STREAM;
@@ -42,12 +45,16 @@ export function testParts(request: ConsumerRequest): TestParts {
   }
 }
 
-const COUNTER_RESOURCES: TestParts['resources'] = [
-  ['idempotency', 'idempotencyTable(clients.dynamodb)'],
-  ['counters', "pkTable(clients.dynamodb, '{{name}}-counters')"],
-];
+const COUNTER_WIRING: Wiring = {
+  resources: [
+    ['idempotency', 'idempotencyTable(clients.dynamodb)'],
+    ['counters', "pkTable(clients.dynamodb, '{{name}}-counters')"],
+  ],
+  config: ['countersTable: counters.tableName,', 'idempotencyTable: idempotency,'],
+  returns: ['counters: counters.tableName'],
+  handlerArgs: '',
+};
 const COUNTER_IMPORTS: ImportSpec[] = [[FIXTURES, 'idempotencyTable'], [FIXTURES, 'pkTable'], ['@aws-sdk/client-dynamodb', 'ScanCommand'], ['@aws-sdk/util-dynamodb', 'unmarshall']];
-const COUNTER_CONFIG = ['countersTable: counters.tableName,', 'idempotencyTable: idempotency,'];
 
 function envelopeCounter(): TestParts {
   return {
@@ -62,10 +69,7 @@ async function countsOf(table: string): Promise<Record<string, number>> {
   const { Items = [] } = await clients.dynamodb.send(new ScanCommand({ TableName: table, ConsistentRead: true }));
   return Object.fromEntries(Items.map((item) => unmarshall(item)).map((item) => [item.pk as string, item.count as number]));
 }`,
-    resources: COUNTER_RESOURCES,
-    config: COUNTER_CONFIG,
-    returns: ['counters: counters.tableName'],
-    handlerArgs: '',
+    ...COUNTER_WIRING,
     duplicate: {
       setup: `const first = counted('home', 'view-1');
 const second = counted('home', 'view-2');`,
@@ -85,10 +89,7 @@ async function countsOf(table: string): Promise<Record<string, Record<string, un
   const { Items = [] } = await clients.dynamodb.send(new ScanCommand({ TableName: table, ConsistentRead: true }));
   return Object.fromEntries(Items.map((item) => unmarshall(item)).map(({ pk, ...counts }) => [pk as string, counts]));
 }`,
-    resources: COUNTER_RESOURCES,
-    config: COUNTER_CONFIG,
-    returns: ['counters: counters.tableName'],
-    handlerArgs: '',
+    ...COUNTER_WIRING,
     duplicate: {
       setup: `await put(setup.source, { pk: 'item-1', category: 'books' });
 await put(setup.source, { pk: 'item-2', category: 'books' });
@@ -106,7 +107,12 @@ await put(setup.source, { pk: 'item-4' });`,
   };
 }
 
-const UPSERT_RESOURCES: TestParts['resources'] = [['projection', "pkTable(clients.dynamodb, '{{name}}-projection')"]];
+const UPSERT_WIRING: Wiring = {
+  resources: [['projection', "pkTable(clients.dynamodb, '{{name}}-projection')"]],
+  config: ['projectionTable: projection.tableName,'],
+  returns: ['projection: projection.tableName'],
+  handlerArgs: '',
+};
 
 function envelopeUpsert(): TestParts {
   return {
@@ -115,10 +121,7 @@ function envelopeUpsert(): TestParts {
 function versioned(id: string, version: number, status: string): Envelope<{{Pascal}}Payload> {
   return createEnvelope({ type: EVENT_TYPE, businessKey: \`\${id}:\${version}\`, source: 'test', payload: { id, version, data: { status } }, occurredAt: OCCURRED_AT });
 }`,
-    resources: UPSERT_RESOURCES,
-    config: ['projectionTable: projection.tableName,'],
-    returns: ['projection: projection.tableName'],
-    handlerArgs: '',
+    ...UPSERT_WIRING,
     duplicate: {
       setup: `// Out of order, and version 3 twice: the projection must end at version 3.
 const v1 = versioned('o-1', 1, 'CREATED');
@@ -140,10 +143,7 @@ function streamUpsert(): TestParts {
   return {
     imports: [[FIXTURES, 'itemByPk'], [FIXTURES, 'pkTable']],
     helpers: '',
-    resources: UPSERT_RESOURCES,
-    config: ['projectionTable: projection.tableName,'],
-    returns: ['projection: projection.tableName'],
-    handlerArgs: '',
+    ...UPSERT_WIRING,
     duplicate: {
       setup: `await put(setup.source, { pk: 'item-1', version: 1, status: 'CREATED' });
 await put(setup.source, { pk: 'item-1', version: 2, status: 'PAID' });`,
@@ -189,10 +189,15 @@ function byEventId(a: { eventId: string }, b: { eventId: string }): number {
   return a.eventId.localeCompare(b.eventId);
 }`;
 
-const EXTERNAL_RESOURCES: TestParts['resources'] = [
-  ['idempotency', 'idempotencyTable(clients.dynamodb)'],
-  ['topic', 'topicWithInbox()'],
-];
+const EXTERNAL_WIRING: Wiring = {
+  resources: [
+    ['idempotency', 'idempotencyTable(clients.dynamodb)'],
+    ['topic', 'topicWithInbox()'],
+  ],
+  config: ['topicArn: topic.topicArn,', 'idempotencyTable: idempotency,'],
+  returns: ['inboxUrl: topic.inboxUrl'],
+  handlerArgs: ', lambdaContext()',
+};
 
 function envelopeExternal(): TestParts {
   return {
@@ -208,10 +213,7 @@ function messageOf(event: Envelope<{{Pascal}}Payload>): {{Pascal}}Message {
 }
 
 ${EXTERNAL_HELPERS}`,
-    resources: EXTERNAL_RESOURCES,
-    config: ['topicArn: topic.topicArn,', 'idempotencyTable: idempotency,'],
-    returns: ['inboxUrl: topic.inboxUrl'],
-    handlerArgs: ', lambdaContext()',
+    ...EXTERNAL_WIRING,
     duplicate: {
       setup: `const first = notice('ann', 'Your order has shipped');
 const second = notice('bob', 'Your order has shipped');`,
@@ -227,10 +229,7 @@ function streamExternal(): TestParts {
   return {
     imports: EXTERNAL_IMPORTS,
     helpers: EXTERNAL_HELPERS,
-    resources: EXTERNAL_RESOURCES,
-    config: ['topicArn: topic.topicArn,', 'idempotencyTable: idempotency,'],
-    returns: ['inboxUrl: topic.inboxUrl'],
-    handlerArgs: ', lambdaContext()',
+    ...EXTERNAL_WIRING,
     duplicate: {
       setup: `await put(setup.source, { pk: 'item-1', message: 'hello' });
 await put(setup.source, { pk: 'item-2', message: 'bye' });

@@ -6,15 +6,15 @@
  * scripts, throwing the SDK's own TransactionCanceledException with CancellationReasons in action
  * order. What is under test is how we read those reasons, not how DynamoDB produces them.
  */
-import { TransactionCanceledException, type CancellationReason, type DynamoDBClient, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { CancellationReason, DynamoDBClient, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { PendingCommit } from '../../../lambdas/runtime/chunking';
 import { TransactionalCommitter, type CommitOutcome } from '../../../lambdas/runtime/committer';
 import { DEFAULT_DEDUP_TTL_SECONDS, expirationFrom } from '../../../lambdas/runtime/dedup-record';
 import { increment, type Effect } from '../../../lambdas/runtime/effects';
-import { InvalidEffectError, NotAttemptedError, OutOfTimeError, PermanentError, RetriesExhaustedError, TransientError } from '../../../lambdas/runtime/errors';
-import { commitTransaction, describeReasons, failedCondition, tokenFor } from '../../../lambdas/runtime/transaction';
-import { asClient, awsError, FakeClient, noSleep, type RecordedCommand } from '../../helpers/fakes';
+import { InvalidEffectError, NotAttemptedError, OutOfTimeError, PermanentError, RetriesExhaustedError } from '../../../lambdas/runtime/errors';
+import { tokenFor } from '../../../lambdas/runtime/transaction';
+import { asClient, awsError, FakeClient, noSleep, transactionCancelled, type RecordedCommand } from '../../helpers/fakes';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 const DEDUP = { table: 'idempotency', consumer: 'counter' };
@@ -40,10 +40,6 @@ function eventIdsOf(command: RecordedCommand): string[] {
   return itemsOf(command).filter((item) => item.Put).map((item) => String(item.Put?.Item?.id?.S).replace(`${DEDUP.consumer}#`, ''));
 }
 
-function cancelled(reasons: CancellationReason[]): TransactionCanceledException {
-  return new TransactionCanceledException({ message: `Transaction cancelled [${describeReasons(reasons)}]`, $metadata: { httpStatusCode: 400 }, CancellationReasons: reasons });
-}
-
 /** A reason list for `actions` where the dedup puts of `duplicates` failed their condition. */
 function duplicateReasons(actions: readonly TransactWriteItem[], duplicates: ReadonlyMap<string, string | undefined>): CancellationReason[] {
   return actions.map((action) => {
@@ -58,7 +54,7 @@ function duplicateReasons(actions: readonly TransactWriteItem[], duplicates: Rea
 function dynamoWithCommitted(committed: ReadonlyMap<string, string | undefined>): FakeClient {
   return new FakeClient((command) => {
     const actions = itemsOf(command);
-    if (eventIdsOf(command).some((eventId) => committed.has(eventId))) throw cancelled(duplicateReasons(actions, committed));
+    if (eventIdsOf(command).some((eventId) => committed.has(eventId))) throw transactionCancelled(duplicateReasons(actions, committed));
     return {};
   });
 }
@@ -122,7 +118,7 @@ describe('commitBatch', () => {
 
   test('a transaction conflict is retried with the same request token, then applies', async () => {
     const dynamodb = new FakeClient((_command, call) => {
-      if (call < 3) throw cancelled([{ Code: 'TransactionConflict' }, { Code: 'None' }]);
+      if (call < 3) throw transactionCancelled([{ Code: 'TransactionConflict' }, { Code: 'None' }]);
       return {};
     });
     const outcomes = await committer(dynamodb, 5).commitBatch([pending(0)]);
@@ -135,7 +131,7 @@ describe('commitBatch', () => {
     const dynamodb = new FakeClient((command) => {
       const actions = itemsOf(command);
       const failing = actions.findIndex((action) => action.Update && unmarshall(action.Update.Key ?? {}).pk === 'order#missing');
-      if (failing >= 0) throw cancelled(actions.map((_, position) => ({ Code: position === failing ? 'ConditionalCheckFailed' : 'None' })));
+      if (failing >= 0) throw transactionCancelled(actions.map((_, position) => ({ Code: position === failing ? 'ConditionalCheckFailed' : 'None' })));
       return {};
     });
     const outcomes = await committer(dynamodb).commitBatch([pending(0), pending(1, guardedUpdate('order#missing')), pending(2)]);
@@ -221,55 +217,6 @@ describe('commitEach', () => {
     expect(statuses(outcomes)).toEqual({ 0: 'applied', 1: 'failed', 2: 'failed', 3: 'failed' });
     expect((outcomes.get(3) as { error: unknown }).error).toBeInstanceOf(NotAttemptedError);
     expect(dynamodb.commands.map(eventIdsOf)).toEqual([['evt-0'], ['evt-1'], ['evt-2']]);
-  });
-});
-
-describe('commitTransaction', () => {
-  const actions: TransactWriteItem[] = [{ Put: { TableName: 't', Item: { id: { S: 'a' } } } }];
-
-  test('a cancellation without reasons is transient', async () => {
-    const dynamodb = new FakeClient(() => {
-      throw cancelled([]);
-    });
-    await expect(commitTransaction(asClient<DynamoDBClient>(dynamodb), actions)).rejects.toBeInstanceOf(TransientError);
-  });
-
-  test.each(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded'])('a cancellation with a %s reason is transient, even beside a failed condition', async (code) => {
-    const dynamodb = new FakeClient(() => {
-      throw cancelled([{ Code: 'ConditionalCheckFailed' }, { Code: code }]);
-    });
-    const error = await commitTransaction(asClient<DynamoDBClient>(dynamodb), actions).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(TransientError);
-    expect((error as Error).message).toContain(code);
-    expect((error as Error).cause).toBeInstanceOf(TransactionCanceledException);
-  });
-
-  test('a cancellation by conditions returns its reasons', async () => {
-    const reasons = [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }];
-    const dynamodb = new FakeClient(() => {
-      throw cancelled(reasons);
-    });
-    await expect(commitTransaction(asClient<DynamoDBClient>(dynamodb), actions)).resolves.toEqual({ committed: false, reasons });
-  });
-
-  test('other errors pass through untouched', async () => {
-    const throttled = awsError('ThrottlingException', 400);
-    const dynamodb = new FakeClient(() => {
-      throw throttled;
-    });
-    await expect(commitTransaction(asClient<DynamoDBClient>(dynamodb), actions)).rejects.toBe(throttled);
-  });
-
-  test('tokenFor is stable for equal actions and differs for others', () => {
-    expect(tokenFor(actions)).toBe(tokenFor(JSON.parse(JSON.stringify(actions))));
-    expect(tokenFor(actions)).not.toBe(tokenFor([{ Put: { TableName: 't', Item: { id: { S: 'b' } } } }]));
-  });
-
-  test('describeReasons and failedCondition read reasons by position', () => {
-    const reasons = [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }, {}];
-    expect(describeReasons(reasons)).toBe('None, ConditionalCheckFailed, Unknown');
-    expect(describeReasons([])).toBe('no reasons given');
-    expect([0, 1, 2, 3].map((index) => failedCondition(reasons, index))).toEqual([false, true, false, false]);
   });
 });
 

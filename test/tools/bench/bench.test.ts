@@ -1,14 +1,17 @@
 /**
  * The benchmark's pure parts: the workload it generates (the duplicates it promises, where they
  * fall), the capacity it prices from the requests made (DynamoDB's rules, not the emulator's),
- * and how the cold-start part bundles and compares (the deployment's options, both SDK placements).
+ * how the cold-start part bundles and compares (the deployment's options, both SDK placements),
+ * and the Lambda context it hands each batch.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { BENCH_DEFAULTS, capacityOf, generateWorkload, itemSize, planBenchmark, STRATEGY_NAMES, type StrategyName } from '../../../tools/bench';
 import { compareToExternal, esbuildOptions, RUNTIME_PROVIDED_MODULES, type MeasuredBundle } from '../../../tools/bench/coldstart';
 import type { MeteredCall } from '../../../tools/bench/metering';
+import { invocationContext } from '../../../tools/bench/invocation-context';
 import { coldStartTable } from '../../../tools/bench/report';
 import { CONSUMER_BUNDLING } from '../../../lib/consumer-function';
+import { CONSUMER_DEFAULTS } from '../../../lib/defaults';
 
 const eventIdOf = (record: SQSRecord): string => (JSON.parse(record.body) as { eventId: string }).eventId;
 
@@ -161,5 +164,15 @@ describe('cold start', () => {
 
   test('refuses a handler measured without its external variant', () => {
     expect(() => compareToExternal([row('batch', 'bundled', 2_048, 150)])).toThrow(/no cold start of batch with the SDK external/);
+  });
+});
+
+describe('invocationContext', () => {
+  test('counts down from the deployed consumers\' timeout, as Lambda\'s context does', () => {
+    const context = invocationContext('bench-batch');
+    expect(context.functionName).toBe('bench-batch');
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(CONSUMER_DEFAULTS.timeout.toMilliseconds() - 1_000);
+    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(CONSUMER_DEFAULTS.timeout.toMilliseconds());
+    expect(invocationContext('bench-batch', 0).getRemainingTimeInMillis()).toBe(0);
   });
 });
