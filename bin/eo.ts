@@ -60,8 +60,15 @@ function positiveNumber(value: string): number {
   return parsed;
 }
 
+/** The demo runs this repository's example app: an installed package has none, so it points at `eo local up`. */
+const DEMO_NEEDS_CHECKOUT = {
+  needs: 'runs the example app of a checkout of the effectively-once repository',
+  instead: 'To run your own CDK app on the local engines, use `npx eo local up` in its folder (docs/quick-start.md).',
+};
+
 /** The demo's options; its defaults come from the demo, loaded only for `eo demo`. */
 async function registerDemo(program: Command): Promise<void> {
+  (await import('../tools/cli/checkout')).repositoryCheckout('eo demo', DEMO_NEEDS_CHECKOUT);
   const { DEMO_DEFAULTS } = await import('../emulator/demo/run');
   program
     .command('demo')

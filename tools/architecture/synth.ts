@@ -21,7 +21,7 @@ export function synthesizeInProcess(): Template {
   return app.synth().getStackByName(stack.stackName).template as Template;
 }
 
-/** The template `cdk synth` wrote to `cdk.out` (synthesizing first when it is stale). */
-export async function synthesizedTemplate(): Promise<Template> {
-  return (await ensureSynthesized()).template;
+/** The template `cdk synth` wrote to the checkout's `cdk.out` (synthesizing first when it is stale). */
+export async function synthesizedTemplate(checkout: string): Promise<Template> {
+  return (await ensureSynthesized({ root: checkout })).template;
 }

@@ -1,6 +1,7 @@
 /**
  * `eo docs`: regenerates docs/architecture.md from the synthesized template (`npm run docs`), or
- * with `--check` says whether the committed page is current.
+ * with `--check` says whether the committed page is current. It works on a checkout of this
+ * repository only (./checkout.ts).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -8,7 +9,7 @@ import type { Command } from 'commander';
 import { ARCHITECTURE_DOC, renderArchitecture } from '../architecture/document';
 import { pipelineModel } from '../architecture/model';
 import { synthesizedTemplate, synthesizeInProcess } from '../architecture/synth';
-import { PROJECT_ROOT } from '../../emulator/stack/cloud-assembly';
+import { repositoryCheckout } from './checkout';
 import type { Template } from '../../aws/cloudformation/template';
 
 interface DocsFlags {
@@ -26,10 +27,11 @@ export function registerDocsCommands(program: Command): void {
     .option('--from-cdk-out', 'read the template that `cdk synth` wrote to cdk.out (synthesizing when stale) instead of synthesizing in process')
     .option('--stdout', 'print the page instead of writing it')
     .action(async (flags: DocsFlags) => {
-      const template: Template = flags.fromCdkOut ? await synthesizedTemplate() : synthesizeInProcess();
+      const root = repositoryCheckout('eo docs');
+      const template: Template = flags.fromCdkOut ? await synthesizedTemplate(root) : synthesizeInProcess();
       const page = renderArchitecture(template);
       if (flags.stdout) return void process.stdout.write(page);
-      const target = path.join(PROJECT_ROOT, ...ARCHITECTURE_DOC.split('/'));
+      const target = path.join(root, ...ARCHITECTURE_DOC.split('/'));
       const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
       if (flags.check) return check(current === page);
       const { consumers, alarms } = pipelineModel(template);

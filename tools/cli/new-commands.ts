@@ -1,11 +1,11 @@
 /**
  * `eo new consumer <name> --source sqs|kinesis|dynamodb-stream [--pattern counter|upsert|external]`:
  * writes a consumer's handler, its construct (registered in the stack) and its test, or refuses
- * and changes nothing.
+ * and changes nothing. It works on a checkout of this repository only (./checkout.ts).
  */
 import { type Command, Option } from 'commander';
 import { DEFAULT_PATTERN, formatReport, jsonReport, newConsumer, PATTERNS, SOURCES, type ConsumerRequest } from '../scaffold';
-import { PROJECT_ROOT } from '../../emulator/stack/cloud-assembly';
+import { repositoryCheckout } from './checkout';
 
 interface NewConsumerFlags {
   readonly source: ConsumerRequest['source'];
@@ -39,7 +39,8 @@ export function registerNewCommands(program: Command): void {
     .addHelpText('after', EXAMPLES)
     .action((name: string, flags: NewConsumerFlags) => {
       const dryRun = flags.dryRun === true;
-      const plan = newConsumer({ name, source: flags.source, pattern: flags.pattern }, { root: PROJECT_ROOT, dryRun });
+      const root = repositoryCheckout('eo new consumer');
+      const plan = newConsumer({ name, source: flags.source, pattern: flags.pattern }, { root, dryRun });
       const out = plan.ok ? process.stdout : process.stderr;
       out.write(`${flags.json ? JSON.stringify(jsonReport(plan, { dryRun }), null, 2) : formatReport(plan, { dryRun })}\n`);
       if (!plan.ok) process.exitCode = 1;

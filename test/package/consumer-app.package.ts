@@ -1,0 +1,229 @@
+/**
+ * A team's own CDK app on the packed package: `npm pack` (which builds) from a copy of the
+ * checkout, a new app in a temporary folder that installs the tarball with its peers and the
+ * engines, a stack with a `QueueConsumer` whose handler is on `effectively-once/runtime`,
+ * `cdk synth` clean under cdk-nag and the Control Tower rules, and then `npx eo local up` in the
+ * app's folder: page views with a duplicate and a poison message go in through the AWS SDK at
+ * the printed endpoints, and the counter and the DLQ are read back the same way. Needs the npm
+ * registry, and Java 17+ for DynamoDB Local.
+ */
+import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { APP, consumerAppFiles } from './consumer-app-files';
+import { LocalUp, parseBanner, type PrintedStack } from './local-up';
+import { copyCheckout, removeScratch, REPO, run, scratchDir, StepTimer } from './support';
+
+const PACK_TIMEOUT_MS = 300_000;
+const INSTALL_TIMEOUT_MS = 600_000;
+const SYNTH_TIMEOUT_MS = 300_000;
+const BANNER_TIMEOUT_MS = 300_000;
+const PROCESSING_TIMEOUT_MS = 60_000;
+
+const timer = new StepTimer();
+let tarball: string;
+let app: string;
+let localUp: LocalUp | undefined;
+
+/** `npm pack` in a copy of the checkout (its node_modules linked in for the build), so the working tree gets no dist/. */
+async function pack(): Promise<string> {
+  const copy = copyCheckout('eo-pack-');
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  const destination = scratchDir('eo-tarball-');
+  await run('npm', ['pack', '--pack-destination', destination], { cwd: copy, timeoutMs: PACK_TIMEOUT_MS });
+  const [file] = readdirSync(destination).filter((name) => name.endsWith('.tgz'));
+  if (file === undefined) throw new Error(`npm pack wrote no tarball to ${destination}`);
+  return path.join(destination, file);
+}
+
+function writeApp(dir: string, files: Record<string, string>): void {
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+}
+
+beforeAll(async () => {
+  tarball = await timer.time('npm pack (runs the build) from a copy of the checkout', pack);
+  app = scratchDir('eo-consumer-app-');
+  writeApp(app, consumerAppFiles(tarball));
+  await timer.time('npm install in the app (the tarball, aws-cdk-lib, aws-cdk, cdk-nag, cfn-guard, esbuild, tsx, typescript, the engines)', () =>
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, timeoutMs: INSTALL_TIMEOUT_MS }),
+  );
+}, PACK_TIMEOUT_MS + INSTALL_TIMEOUT_MS);
+
+afterAll(async () => {
+  await localUp?.stop();
+  process.stderr.write(timer.summary('consumer app on the packed package:'));
+  removeScratch();
+});
+
+test('the tarball holds the build, the bin shim, README, CHANGELOG and LICENSE, and no source or test', () => {
+  const listed = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map((entry) => entry.replace(/^package\//, ''));
+  expect(listed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'bin/eo.js', 'dist/bin/eo.js', 'dist/lib/index.js', 'dist/lib/index.d.ts']));
+  expect(listed).toEqual(expect.arrayContaining(['dist/lambdas/runtime/index.js', 'dist/lambdas/runtime/index.d.ts', 'dist/emulator/functions/worker.js', 'dist/emulator/engines/fauxqs-server.mjs', 'dist/emulator/engines/kinesalite-server.mjs']));
+  const unexpected = listed.filter((entry) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/eo\.js)$/.test(entry) && !/^dist\/.+\.(js|mjs|d\.ts|js\.map|json)$/.test(entry));
+  expect(unexpected).toEqual([]);
+});
+
+test('the installed `eo` runs its build: dlq and --help work; new, docs and demo refuse, naming what to do instead', async () => {
+  const eo = (...args: string[]) => run('npx', ['--no-install', 'eo', ...args], { cwd: app, timeoutMs: 60_000, allowFailure: true });
+  expect(existsSync(path.join(app, 'node_modules', 'effectively-once', 'bin', 'eo.ts'))).toBe(false);
+  const dlqHelp = await eo('dlq', '--help');
+  expect(dlqHelp).toMatchObject({ code: 0, stderr: '' });
+  expect(dlqHelp.stdout).toMatch(/Usage: eo dlq[\s\S]*\n\s+redrive\b/);
+  expect((await eo('--help')).stdout).toMatch(/\n\s+local\b[\s\S]*\n\s+dlq\b/);
+  for (const command of [['new', 'consumer', 'audit-trail', '--source', 'sqs'], ['docs']]) {
+    const refused = await eo(...command);
+    expect([command[0], refused.code]).toEqual([command[0], 2]);
+    expect(refused.stderr).toMatch(/changes a checkout of the effectively-once repository[\s\S]*is the installed package[\s\S]*Use it in your own CDK app/);
+  }
+  const demo = await eo('demo', '--events', '10');
+  expect(demo.code).toBe(2);
+  expect(demo.stderr).toMatch(/`eo demo` runs the example app of a checkout of the effectively-once repository[\s\S]*is the installed package[\s\S]*npx eo local up/);
+});
+
+test('the app type-checks against the package\'s declarations (NodeNext, exports map, no skipLibCheck)', async () => {
+  await timer.time('tsc --noEmit in the app', () => run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: app, timeoutMs: SYNTH_TIMEOUT_MS }));
+});
+
+test('`effectively-once` loads no runtime, `effectively-once/runtime` no aws-cdk-lib', async () => {
+  const loaded = (entry: string) => `require(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(require.cache)))`;
+  const constructs = JSON.parse((await run('node', ['-e', loaded('effectively-once')], { cwd: app, timeoutMs: 60_000 })).stdout) as string[];
+  const runtime = JSON.parse((await run('node', ['-e', loaded('effectively-once/runtime')], { cwd: app, timeoutMs: 60_000 })).stdout) as string[];
+  expect(constructs.filter((file) => /effectively-once[/\\]dist[/\\](lambdas|example|emulator|operations|tools)[/\\]/.test(file))).toEqual([]);
+  expect(constructs.some((file) => /[/\\]aws-cdk-lib[/\\]/.test(file))).toBe(true);
+  expect(runtime.filter((file) => /[/\\](aws-cdk-lib|constructs)[/\\]/.test(file))).toEqual([]);
+});
+
+test('cdk synth passes cdk-nag (AwsSolutions) and the Control Tower proactive controls, every finding an error', async () => {
+  const result = await timer.time('cdk synth (bundling, cdk-nag, cfn-guard)', () => run('npx', ['--no-install', 'cdk', 'synth', '--quiet'], { cwd: app, timeoutMs: SYNTH_TIMEOUT_MS }));
+  expect(`${result.stdout}${result.stderr}`).not.toMatch(/error|violation|finding/i);
+  const template = JSON.parse(readFileSync(path.join(app, 'cdk.out', `${APP.stackName}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string }> };
+  const types = Object.values(template.Resources).map((resource) => resource.Type);
+  expect(types.filter((type) => type === 'AWS::SQS::Queue')).toHaveLength(2);
+  expect(types).toEqual(expect.arrayContaining(['AWS::Lambda::Function', 'AWS::Lambda::EventSourceMapping', 'AWS::CloudWatch::Alarm', 'AWS::SNS::Topic', 'AWS::DynamoDB::Table']));
+});
+
+test('the checks do run: the same app with a bare queue fails synth, naming the findings', async () => {
+  const out = scratchDir('eo-control-assembly-');
+  const result = await timer.time('cdk synth of the control (a bare queue)', () =>
+    run('npx', ['--no-install', 'cdk', 'synth', '--quiet', '--app', `npx tsx ${APP.controlEntry}`, '--output', out], { cwd: app, timeoutMs: SYNTH_TIMEOUT_MS, allowFailure: true }),
+  );
+  expect(result.code).not.toBe(0);
+  const output = `${result.stdout}${result.stderr}`;
+  for (const finding of ['AwsSolutions-SQS3', 'CT.SQS.PR.1', 'CT.SQS.PR.2']) expect(output).toContain(finding);
+  expect(output).toContain(`${APP.stackName}/${APP.controlQueueId}/Resource`);
+});
+
+/** Reads until `done` holds. @throws Error naming `what` and the last value read */
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + PROCESSING_TIMEOUT_MS;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`waited ${PROCESSING_TIMEOUT_MS} ms for ${what}; last read: ${JSON.stringify(value)}`);
+    await sleep(250);
+  }
+}
+
+/** An envelope as a producer publishes it. */
+function pageView(eventId: string, pageId: string): string {
+  return JSON.stringify({ eventId, type: APP.eventType, occurredAt: new Date().toISOString(), source: 'consumer-app-test', payload: { pageId } });
+}
+
+/** SDK clients at the printed endpoints, signed with the printed credentials. */
+function clientsOf(printed: PrintedStack) {
+  const config = { region: printed.env.AWS_REGION, credentials: { accessKeyId: printed.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: printed.env.AWS_SECRET_ACCESS_KEY ?? '' } };
+  // fauxqs's queue URLs name sqs.<region>.localhost: send to the endpoint instead, as the banner says.
+  return { sqs: new SQSClient({ ...config, endpoint: printed.endpoints.sqs, useQueueUrlAsEndpoint: false }), dynamodb: new DynamoDBClient({ ...config, endpoint: printed.endpoints.dynamodb }) };
+}
+
+describe('eo local up in the app\'s folder', () => {
+  let printed: PrintedStack;
+  let clients: ReturnType<typeof clientsOf>;
+
+  beforeAll(async () => {
+    localUp = new LocalUp(app);
+    printed = parseBanner(await timer.time('eo local up until its banner (engines, provisioning, functions)', () => localUp!.banner(BANNER_TIMEOUT_MS)));
+    clients = clientsOf(printed);
+  }, BANNER_TIMEOUT_MS + 10_000);
+
+  afterAll(() => {
+    clients?.sqs.destroy();
+    clients?.dynamodb.destroy();
+  });
+
+  const queueUrl = () => printed.outputs[APP.outputs.queueUrl] ?? '';
+  const dlqUrl = () => printed.outputs[APP.outputs.deadLetterQueueUrl] ?? '';
+  const send = (body: string) => clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: body }));
+
+  async function views(pageId: string): Promise<number> {
+    const { Item } = await clients.dynamodb.send(new GetItemCommand({ TableName: printed.outputs[APP.outputs.countersTable], Key: { pk: { S: `page#${pageId}` } } }));
+    return Number(Item?.views?.N ?? 0);
+  }
+
+  async function depth(url: string): Promise<number> {
+    const { Attributes } = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
+  test('the banner names the engines, the export line and the stack\'s outputs', () => {
+    expect(Object.keys(printed.outputs).sort()).toEqual(Object.values(APP.outputs).sort());
+    expect(printed.env).toMatchObject({ AWS_ENDPOINT_URL_SQS: printed.endpoints.sqs, AWS_ENDPOINT_URL_DYNAMODB: printed.endpoints.dynamodb });
+  });
+
+  test('a page view is counted; its duplicate, sent again later, is not; the poison goes to the DLQ with its failure context', async () => {
+    await timer.time('page views, a duplicate and a poison message through the local stack', async () => {
+      await send(pageView('pv-1', 'home'));
+      await waitFor(() => views('home'), (count) => count === 1, 'the first page view counted');
+      const poison = '{"eventId": "pv-poison", "type": ';
+      // The producer's retry: the same event (same eventId) in a new message, after the first was applied.
+      for (const body of [pageView('pv-1', 'home'), pageView('pv-2', 'home'), pageView('pv-3', 'about'), poison]) await send(body);
+      const state = async () => ({ queued: await depth(queueUrl()), deadLettered: await depth(dlqUrl()), home: await views('home'), about: await views('about') });
+      await waitFor(state, (now) => now.queued === 0 && now.deadLettered === 1 && now.home >= 2 && now.about === 1, 'the source queue to drain and the DLQ to hold the poison');
+      // The operator's view, from the app's folder: `eo dlq --local` finds the state `eo local up` wrote there.
+      const listed = await run('npx', ['--no-install', 'eo', 'dlq', 'list', '--local', '--json'], { cwd: app, timeoutMs: 60_000 });
+      const listing = (JSON.parse(listed.stdout) as { url: string; visible: number; inFlight: number }[]).find((entry) => entry.url === dlqUrl());
+      expect(listing && listing.visible + listing.inFlight).toBe(1);
+      const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl(), MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+      expect(Messages).toHaveLength(1);
+      expect(JSON.parse(Messages[0]?.Body ?? '{}')).toMatchObject({
+        format: 'effectively-once/failure',
+        consumer: APP.consumerName,
+        reason: 'permanent',
+        error: { name: 'InvalidEnvelopeError', kind: 'permanent' },
+        attempts: 1,
+        source: { kind: 'sqs' },
+        original: { body: poison },
+      });
+      expect(Messages[0]?.MessageAttributes?.['eo-consumer']?.StringValue).toBe(APP.consumerName);
+    });
+    // Whatever was still in flight has landed by now: the duplicate was counted once.
+    expect([await views('home'), await views('about')]).toEqual([2, 1]);
+  }, PROCESSING_TIMEOUT_MS * 3);
+
+  test('Ctrl-C stops it, engines and all: every process of its group ends and the endpoints close', async () => {
+    expect(await timer.time('eo local up stopping', () => localUp!.stop())).toBe(true);
+    for (const endpoint of Object.values(printed.endpoints)) await expect(fetch(endpoint)).rejects.toThrow();
+  }, 60_000);
+});
+
+test('from another folder, --app and --out: the app is synthesized by its own CDK CLI into that assembly, and served', async () => {
+  const elsewhere = scratchDir('eo-elsewhere-');
+  const outDir = path.join(elsewhere, 'assembly');
+  const stateFile = path.join(elsewhere, 'state', 'local.json');
+  const other = new LocalUp(elsewhere, ['--app', app, '--out', outDir, '--state', stateFile, '--functions-log', path.join(elsewhere, 'functions.log')], [path.join(app, 'node_modules', '.bin', 'eo')]);
+  try {
+    const banner = await timer.time('eo local up --app --out from another folder (synthesizes into --out)', () => other.banner(BANNER_TIMEOUT_MS));
+    expect(existsSync(path.join(outDir, 'manifest.json'))).toBe(true);
+    expect(Object.keys(parseBanner(banner).outputs).sort()).toEqual(Object.values(APP.outputs).sort());
+    expect(banner).toContain(`eo dlq list --local --state ${stateFile}`);
+    expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { topology: { stackName: string } }).topology.stackName).toBe(APP.stackName);
+  } finally {
+    expect(await other.stop()).toBe(true);
+  }
+}, BANNER_TIMEOUT_MS + 60_000);
