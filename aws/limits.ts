@@ -49,6 +49,9 @@ export const LAMBDA_LIMITS = {
   maxStreamBatchSize: 10_000,
   maxBatchingWindowSeconds: 300,
   maxStreamRetryAttempts: 10_000,
+  /** An SQS mapping's `ScalingConfig.MaximumConcurrency` (API Reference: ScalingConfig). */
+  minSqsMaximumConcurrency: 2,
+  maxSqsMaximumConcurrency: 1_000,
 } as const;
 
 /** Kinesis (API Reference: PutRecord, PutRecords). */

@@ -38,6 +38,14 @@ function strategyList(value: string): StrategyName[] {
   return names as StrategyName[];
 }
 
+/** A comma-separated list of consumer counts, e.g. `1,4,16`; the plan checks their range. */
+function countList(value: string): number[] {
+  const counts = value.split(',').map((part) => part.trim());
+  const bad = counts.filter((part) => part === '' || !Number.isInteger(Number(part)) || Number(part) < 1);
+  if (bad.length > 0) throw new InvalidArgumentError(`expected comma-separated whole numbers >= 1, got "${value}"`);
+  return counts.map(Number);
+}
+
 /** `-`, or a file in a directory that exists: checked now rather than after a run of minutes. */
 function jsonTarget(value: string): string {
   if (value === '-') return value;
@@ -56,6 +64,9 @@ interface BenchFlags {
   strategies: StrategyName[];
   coldStartSamples: number;
   e2eMessages: number;
+  hotItemEvents: number;
+  hotItemConsumers: number[];
+  hotItemShards: number;
   json?: string;
   quiet?: boolean;
 }
@@ -71,6 +82,9 @@ const program = new Command('bench')
   .option('--strategies <list>', 'comma-separated strategies to run', strategyList, [...STRATEGY_NAMES])
   .option('--cold-start-samples <n>', 'fresh processes per handler bundle (0: skip the cold-start part)', wholeNumber(0), BENCH_DEFAULTS.coldStartSamples)
   .option('--e2e-messages <n>', 'messages through fauxqs for the end-to-end part (0: skip it)', wholeNumber(0), BENCH_DEFAULTS.endToEndMessages)
+  .option('--hot-item-events <n>', 'records of each hot-item case, concurrent consumers through the contract layer (0: skip the part)', wholeNumber(0), BENCH_DEFAULTS.hotItemEvents)
+  .option('--hot-item-consumers <list>', 'comma-separated concurrent consumer counts of the hot-item cases', countList, [...BENCH_DEFAULTS.hotItemConsumers])
+  .option('--hot-item-shards <n>', 'shards of the sharded hot-item cases (2..1000)', wholeNumber(2), BENCH_DEFAULTS.hotItemShards)
   .option('--json <file>', 'write the report as JSON to this file (- for stdout)', jsonTarget)
   .option('--quiet', 'no progress on stderr')
   .action(async (flags: BenchFlags) => {
@@ -90,6 +104,9 @@ async function bench(flags: BenchFlags): Promise<number> {
     strategies: flags.strategies,
     coldStartSamples: flags.coldStartSamples,
     endToEndMessages: flags.e2eMessages,
+    hotItemEvents: flags.hotItemEvents,
+    hotItemConsumers: flags.hotItemConsumers,
+    hotItemShards: flags.hotItemShards,
     progress,
   });
   const report = await runOnLocalEngines(plan, progress);
@@ -120,9 +137,11 @@ function output(report: BenchmarkReport, json: string | undefined): void {
   if (json) writeFileSync(json, reportJson(report));
 }
 
-/** Every strategy but `naive` promises exact counts. */
+/** Every strategy but `naive` promises exact counts, in every hot-item case too. */
 function inexactDeduplicators(report: BenchmarkReport): string[] {
-  return report.strategies.filter((strategy) => strategy.name !== 'naive' && !strategy.exact).map((strategy) => strategy.name);
+  const strategies = report.strategies.filter((strategy) => strategy.name !== 'naive' && !strategy.exact).map((strategy) => strategy.name);
+  const hotItems = report.hotItem.filter((row) => !row.exact || !row.noSharedCounter.exact).map((row) => `${row.strategy} (hot item, ${row.shards} shards, ${row.consumers} consumers)`);
+  return [...strategies, ...hotItems];
 }
 
 program.parseAsync().catch((error: unknown) => {

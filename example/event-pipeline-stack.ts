@@ -5,6 +5,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { addEncryptedTopic, AlarmTopic, DynamoStreamConsumer, grantPublishToEncryptedTopic, IdempotencyTable, KinesisConsumer, QueueConsumer, TableAction, tableDefaults } from '../lib';
 import { GENERATED_CONSUMERS } from './consumers';
+import { PAGE_VIEW_COUNTER_SHARDS } from './counter-shards';
 
 /** Where the handlers live in this repository. */
 const DEFAULT_HANDLERS_DIR = path.join(__dirname, 'handlers');
@@ -118,7 +119,7 @@ export class EventPipelineStack extends Stack {
           actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM],
         },
       },
-      environment: { ACCEPT_SCHEMA_V2: 'false' },
+      environment: { ACCEPT_SCHEMA_V2: 'false', COUNTER_SHARDS: String(PAGE_VIEW_COUNTER_SHARDS) },
       // Batch commit pays off with big batches: up to 100 page views per invocation, gathered for at most a second.
       batchSize: 100,
       maxBatchingWindow: Duration.seconds(1),

@@ -42,6 +42,14 @@ export const QUEUE_CONSUMER_DEFAULTS = {
   maxReceiveCount: 6,
   /** The source queue's message retention (the SQS default). */
   retentionPeriod: Duration.days(4),
+  /**
+   * Concurrent invocations the queue's mapping may run (`ScalingConfig.MaximumConcurrency`). The
+   * runtime's sharded counters keep conflicts rare with at least 4 shards per concurrent writer,
+   * and the bench measures them at 16 consumers; an unbounded mapping would scale towards the
+   * account's whole concurrency and put every one of those invocations on the same hot items.
+   * docs/reliability.md ("How many invocations at once") explains the choice.
+   */
+  maxConcurrency: 16,
 } as const;
 
 /** Defaults of {@link KinesisConsumer} and {@link DynamoStreamConsumer}. */

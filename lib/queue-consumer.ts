@@ -61,6 +61,14 @@ export interface QueueConsumerProps extends ConsumerProps {
    * @default - exactly that minimum
    */
   readonly visibilityTimeout?: Duration;
+  /**
+   * How many invocations the queue's mapping may run at once (`ScalingConfig.MaximumConcurrency`):
+   * 2..1000. Past it, messages wait in the queue: the mapping stops taking them, so they are not
+   * throttled and use up no receives. If the function has reserved concurrency, reserve at least
+   * the sum of this over all of its SQS mappings.
+   * @default 16 (`QUEUE_CONSUMER_DEFAULTS.maxConcurrency`)
+   */
+  readonly maxConcurrency?: number;
 }
 
 /** The props with their defaults applied. */
@@ -72,6 +80,7 @@ interface QueueSettings {
   readonly retentionPeriod: Duration;
   readonly visibilityTimeout: Duration;
   readonly dedupTtl: Duration;
+  readonly maxConcurrency: number;
 }
 
 /**
@@ -151,6 +160,7 @@ export class QueueConsumer extends Construct {
       new SqsEventSource(this.queue, {
         batchSize: settings.batchSize,
         maxBatchingWindow: settings.maxBatchingWindow,
+        maxConcurrency: settings.maxConcurrency,
         reportBatchItemFailures: true,
       }),
     );
@@ -180,6 +190,7 @@ function queueSettings(props: QueueConsumerProps): QueueSettings {
     visibilityTimeout:
       props.visibilityTimeout ?? defaultOrThrow('visibilityTimeout', minimumVisibility, 'timeout or maxBatchingWindow'),
     dedupTtl: props.dedupTtl ?? defaultOrThrow('dedupTtl', minimumDedup, 'retentionPeriod or redriveAllowance'),
+    maxConcurrency: props.maxConcurrency ?? QUEUE_CONSUMER_DEFAULTS.maxConcurrency,
   };
 }
 
@@ -211,6 +222,7 @@ function validateQueueConsumerProps(props: QueueConsumerProps): void {
   checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.seconds(SQS_LIMITS.minRetentionSeconds), Duration.seconds(SQS_LIMITS.maxRetentionSeconds));
   checkVisibilityTimeout(props);
   checkDedupTtl(props.dedupTtl, dedupTerms(props));
+  checkIntegerRange('maxConcurrency', props.maxConcurrency, LAMBDA_LIMITS.minSqsMaximumConcurrency, LAMBDA_LIMITS.maxSqsMaximumConcurrency);
 }
 
 function checkBatching(props: QueueConsumerProps): void {

@@ -8,6 +8,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { peekAll } from '../../aws/sqs/peek';
 import type { DeadLetterQueue } from '../stack/outputs';
+import { unshardedValue } from '../../lambdas/runtime';
 
 /** Lambda's on-failure record for a stream batch: a pointer to records, not the records. */
 export interface OnFailurePointer {
@@ -62,13 +63,23 @@ export async function readState(sources: StateSources): Promise<FinalState> {
     Promise.all(sources.deadLetterQueues.map((dlq) => readDlq(sources.sqs, dlq))),
   ]);
   return {
-    counters: Object.fromEntries(counters.map((item) => [String(item.pk), Number(item.views)])),
+    counters: countersOf(counters),
     orders: Object.fromEntries(orders.map((item) => [String(item.orderId), { status: String(item.status), version: Number(item.version) }])),
     notifications: notifications.map((message) => ({ orderId: String(message.orderId), eventId: String(message.notificationId) })),
     dlqs,
     committedIds: new Set(committed.map((item) => String(item.id))),
     alarmNotifications: alarms.map((message) => ({ state: String(message.NewStateValue), alarmName: String(message.AlarmName) })),
   };
+}
+
+/** The counters' views, each sharded counter's shard items summed into it. */
+function countersOf(items: readonly Record<string, unknown>[]): Record<string, number> {
+  const counters: Record<string, number> = {};
+  for (const item of items) {
+    const key = unshardedValue(String(item.pk));
+    counters[key] = (counters[key] ?? 0) + Number(item.views);
+  }
+  return counters;
 }
 
 async function scanAll(dynamodb: DynamoDBClient, table: string): Promise<Record<string, unknown>[]> {

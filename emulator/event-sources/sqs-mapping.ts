@@ -4,10 +4,13 @@
  * (visibility timeout and redrive policy, as fauxqs implements them), never the mapping's.
  *
  * What the emulation does not cover:
- * - Scaling: a fixed number of pollers (`concurrency`). Lambda scales pollers with queue depth
- *   (up to 1,250 concurrent invocations, or the mapping's `maximumConcurrency`), and backs off
- *   when the function errors or is throttled; none of that is modelled, nor are reserved
- *   concurrency and throttling of the function.
+ * - Scaling: a fixed number of pollers (`concurrency`), each with at most one batch in flight.
+ *   Lambda starts at five concurrent batches and adds up to 300 a minute while messages wait, up
+ *   to its per-mapping ceiling (1,000 batches in AWS's current guide) or the mapping's
+ *   `MaximumConcurrency`, and backs off when the function errors or is throttled. Here the stack
+ *   layer (emulator/stack/mappings.ts) only keeps the poller count at or under the template's
+ *   `MaximumConcurrency`, so local mode never runs more invocations at once than AWS would; the
+ *   ramp, the back-off, reserved concurrency and throttling of the function are not modelled.
  * - The batching window is approximated: it starts when a poller receives its first messages,
  *   and the 6 MB payload limit is not enforced.
  * - Filter criteria are ignored: every message is delivered.

@@ -4,6 +4,8 @@
  * function's calls against its role (local/iam). Every client of local mode goes through them.
  */
 export { startContractGateways } from './contract-gateways';
+export { startDynamoDbGateway } from './dynamodb-gateway';
+export type { DynamoDbGateway } from './dynamodb-gateway';
 export { ContractLayer } from './contract-layer';
 export { CallerDirectory, functionCredentials } from './credentials';
 export { IamGuard } from './iam-guard';

@@ -1,12 +1,12 @@
 /**
  * The template's event source mappings, emulated: each `AWS::Lambda::EventSourceMapping` becomes
  * an SQS or stream mapping with the template's settings (batch size, batching window, partial
- * batch responses, bisect, retries, record age, on-failure destination), invoking the local
- * function it names.
+ * batch responses, maximum concurrency, bisect, retries, record age, on-failure destination),
+ * invoking the local function it names.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_REGION, type LocalClients } from '../engines';
-import { SqsMapping, StreamMapping, type MappingLog } from '../event-sources';
+import { SQS_MAPPING_DEFAULTS, SqsMapping, StreamMapping, type MappingLog } from '../event-sources';
 import type { LocalFunction } from '../functions';
 import type { DeliveryFaults, Invoker } from '../types';
 import { resolveString } from '../../aws/cloudformation/intrinsics';
@@ -33,7 +33,10 @@ export interface MappingOptions {
   readonly clients: LocalClients;
   readonly dynamodbStreams: DynamoDBStreamsClient;
   readonly faults?: DeliveryFaults;
-  /** SQS pollers per mapping. @default 2 */
+  /**
+   * SQS pollers per mapping, never more than the mapping's `ScalingConfig.MaximumConcurrency`.
+   * @default 2 (`SQS_MAPPING_DEFAULTS.concurrency`)
+   */
   readonly sqsConcurrency?: number;
   /** Rest between polls of a stream with nothing new, in ms. @default 200 */
   readonly streamPollIntervalMs?: number;
@@ -94,12 +97,28 @@ function sqsMapping(props: Record<string, unknown>, queue: LocalQueue, invoke: I
     visibilityTimeoutSeconds: queue.localVisibilityTimeoutSeconds,
     // Scaled down, the visibility timeout no longer covers the real batching window and run time.
     keepHeldInvisible: queue.localVisibilityTimeoutSeconds < queue.visibilityTimeoutSeconds,
-    concurrency: options.sqsConcurrency ?? 2,
+    concurrency: sqsPollerCount(props, options.sqsConcurrency),
     invoke,
     faults: options.faults,
     sqs: options.clients.sqs,
     log: options.log,
   });
+}
+
+/**
+ * The pollers of an SQS mapping: the local count, capped by the template's maximum concurrency.
+ * Each poller holds at most one batch, so no more batches are in flight than AWS would invoke at once.
+ */
+export function sqsPollerCount(props: Record<string, unknown>, requested: number = SQS_MAPPING_DEFAULTS.concurrency): number {
+  const maximum = maximumConcurrencyOf(props);
+  return maximum === undefined ? requested : Math.min(requested, maximum);
+}
+
+/** `ScalingConfig.MaximumConcurrency` as a number; undefined when absent or not a literal. */
+function maximumConcurrencyOf(props: Record<string, unknown>): number | undefined {
+  const scaling = props.ScalingConfig;
+  if (typeof scaling !== 'object' || scaling === null) return undefined;
+  return numberProp(scaling as Record<string, unknown>, 'MaximumConcurrency');
 }
 
 function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamodb-stream', streamArn: string, functionLogicalId: string, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): StreamMapping {

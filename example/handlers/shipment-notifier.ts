@@ -4,7 +4,8 @@
  * second SHIPPED write notifies once.
  */
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { z } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import {
   consumerEnv,
   createConsumer,
@@ -25,14 +26,19 @@ import {
   type RetryOptions,
 } from '../../lambdas/runtime';
 
+// zod/mini rather than zod: it tree-shakes (about 20 KiB in the bundle instead of 440), and its
+// schemas are Standard Schemas like zod's. It carries no issue messages of its own; these are the
+// English ones that the DLQ failure context reports.
+z.config(en());
+
 export const CONSUMER_NAME = 'shipment-notifier';
 export const SHIPPED = 'SHIPPED';
 
-const orderImage = z.object({ orderId: z.string().min(1), status: z.string(), version: z.number() });
+const orderImage = z.object({ orderId: z.string().check(z.minLength(1)), status: z.string(), version: z.number() });
 const orderChange = z.object({
   eventName: z.enum(['INSERT', 'MODIFY', 'REMOVE']),
-  newImage: orderImage.optional(),
-  oldImage: orderImage.optional(),
+  newImage: z.optional(orderImage),
+  oldImage: z.optional(orderImage),
 });
 type OrderChange = z.infer<typeof orderChange>;
 

@@ -1,6 +1,7 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { dedupPutAction, type DedupIdentity, type DedupSettings } from './dedup-record';
-import { incrementAction, itemIdOf, mergeIncrements, updateAction, type Effect, type Increment } from './effects';
+import { incrementAction, itemIdOf, mergeIncrements, onShardNumber, updateAction, type Effect, type Increment } from './effects';
+import { shardFor } from './sharding';
 import { PermanentError } from './errors';
 import { TRANSACTION_LIMITS } from './transaction';
 
@@ -28,18 +29,24 @@ const itemIds = new WeakMap<Effect, string>();
 
 /**
  * What a transaction needs to know of one event, worked out once per event: the items its effects
- * touch (item id -> whether every effect on it is an increment, and so can absorb more) and about
- * how many bytes of request it adds.
+ * touch (item id -> whether every effect on it is an increment, and so can absorb more), the
+ * sharded counters among them (item id of the unsharded key -> shards), and about how many bytes of
+ * request it adds.
  */
 interface Footprint {
   readonly items: ReadonlyMap<string, boolean>;
+  readonly shards: ReadonlyMap<string, number>;
   readonly bytes: number;
 }
 
-/** Events that can commit in one transaction: no item is touched by two unmergeable effects. */
+/**
+ * Events that can commit in one transaction: no item is touched by two unmergeable effects. A
+ * sharded counter is one item here (its increments merge into one action, on one shard).
+ */
 export class Chunk {
   public readonly events: PendingCommit[] = [];
   private readonly items = new Map<string, boolean>();
+  private readonly shards = new Map<string, number>();
   private bytes = 0;
 
   /** Adds the event when it fits the transaction limits and touches no item it may not; says whether it did. */
@@ -51,14 +58,24 @@ export class Chunk {
     if (this.events.length > 0 && (actions > TRANSACTION_LIMITS.maxActions || bytes > TRANSACTION_LIMITS.maxBytes)) return false;
     this.events.push(event);
     for (const itemId of newItems) this.items.set(itemId, footprint.items.get(itemId) === true);
+    for (const [itemId, shards] of footprint.shards) this.shards.set(itemId, shards);
     this.bytes = bytes;
     return true;
   }
 
-  /** True when the two chunks touch a common item, so that their transactions may not run at once. */
-  public overlaps(other: Chunk): boolean {
-    const [smaller, larger] = this.items.size <= other.items.size ? [this.items, other.items] : [other.items, this.items];
-    for (const itemId of smaller.keys()) if (larger.has(itemId)) return true;
+  /**
+   * True when the two chunks' transactions would touch a common item when they commit at once,
+   * `apart` positions from each other in their wave: an unsharded item both touch, or a sharded
+   * counter both touch whose shards their positions do not tell apart (shards are taken in
+   * consecutive order from the consumer's lane, so positions `apart` differ by `apart` modulo N).
+   */
+  public overlaps(other: Chunk, apart = 0): boolean {
+    const [smaller, larger] = this.items.size <= other.items.size ? [this, other] : [other, this];
+    for (const itemId of smaller.items.keys()) {
+      if (!larger.items.has(itemId)) continue;
+      const shards = this.shards.get(itemId);
+      if (shards === undefined || apart % shards === 0) return true;
+    }
     return false;
   }
 
@@ -111,7 +128,7 @@ export function disjointWaves(chunks: readonly Chunk[], maxPerWave: number): Chu
   const waves: Chunk[][] = [];
   let wave: Chunk[] = [];
   for (const chunk of chunks) {
-    if (wave.length >= maxPerWave || wave.some((other) => other.overlaps(chunk))) {
+    if (wave.length >= maxPerWave || wave.some((other, position) => other.overlaps(chunk, wave.length - position))) {
       waves.push(wave);
       wave = [];
     }
@@ -121,16 +138,21 @@ export function disjointWaves(chunks: readonly Chunk[], maxPerWave: number): Chu
   return waves;
 }
 
+/** Which shard of a counter of `shards` shards a transaction writes. */
+export type ShardChoice = (shards: number) => number;
+
 /**
  * The actions of one transaction: every event's dedup put first (so that a cancellation reason's
- * index names its event), then one action per item, increments of an item summed.
+ * index names its event), then one action per item, increments of an item summed. Each sharded
+ * counter lands on the shard `shardOf` chooses (by default, a hash of the first event's id), so
+ * that all of one counter's increments stay one action.
  */
-export function buildActions(settings: DedupSettings, events: readonly PendingCommit[], expiration: number): TransactWriteItem[] {
+export function buildActions(settings: DedupSettings, events: readonly PendingCommit[], expiration: number, shardOf: ShardChoice = (shards) => shardFor(events[0]?.eventId ?? '', shards)): TransactWriteItem[] {
   const dedupPuts = events.map((event) => dedupPutAction(settings, event, expiration));
-  return [...dedupPuts, ...effectActions(events.flatMap((event) => event.effects))];
+  return [...dedupPuts, ...effectActions(events.flatMap((event) => event.effects), shardOf)];
 }
 
-function effectActions(effects: readonly Effect[]): TransactWriteItem[] {
+function effectActions(effects: readonly Effect[], shardOf: ShardChoice): TransactWriteItem[] {
   const increments = new Map<string, Increment[]>();
   const actions: TransactWriteItem[] = [];
   for (const effect of effects) {
@@ -138,10 +160,11 @@ function effectActions(effects: readonly Effect[]): TransactWriteItem[] {
       actions.push(updateAction(effect));
       continue;
     }
-    const itemId = cachedItemIdOf(effect);
+    const landed = effect.sharding === undefined ? effect : onShardNumber(effect, shardOf(effect.sharding.shards));
+    const itemId = landed === effect ? cachedItemIdOf(effect) : itemIdOf(landed);
     const group = increments.get(itemId);
-    if (group) group.push(effect);
-    else increments.set(itemId, [effect]);
+    if (group) group.push(landed);
+    else increments.set(itemId, [landed]);
   }
   for (const group of increments.values()) {
     const [{ table, key }] = group as [Increment, ...Increment[]];
@@ -153,10 +176,12 @@ function effectActions(effects: readonly Effect[]): TransactWriteItem[] {
 /** The event's footprint, or why no transaction can hold it. */
 function footprintOf(event: PendingCommit): Footprint | PermanentError {
   const items = new Map<string, boolean>();
+  const shards = new Map<string, number>();
   let bytes = DEDUP_PUT_BYTES + event.eventId.length;
   for (const effect of event.effects) {
     const itemId = cachedItemIdOf(effect);
     const mergeable = effect.kind === 'increment';
+    if (effect.kind === 'increment' && effect.sharding !== undefined) shards.set(itemId, effect.sharding.shards);
     const existing = items.get(itemId);
     if (existing !== undefined && !(existing && mergeable)) {
       return new PermanentError(`the effects of event ${event.eventId} touch ${itemId} twice with updates that cannot be merged`);
@@ -170,7 +195,7 @@ function footprintOf(event: PendingCommit): Footprint | PermanentError {
   if (1 + items.size > TRANSACTION_LIMITS.maxActions) {
     return new PermanentError(`event ${event.eventId} needs ${1 + items.size} transaction actions; at most ${TRANSACTION_LIMITS.maxActions} fit in one`);
   }
-  return { items, bytes };
+  return { items, shards, bytes };
 }
 
 function cachedItemIdOf(effect: Effect): string {

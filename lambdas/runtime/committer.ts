@@ -1,13 +1,14 @@
 import type { CancellationReason, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { withRetries, type RetryOptions } from './backoff';
-import { buildActions, disjointWaves, planChunks, type PendingCommit } from './chunking';
+import { withRetries, type RandomSource, type RetryOptions } from './backoff';
+import { buildActions, disjointWaves, planChunks, type PendingCommit, type ShardChoice } from './chunking';
 import { classifyError } from './classify';
 import { expirationFrom, type DedupSettings } from './dedup-record';
 import { checkEffects } from './effects';
-import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError } from './errors';
+import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError, TransientError } from './errors';
 import { findCommitted } from './known-duplicates';
 import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './time-budget';
-import { commitTransaction, describeReasons, failedCondition } from './transaction';
+import { ShardLane } from './shard-lane';
+import { commitTransaction, conflictingActions, describeReasons, failedCondition, type TransactionResult } from './transaction';
 
 /** Transactions of one batch in flight at once, at most: enough to overlap round trips, few enough not to burst a table's capacity. */
 export const MAX_CONCURRENT_TRANSACTIONS = 4;
@@ -26,6 +27,8 @@ export interface CommitterOptions {
   readonly retry?: RetryOptions;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /** Draws the shard lane (`shard-lane.ts`). @default Math.random */
+  readonly random?: RandomSource;
 }
 
 export interface CommitRunOptions {
@@ -45,9 +48,12 @@ export interface CommitRunOptions {
  */
 export class TransactionalCommitter {
   private readonly now: () => Date;
+  /** The shards this committer's transactions write, kept until one is cancelled by a conflict. */
+  private readonly lane: ShardLane;
 
   public constructor(private readonly options: CommitterOptions) {
     this.now = options.now ?? (() => new Date());
+    this.lane = new ShardLane(options.random);
   }
 
   /** Per-record mode: one transaction per event, in order. */
@@ -68,8 +74,10 @@ export class TransactionalCommitter {
    *
    * Chunks that share no item commit at once (up to {@link MAX_CONCURRENT_TRANSACTIONS}): they
    * cannot conflict, and a batch then waits one round trip for them instead of one each. Chunks
-   * that share an item (page views share their day counter) commit one after another, as do all
-   * chunks of an ordered source, where nothing may be applied after a transient failure.
+   * that share an item (page views share their day counter) commit one after another, unless the
+   * item is a sharded counter that their positions in the wave put on different shards; all chunks
+   * of an ordered source commit one after another, as nothing may be applied after a transient
+   * failure.
    */
   public async commitBatch(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
     const outcomes = new Map<number, CommitOutcome>();
@@ -78,7 +86,7 @@ export class TransactionalCommitter {
     for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
     const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
     for (const wave of disjointWaves(plan.chunks, run.stopOnFailure ? 1 : MAX_CONCURRENT_TRANSACTIONS)) {
-      await Promise.all(wave.map((chunk) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced)));
+      await Promise.all(wave.map((chunk, position) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced, position)));
     }
     return outcomes;
   }
@@ -105,44 +113,69 @@ export class TransactionalCommitter {
    * Commits the events, unless an ordered batch already stopped at a transient failure (then they
    * are not attempted) or the invocation's time for new work is gone.
    */
-  private async commitUnlessStopped(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun): Promise<void> {
+  private async commitUnlessStopped(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun, position = 0): Promise<void> {
     if (run.stopOnFailure && hasFailure(outcomes)) return setAll(outcomes, events, notAttempted());
-    return this.commitChunk(events, expiration, outcomes, run);
+    return this.commitChunk(events, expiration, outcomes, run, position);
   }
 
-  private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun): Promise<void> {
+  /** Commits the events in one transaction, the `position`-th of those committing at once (their sharded counters land on distinct shards). */
+  private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun, position: number): Promise<void> {
     const budget = run.budget ?? UNLIMITED_TIME;
     let remaining = events;
     while (remaining.length > 0) {
       if (!run.pace.canStart()) return setAll(outcomes, remaining, { status: 'failed', error: new OutOfTimeError(run.pace.remainingMs()) });
-      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget));
-      if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes, run);
+      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget, position, !run.stopOnFailure));
+      if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes, run, position);
+      if (attempt.racing !== undefined) {
+        setRacing(outcomes, attempt.racing);
+        remaining = remaining.filter((event) => !attempt.racing?.includes(event));
+        continue;
+      }
       if (attempt.reasons === undefined) return setAll(outcomes, remaining, { status: 'applied' });
       const duplicates = this.markDuplicates(remaining, attempt.reasons, outcomes);
       if (duplicates.size === 0) {
         const error = new PermanentError(`transaction cancelled by an effect's condition: ${describeReasons(attempt.reasons)}`);
-        return this.recoverChunk(remaining, error, expiration, outcomes, run);
+        return this.recoverChunk(remaining, error, expiration, outcomes, run, position);
       }
       remaining = remaining.filter((event) => !duplicates.has(event.index));
     }
   }
 
-  private async tryCommit(events: readonly PendingCommit[], expiration: number, budget: TimeBudget): Promise<{ error?: unknown; reasons?: readonly CancellationReason[] }> {
+  private async tryCommit(events: readonly PendingCommit[], expiration: number, budget: TimeBudget, position: number, isolateRaces: boolean): Promise<CommitAttempt> {
     try {
-      const actions = buildTransaction(this.options.dedup, events, expiration);
-      const result = await withRetries(() => commitTransaction(this.options.dynamodb, actions), { ...this.options.retry, budget });
-      return result.committed ? {} : { reasons: result.reasons };
+      const result = await withRetries(() => this.commitOnLane(events, expiration, position, isolateRaces), { ...this.options.retry, budget });
+      if (result.committed) return {};
+      return 'racing' in result ? { racing: result.racing } : { reasons: result.reasons };
     } catch (error) {
       return { error };
     }
   }
 
+  /**
+   * One attempt, on the lane's shards as they are now. A conflict on an effect moves the lane
+   * before the retry. A conflict on a dedup put means another invocation is committing that very
+   * event (a redelivery racing its original): with `isolateRaces`, those events are handed back,
+   * to be redelivered (and then found committed), and the others commit without waiting for it.
+   */
+  private async commitOnLane(events: readonly PendingCommit[], expiration: number, position: number, isolateRaces: boolean): Promise<TransactionResult | { readonly committed: false; readonly racing: readonly PendingCommit[] }> {
+    const actions = buildTransaction(this.options.dedup, events, expiration, (shards) => this.lane.shardOf(shards, position));
+    try {
+      return await commitTransaction(this.options.dynamodb, actions);
+    } catch (error) {
+      const conflicts = conflictingActions(error);
+      if (conflicts.some((action) => action >= events.length)) this.lane.leave();
+      const racing = conflicts.filter((action) => action < events.length).map((action) => events[action] as PendingCommit);
+      if (isolateRaces && racing.length > 0) return { committed: false, racing };
+      throw error;
+    }
+  }
+
   /** A multi-event chunk that failed permanently retries event by event to isolate the culprit. */
-  private async recoverChunk(events: readonly PendingCommit[], error: unknown, expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun): Promise<void> {
+  private async recoverChunk(events: readonly PendingCommit[], error: unknown, expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun, position: number): Promise<void> {
     if (events.length === 1 || classifyError(error) === FailureKind.TRANSIENT) {
       return setAll(outcomes, events, { status: 'failed', error });
     }
-    for (const event of events) await this.commitUnlessStopped([event], expiration, outcomes, run);
+    for (const event of events) await this.commitUnlessStopped([event], expiration, outcomes, run, position);
   }
 
   private markDuplicates(events: readonly PendingCommit[], reasons: readonly CancellationReason[], outcomes: Map<number, CommitOutcome>): Set<number> {
@@ -153,6 +186,21 @@ export class TransactionalCommitter {
       duplicates.add(event.index);
     });
     return duplicates;
+  }
+}
+
+/** What one commit of a chunk came to: committed (nothing set), cancelled by conditions, events racing another invocation, or an error. */
+interface CommitAttempt {
+  readonly error?: unknown;
+  readonly reasons?: readonly CancellationReason[];
+  readonly racing?: readonly PendingCommit[];
+}
+
+/** Events another invocation is committing at this moment: failed for now, to come back as (most likely) duplicates. */
+function setRacing(outcomes: Map<number, CommitOutcome>, events: readonly PendingCommit[]): void {
+  for (const event of events) {
+    const error = new TransientError(`event ${event.eventId} is being committed by another invocation at the same time (TransactionConflict on its dedup record); its redelivery will find it committed, or commit it`);
+    outcomes.set(event.index, { status: 'failed', error });
   }
 }
 
@@ -176,9 +224,9 @@ function withoutInvalidEffects(events: readonly PendingCommit[], outcomes: Map<n
 }
 
 /** The transaction's actions; a failure to build them is the events' fault, never worth a retry. */
-function buildTransaction(settings: DedupSettings, events: readonly PendingCommit[], expiration: number): ReturnType<typeof buildActions> {
+function buildTransaction(settings: DedupSettings, events: readonly PendingCommit[], expiration: number, shardOf: ShardChoice): ReturnType<typeof buildActions> {
   try {
-    return buildActions(settings, events, expiration);
+    return buildActions(settings, events, expiration, shardOf);
   } catch (error) {
     throw new InvalidEffectError(`a transaction of ${events.length} events could not be built: ${messageOf(error)}`, { cause: error });
   }

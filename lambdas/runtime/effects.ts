@@ -1,6 +1,7 @@
 import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { marshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { InvalidEffectError, messageOf } from './errors';
+import { checkSharding, shardFor, shardKey, type Sharding } from './sharding';
 
 /** A DynamoDB key as plain values, e.g. `{ pk: 'page#home' }`. */
 export type ItemKey = Readonly<Record<string, string | number>>;
@@ -15,6 +16,21 @@ export interface Increment {
   readonly key: ItemKey;
   readonly attribute: string;
   readonly amount: number;
+  /** Spread over shard items (`sharding.ts`); the transaction picks the shard. @default - the item itself */
+  readonly sharding?: Required<Sharding>;
+}
+
+/** Options of {@link increment}. */
+export interface IncrementOptions {
+  /**
+   * Spread the counter over this many shard items (1 to 1000), for an item that every event adds
+   * to: each transaction adds to one shard, and a read sums them (`readCounter`). Never lower it
+   * once counting: the shards above the new count would no longer be read.
+   * @default 1 (the item itself)
+   */
+  readonly shards?: number;
+  /** The key attribute whose value gets the shard suffix. @default the key's only attribute */
+  readonly shardAttribute?: string;
 }
 
 /** Any other update of one item. It cannot be merged, so one transaction holds at most one per item. */
@@ -34,16 +50,38 @@ export type Effect = Increment | Update;
 /**
  * Builds an increment effect.
  * @example increment('counters', { pk: 'page#home' }, 'views', 1)
+ * @example increment('counters', { pk: 'day#2026-12-01' }, 'views', 1, { shards: 32 })
+ * @throws RangeError for an amount that is not finite, or a sharding that does not fit the key
  */
-export function increment(table: string, key: ItemKey, attribute: string, amount = 1): Increment {
+export function increment(table: string, key: ItemKey, attribute: string, amount = 1, options: IncrementOptions = {}): Increment {
   if (!Number.isFinite(amount)) throw new RangeError(`increment amount must be a finite number (given ${amount})`);
-  return { kind: 'increment', table, key, attribute, amount };
+  const shards = options.shards ?? 1;
+  if (shards === 1) return { kind: 'increment', table, key, attribute, amount };
+  const shardAttribute = checkSharding(key, { shards, shardAttribute: options.shardAttribute });
+  return { kind: 'increment', table, key, attribute, amount, sharding: { shards, shardAttribute } };
 }
 
-/** Identifies the item an effect touches: a transaction may touch each item once. */
-export function itemIdOf(effect: Pick<Effect, 'table' | 'key'>): string {
+/**
+ * The increment as it lands when it is applied outside a transaction (by `UpdateItem`): on the
+ * shard a hash of `seed` (the event id) picks, or on its item when it is not sharded.
+ */
+export function onShard(effect: Increment, seed: string): Increment {
+  return effect.sharding === undefined ? effect : onShardNumber(effect, shardFor(seed, effect.sharding.shards));
+}
+
+/** The increment on shard `shard` of its counter (its item, when it is not sharded). */
+export function onShardNumber(effect: Increment, shard: number): Increment {
+  if (effect.sharding === undefined) return effect;
+  return { kind: 'increment', table: effect.table, key: shardKey(effect.key, effect.sharding.shardAttribute, shard), attribute: effect.attribute, amount: effect.amount };
+}
+
+/**
+ * Identifies the item an effect touches: a transaction may touch each item once. A sharded
+ * counter's increments share one id (with its shard count), whichever shard they land on.
+ */
+export function itemIdOf(effect: Pick<Effect, 'table' | 'key'> & { readonly sharding?: Sharding }): string {
   const keyParts = Object.keys(effect.key).sort().map((name) => [name, effect.key[name]]);
-  return JSON.stringify([effect.table, keyParts]);
+  return JSON.stringify(effect.sharding === undefined ? [effect.table, keyParts] : [effect.table, keyParts, effect.sharding.shards]);
 }
 
 /** Sums the increments of one item per attribute. */
@@ -109,10 +147,19 @@ function checkEffect(effect: unknown, position: number): void {
   if (candidate.kind === 'increment' && !(typeof candidate.attribute === 'string' && candidate.attribute !== '' && Number.isFinite(candidate.amount))) {
     throw new InvalidEffectError(`${where} on ${candidate.table} must increment a named attribute by a finite number (given ${JSON.stringify(candidate.attribute)} by ${candidate.amount})`);
   }
+  if (candidate.kind === 'increment' && candidate.sharding !== undefined) checkShardingOf(candidate as Increment, where);
   try {
     if (candidate.kind === 'increment') incrementAction(candidate.table, candidate.key, new Map([[candidate.attribute as string, candidate.amount as number]]));
     else updateAction(candidate as Update);
   } catch (error) {
     throw new InvalidEffectError(`${where} on ${candidate.table} cannot be marshalled: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+function checkShardingOf(effect: Increment, where: string): void {
+  try {
+    checkSharding(effect.key, effect.sharding as Sharding);
+  } catch (error) {
+    throw new InvalidEffectError(`${where} on ${effect.table} is sharded wrongly: ${messageOf(error)}`, { cause: error });
   }
 }

@@ -25,8 +25,13 @@ export type { Envelope } from './envelope';
 export { directStrategy, transactionalStrategy } from './strategies';
 export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
 export type { DedupSettings } from './dedup-record';
-export { increment } from './effects';
-export type { Effect, Increment, ItemKey, Update } from './effects';
+export { increment, onShard } from './effects';
+export type { Effect, Increment, IncrementOptions, ItemKey, Update } from './effects';
+// Sharded counters: increments spread over shard items, read back as one sum.
+export { counterKeys, MAX_SHARDS, SHARD_SEPARATOR, unshardedValue } from './sharding';
+export type { Sharding } from './sharding';
+export { readCounter } from './counter-read';
+export type { CounterRead } from './counter-read';
 export { putIfNewer } from './upsert';
 export type { VersionedPut } from './upsert';
 export { idempotentEffect } from './external';
@@ -41,7 +46,7 @@ export type { TimeBudgetOptions } from './time-budget';
 export type { RetryOptions } from './backoff';
 
 // The environment the constructs set, and the AWS clients.
-export { consumerEnv, requireEnv } from './config';
+export { consumerEnv, positiveIntEnv, requireEnv } from './config';
 export type { ConsumerEnv } from './config';
 export { createClients, SDK_CLIENT_DEFAULTS, sharedClients } from './clients';
 export type { AwsClients, SdkClientSettings } from './clients';

@@ -58,3 +58,13 @@ export function describeReasons(reasons: readonly CancellationReason[]): string 
 export function failedCondition(reasons: readonly CancellationReason[], index: number): boolean {
   return reasons[index]?.Code === 'ConditionalCheckFailed';
 }
+
+/**
+ * The positions of the actions that another request's hold on their item cancelled
+ * (`TransactionConflict`), when `commitTransaction` failed so; none for any other failure.
+ */
+export function conflictingActions(error: unknown): number[] {
+  const cause = error instanceof TransientError ? error.cause : error;
+  if (!(cause instanceof TransactionCanceledException)) return [];
+  return (cause.CancellationReasons ?? []).flatMap((reason, position) => (reason.Code === 'TransactionConflict' ? [position] : []));
+}

@@ -116,6 +116,17 @@ describe('event source mappings', () => {
     for (const mapping of deployment.mappings) expect({ [mapping.UUID]: mapping.FunctionResponseTypes }).toEqual({ [mapping.UUID]: ['ReportBatchItemFailures'] });
   });
 
+  test('each SQS mapping caps its concurrent invocations within Lambda\'s 2..1000', () => {
+    const queueMappings = deployment.mappings.filter((mapping) => !isStreamArn(mapping.EventSourceArn));
+    expect(queueMappings.length).toBeGreaterThan(0);
+    for (const mapping of queueMappings) {
+      const maximum = (mapping.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency;
+      expect({ [mapping.UUID]: maximum }).toEqual({ [mapping.UUID]: expect.any(Number) });
+      expect(maximum).toBeGreaterThanOrEqual(2);
+      expect(maximum).toBeLessThanOrEqual(1000);
+    }
+  });
+
   test('stream mappings bisect, retry a bounded number of times, expire records and send failures to a queue of the stack', () => {
     const streamMappings = deployment.mappings.filter((mapping) => isStreamArn(mapping.EventSourceArn));
     expect(streamMappings.length).toBeGreaterThan(0);

@@ -76,7 +76,7 @@ describe('EventPipelineStack', () => {
   test.each([
     [
       'PageViewCounter',
-      ['ACCEPT_SCHEMA_V2', 'COUNTERS_TABLE', 'IDEMPOTENCY_TABLE', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL'],
+      ['ACCEPT_SCHEMA_V2', 'COUNTERS_TABLE', 'COUNTER_SHARDS', 'IDEMPOTENCY_TABLE', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL'],
     ],
     ['OrderProjection', ['ORDERS_TABLE']],
     ['ShipmentNotifier', ['IDEMPOTENCY_TABLE', 'NOTIFICATIONS_TOPIC_ARN']],
@@ -95,7 +95,7 @@ describe('EventPipelineStack', () => {
 
   test('the page view counter says no to schema v2 for now', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ CONSUMER_NAME: 'page-view-counter', ACCEPT_SCHEMA_V2: 'false' }) },
+      Environment: { Variables: Match.objectLike({ CONSUMER_NAME: 'page-view-counter', ACCEPT_SCHEMA_V2: 'false', COUNTER_SHARDS: '256' }) },
     });
   });
 

@@ -53,6 +53,40 @@ export function capacityOf(calls: readonly MeteredCall[]): Capacity {
 
 type Item = Readonly<Record<string, AttributeValue>>;
 
+/**
+ * Write units by item (the values of its key, `|`-joined: `day#2026-11-27`), for the hottest
+ * item's share: every write the calls made, priced as {@link capacityOf} prices them, a
+ * transaction's per action. The bench's tables share no key values, so the table is left out.
+ */
+export function writeUnitsByItem(calls: readonly MeteredCall[]): Map<string, number> {
+  const byItem = new Map<string, number>();
+  const add = (key: Item | undefined, units: number): void => {
+    const id = Object.values(key ?? {}).map((value) => value.S ?? value.N ?? '').join('|');
+    byItem.set(id, (byItem.get(id) ?? 0) + units);
+  };
+  for (const call of calls) {
+    if (call.outcome === 'error') continue;
+    const input = call.input as Record<string, unknown>;
+    if (call.command === 'TransactWriteItemsCommand') {
+      for (const action of input.TransactItems as TransactWriteItem[]) {
+        const key = action.Put ? keyOfPut(action.Put.Item ?? {}) : (action.Update ?? action.Delete ?? action.ConditionCheck)?.Key;
+        add(key, TRANSACTIONAL_FACTOR * writeUnits(actionItemSize(action)));
+      }
+    } else if (call.command === 'PutItemCommand') {
+      add(keyOfPut(input.Item as Item), writeUnitsOf(call));
+    } else if (call.command === 'UpdateItemCommand' || call.command === 'DeleteItemCommand') {
+      add(input.Key as Item, writeUnitsOf(call));
+    }
+  }
+  return byItem;
+}
+
+/** A put's item stands for its key: the bench's tables key on `id` (idempotency) or `pk` (counters). */
+function keyOfPut(item: Item): Item {
+  if (item.id !== undefined) return { id: item.id };
+  return item.pk !== undefined ? { pk: item.pk } : item;
+}
+
 function writeUnitsOf(call: MeteredCall): number {
   const input = call.input as Record<string, unknown>;
   switch (call.command) {

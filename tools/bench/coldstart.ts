@@ -1,10 +1,11 @@
 /**
- * Cold start, the part our code controls: each strategy's handler bundled with the deployed
- * functions' bundling options (`CONSUMER_BUNDLING`, translated to esbuild as CDK translates them),
- * once with the AWS SDK in the bundle (as deployed) and once with it left to the Lambda runtime
- * (CDK's default, as deployed before); their sizes, and the time a fresh `node` takes to load each
- * (`require`, median of several processes). The runtime's own bootstrap and the first
- * invocation's client setup are not part of it.
+ * Cold start, the part our code controls: each handler (the bare baseline, each strategy's, the
+ * example app's) bundled with the deployed functions' bundling options (`CONSUMER_BUNDLING`,
+ * translated to esbuild as CDK translates them), once with the AWS SDK in the bundle (as deployed)
+ * and once with it left to the Lambda runtime (CDK's default, as deployed before); their sizes,
+ * and the time a fresh `node` takes to load each (`require`, median of several processes), each
+ * also as a ratio to the bare handler's. The runtime's own bootstrap and the first invocation's
+ * client setup are not part of it.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,6 +18,18 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { CONSUMER_BUNDLING } from '../../lib/consumer-function';
 import { median } from './median';
 import { strategyEntry, type StrategyName } from './strategies';
+
+/** The baseline's row name: a handler that only creates the SDK clients (`handlers/bare.ts`). */
+export const BARE_HANDLER = 'bare';
+
+/** The example app's handlers, as deployed (`example/handlers/<name>.ts`). */
+export const EXAMPLE_HANDLERS = ['page-view-counter', 'order-projection', 'shipment-notifier'] as const;
+
+/** A handler to measure: its row's name and the file whose `handler` is the Lambda entry point. */
+export interface ColdStartHandler {
+  readonly handler: string;
+  readonly entry: string;
+}
 
 const run = promisify(execFile);
 
@@ -38,20 +51,39 @@ const TRANSLATED_OPTIONS: readonly string[] = ['minify', 'sourceMap', 'target', 
 const NODE_FLAGS = ['--enable-source-maps'];
 
 export interface ColdStart {
-  readonly name: StrategyName;
+  /** {@link BARE_HANDLER}, a strategy's name, or one of {@link EXAMPLE_HANDLERS}. */
+  readonly handler: string;
   /** `bundled`: the SDK inside the bundle, as deployed now; `external`: left to the Lambda runtime, as deployed before. */
   readonly sdk: SdkPlacement;
+  /** `bundleBytes` in KiB, to one decimal. */
+  readonly bundleKiB: number;
+  /** Median time to `require` the bundle in a fresh process. */
+  readonly initMs: number;
+  /** This row's bundle size over the bare handler's with the same SDK placement (1 on the bare rows). */
+  readonly bundleRatio: number;
+  /** This row's init time over the bare handler's with the same SDK placement (1 on the bare rows). */
+  readonly initRatio: number;
+  /** @deprecated The same as `handler`, kept for readers of earlier reports. */
+  readonly name: string;
   /** `index.js`, minified. */
   readonly bundleBytes: number;
   readonly sourceMapBytes: number;
-  /** Median time to `require` the bundle in a fresh process. */
-  readonly initMs: number;
   /** This row's bundle size and init time over those of the same handler with the SDK external (1 on that row). */
   readonly vsExternal: { readonly bundleBytes: number; readonly initMs: number };
 }
 
-/** One bundle's measurement, before it is compared with its other variant. */
-export type MeasuredBundle = Omit<ColdStart, 'vsExternal'>;
+/** One bundle's measurement, before it is compared with the others. */
+export type MeasuredBundle = Pick<ColdStart, 'handler' | 'sdk' | 'bundleBytes' | 'sourceMapBytes' | 'initMs'>;
+
+/** What the cold-start part measures for `strategies`: the bare handler first, then theirs, then the example app's. */
+export function coldStartHandlers(strategies: readonly StrategyName[]): ColdStartHandler[] {
+  const examples = path.join(__dirname, '..', '..', 'example', 'handlers');
+  return [
+    { handler: BARE_HANDLER, entry: path.join(__dirname, 'handlers', 'bare.ts') },
+    ...strategies.map((name) => ({ handler: name, entry: strategyEntry(name) })),
+    ...EXAMPLE_HANDLERS.map((name) => ({ handler: name, entry: path.join(examples, `${name}.ts`) })),
+  ];
+}
 
 /**
  * The esbuild options CDK's local bundling runs for `bundling` (`esbuild --bundle
@@ -84,38 +116,51 @@ export function assertNoNodeModulesAbove(dir: string): void {
 }
 
 interface Bundle {
-  readonly name: StrategyName;
+  readonly handler: string;
   readonly sdk: SdkPlacement;
   readonly file: string;
 }
 
-/** Bundles each strategy's handler both ways and loads each bundle `samples` times. */
-export async function measureColdStarts(names: readonly StrategyName[], samples: number, onSample: () => void = () => undefined): Promise<ColdStart[]> {
+/** Bundles each handler both ways and loads each bundle `samples` times; the rows keep the handlers' order. */
+export async function measureColdStarts(handlers: readonly ColdStartHandler[], samples: number, onSample: () => void = () => undefined): Promise<ColdStart[]> {
   const outdir = await mkdtemp(path.join(os.tmpdir(), 'eo-bench-bundles-'));
   try {
     assertNoNodeModulesAbove(outdir);
-    const bundles = await Promise.all(names.flatMap((name) => SDK_PLACEMENTS.map((sdk) => bundle(name, sdk, outdir))));
+    const bundles = await Promise.all(handlers.flatMap((handler) => SDK_PLACEMENTS.map((sdk) => bundle(handler, sdk, outdir))));
     const times = await loadTimes(bundles, samples, onSample);
-    const measured = await Promise.all(bundles.map(async ({ name, sdk, file }, index) => ({ name, sdk, ...(await sizes(file)), initMs: median(times[index] ?? []) })));
-    return compareToExternal(measured);
+    const measured = await Promise.all(bundles.map(async ({ handler, sdk, file }, index) => ({ handler, sdk, ...(await sizes(file)), initMs: median(times[index] ?? []) })));
+    return compareColdStarts(measured);
   } finally {
     await rm(outdir, { recursive: true, force: true });
   }
 }
 
-/** Adds to each row its ratios to the same handler's `external` row; throws if a handler lacks one. */
-export function compareToExternal(measured: readonly MeasuredBundle[]): ColdStart[] {
-  return measured.map((row) => {
-    const external = measured.find((other) => other.name === row.name && other.sdk === 'external');
-    if (!external) throw new Error(`no cold start of ${row.name} with the SDK external to compare with`);
-    return { ...row, vsExternal: { bundleBytes: row.bundleBytes / external.bundleBytes, initMs: row.initMs / external.initMs } };
-  });
+/**
+ * Adds to each row its ratios to the bare handler with the same SDK placement and to the same
+ * handler with the SDK external; throws if either row is missing.
+ */
+export function compareColdStarts(measured: readonly MeasuredBundle[]): ColdStart[] {
+  const find = (handler: string, sdk: SdkPlacement): MeasuredBundle => {
+    const found = measured.find((other) => other.handler === handler && other.sdk === sdk);
+    if (!found) throw new Error(`no cold start of ${handler} with the SDK ${sdk} to compare with`);
+    return found;
+  };
+  return measured.map((row) => withRatios(row, find(BARE_HANDLER, row.sdk), find(row.handler, 'external')));
 }
 
-async function bundle(name: StrategyName, sdk: SdkPlacement, outdir: string): Promise<Bundle> {
-  const dir = path.join(outdir, `${name}-${sdk}`);
-  await bundleHandler(strategyEntry(name), dir, sdk);
-  return { name, sdk, file: path.join(dir, 'index.js') };
+/** The row in the report's key order: the issue's fields first. */
+function withRatios(row: MeasuredBundle, bare: MeasuredBundle, external: MeasuredBundle): ColdStart {
+  const { handler, sdk, bundleBytes, sourceMapBytes, initMs } = row;
+  const over = (other: MeasuredBundle) => ({ bundleBytes: bundleBytes / other.bundleBytes, initMs: initMs / other.initMs });
+  const vsBare = over(bare);
+  const bundleKiB = Math.round((bundleBytes / 1024) * 10) / 10;
+  return { handler, sdk, bundleKiB, initMs, bundleRatio: vsBare.bundleBytes, initRatio: vsBare.initMs, name: handler, bundleBytes, sourceMapBytes, vsExternal: over(external) };
+}
+
+async function bundle({ handler, entry }: ColdStartHandler, sdk: SdkPlacement, outdir: string): Promise<Bundle> {
+  const dir = path.join(outdir, `${handler}-${sdk}`);
+  await bundleHandler(entry, dir, sdk);
+  return { handler, sdk, file: path.join(dir, 'index.js') };
 }
 
 async function sizes(file: string): Promise<{ bundleBytes: number; sourceMapBytes: number }> {

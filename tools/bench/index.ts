@@ -8,6 +8,7 @@ export type { BenchmarkOptions, BenchmarkPlan } from './plan';
 export { runBenchmark } from './run';
 export type { BenchmarkEndpoints, BenchmarkReport } from './run';
 export type { StrategyReport } from './summary';
+export type { HotItemFigures, HotItemReport } from './hot-item-part';
 export { reportJson, reportTables } from './report';
 export { BASELINE_STRATEGY, STRATEGY_NAMES } from './strategies';
 export type { StrategyName } from './strategies';

@@ -4,10 +4,12 @@
  * `RangeError` that names it, in milliseconds, not after DynamoDB Local has started.
  */
 import type { Progress } from '../../cli/progress';
+import { MAX_SHARDS } from '../../lambdas/runtime';
+import { HOT_ITEM_STRATEGIES, type HotItemStrategy } from './handlers/hot-item';
 import { STRATEGY_NAMES, type StrategyName } from './strategies';
 import { generateWorkload, WORKLOAD_DEFAULTS, type RedeliveryPattern, type Workload } from './workload';
 
-/** Defaults of {@link BenchmarkOptions}, shared by the CLI and the docs: a run of about three minutes on two cores. */
+/** Defaults of {@link BenchmarkOptions}, shared by the CLI and the docs: a run of about eight minutes on two cores. */
 export const BENCH_DEFAULTS = {
   events: 3_000,
   rounds: 3,
@@ -15,7 +17,27 @@ export const BENCH_DEFAULTS = {
   seed: 1,
   coldStartSamples: 5,
   endToEndMessages: 10_000,
+  hotItemEvents: 12_000,
+  hotItemConsumers: [1, 4, 16],
+  hotItemShards: 256,
 } as const;
+
+/**
+ * In the hot-item workload, redeliveries come back at least this many batches later: more than
+ * the batches 16 consumers hold at once, so that a redelivery rarely races its original (as on
+ * SQS, where it comes back after the visibility timeout, long after the original's invocation).
+ */
+export const HOT_ITEM_REDELIVERY_DELAY_BATCHES = 32;
+
+/**
+ * `powertools` runs the hot-item cases on this share of the records: it is more than ten times
+ * slower, and its cases would otherwise take most of the run. Each case's ratio compares it with
+ * itself on the same records, so the figures stay comparable.
+ */
+export const POWERTOOLS_HOT_ITEM_SHARE = 0.25;
+
+/** The most concurrent consumers a hot-item case may have: more would measure the machine's scheduler. */
+const MAX_HOT_ITEM_CONSUMERS = 64;
 
 export interface BenchmarkOptions {
   /** Records per round, duplicates included. @default 3000 */
@@ -42,6 +64,12 @@ export interface BenchmarkOptions {
   readonly coldStartSamples?: number;
   /** Messages through fauxqs per side and round; 0 (or no SQS endpoint) skips the end-to-end part. @default 10000 */
   readonly endToEndMessages?: number;
+  /** Records of each hot-item case (`hot-item-part.ts`); 0 skips the part. @default 12000 */
+  readonly hotItemEvents?: number;
+  /** Concurrent consumers of the hot-item cases: 1 to 64 each. @default [1, 4, 16] */
+  readonly hotItemConsumers?: readonly number[];
+  /** Shards of the sharded hot-item cases: 2 to 1000. @default 256 */
+  readonly hotItemShards?: number;
   readonly progress?: Progress;
 }
 
@@ -50,6 +78,8 @@ export type BenchmarkSettings = Required<Omit<BenchmarkOptions, 'progress'>> & P
 export interface BenchmarkPlan {
   readonly settings: BenchmarkSettings;
   readonly workload: Workload;
+  /** The hot-item part's workloads by strategy: `hotItemEvents` records of the same kind (a share of them for powertools); empty when the part is skipped. */
+  readonly hotItemWorkloads: ReadonlyMap<HotItemStrategy, Workload>;
 }
 
 /** Fills in the defaults, checks the options and generates the workload; throws a `RangeError` naming the first bad option. */
@@ -59,8 +89,28 @@ export function planBenchmark(options: BenchmarkOptions = {}): BenchmarkPlan {
   wholeNumber('warmupEvents', settings.warmupEvents, 0);
   wholeNumber('coldStartSamples', settings.coldStartSamples, 0);
   wholeNumber('endToEndMessages', settings.endToEndMessages, 0);
+  wholeNumber('hotItemEvents', settings.hotItemEvents, 0);
+  checkHotItemConsumers(settings.hotItemConsumers);
+  if (!Number.isInteger(settings.hotItemShards) || settings.hotItemShards < 2 || settings.hotItemShards > MAX_SHARDS) throw new RangeError(`hotItemShards must be a whole number from 2 to ${MAX_SHARDS} (given ${settings.hotItemShards})`);
   checkStrategies(settings.strategies);
-  return { settings, workload: generateWorkload(settings) };
+  return { settings, workload: generateWorkload(settings), hotItemWorkloads: hotItemWorkloadsOf(settings) };
+}
+
+function hotItemWorkloadsOf(settings: BenchmarkSettings): Map<HotItemStrategy, Workload> {
+  const workloads = new Map<HotItemStrategy, Workload>();
+  if (settings.hotItemEvents === 0) return workloads;
+  for (const strategy of HOT_ITEM_STRATEGIES.filter((name) => settings.strategies.includes(name))) {
+    const events = strategy === 'powertools' ? Math.ceil(settings.hotItemEvents * POWERTOOLS_HOT_ITEM_SHARE) : settings.hotItemEvents;
+    workloads.set(strategy, generateWorkload({ ...settings, events, redeliveryDelayBatches: HOT_ITEM_REDELIVERY_DELAY_BATCHES }));
+  }
+  return workloads;
+}
+
+function checkHotItemConsumers(consumers: readonly number[]): void {
+  if (consumers.length === 0) throw new RangeError('hotItemConsumers must name at least one consumer count');
+  const bad = consumers.filter((count) => !Number.isInteger(count) || count < 1 || count > MAX_HOT_ITEM_CONSUMERS);
+  if (bad.length > 0) throw new RangeError(`hotItemConsumers must be whole numbers from 1 to ${MAX_HOT_ITEM_CONSUMERS} (given ${bad.join(', ')})`);
+  if (new Set(consumers).size !== consumers.length) throw new RangeError(`hotItemConsumers must not repeat a count (given ${consumers.join(', ')})`);
 }
 
 function wholeNumber(name: string, value: number, min: number): void {

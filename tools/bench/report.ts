@@ -1,5 +1,7 @@
 /** The benchmark's report as tables for people and as the JSON the issue specifies for machines. */
-import type { ColdStart } from './coldstart';
+import { BARE_HANDLER, type ColdStart } from './coldstart';
+import { hotItemLines } from './hot-item-table';
+import { table } from './text-table';
 import type { BenchmarkReport } from './run';
 import type { StrategyReport } from './summary';
 import { BASELINE_STRATEGY } from './strategies';
@@ -12,7 +14,7 @@ export function reportJson(report: BenchmarkReport): string {
 
 /** Every table of the report, with the workload and the machine above them. */
 export function reportTables(report: BenchmarkReport): string {
-  return [workloadLine(report), '', strategyTable(report.strategies), '', ...coldStartLines(report), ...endToEndLines(report), machineLine(report)].join('\n');
+  return [workloadLine(report), '', strategyTable(report.strategies), '', ...hotItemLines(report.hotItem), ...coldStartLines(report), ...endToEndLines(report), machineLine(report)].join('\n');
 }
 
 function workloadLine(report: BenchmarkReport): string {
@@ -46,18 +48,29 @@ function coldStartLines(report: BenchmarkReport): string[] {
   if (report.coldStart.length === 0) return [];
   return [
     'Cold start: each handler bundled as deployed (esbuild, minified, source map) with the AWS SDK bundled (deployed now, loaded with no node_modules in reach) ' +
-      'and external (deployed before, the SDK from node_modules), and its load time in a fresh node (median)',
+      'and external (deployed before, the SDK from node_modules), and its load time in a fresh node (median); ' +
+      `each as a ratio to the ${BARE_HANDLER} handler, which only creates the same SDK clients, with the same SDK placement, and to the same handler with the SDK external`,
     coldStartTable(report.coldStart),
     '',
   ];
 }
 
-/** Handler and SDK placement, bundle and source map sizes, init time, and the size and init ratios to the same handler with the SDK external. */
+/** Handler and SDK placement, bundle and source map sizes, init time, their ratios to the bare handler, and to the same handler with the SDK external. */
 export function coldStartTable(rows: readonly ColdStart[]): string {
   const ratio = (value: number): string => `${value.toFixed(2)}x`;
   const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
-  const header = ['strategy', 'SDK', 'bundle KiB', 'source map KiB', 'init ms', 'size vs external', 'init vs external'];
-  const cells = rows.map((row) => [row.name, row.sdk, kib(row.bundleBytes), kib(row.sourceMapBytes), row.initMs.toFixed(1), ratio(row.vsExternal.bundleBytes), ratio(row.vsExternal.initMs)]);
+  const header = ['handler', 'SDK', 'bundle KiB', 'source map KiB', 'init ms', `size vs ${BARE_HANDLER}`, `init vs ${BARE_HANDLER}`, 'size vs external', 'init vs external'];
+  const cells = rows.map((row) => [
+    row.handler,
+    row.sdk,
+    kib(row.bundleBytes),
+    kib(row.sourceMapBytes),
+    row.initMs.toFixed(1),
+    ratio(row.bundleRatio),
+    ratio(row.initRatio),
+    ratio(row.vsExternal.bundleBytes),
+    ratio(row.vsExternal.initMs),
+  ]);
   return table(header, cells);
 }
 
@@ -81,11 +94,4 @@ function machineLine(report: BenchmarkReport): string {
 
 function signed(value: number): string {
   return value > 0 ? `+${value}` : String(value);
-}
-
-/** A plain-text table: first column left-aligned, the others right-aligned. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const format = (cells: readonly string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
-  return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format)].join('\n');
 }

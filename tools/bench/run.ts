@@ -8,8 +8,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dynamoDbClient, sqsClient } from '../../emulator/engines';
-import { measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
+import { coldStartHandlers, measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
 import { END_TO_END_ROUNDS, measureEndToEnd, type EndToEnd } from './endtoend';
+import { measureHotItems, type HotItemReport } from './hot-item-part';
 import { describeMachine, type Machine } from './machine';
 import { countConnections, meterRequests } from './metering';
 import type { BenchmarkPlan, BenchmarkSettings } from './plan';
@@ -40,6 +41,8 @@ export interface BenchmarkReport {
     readonly days: number;
   };
   readonly strategies: readonly StrategyReport[];
+  /** The hot-item part: concurrent consumers on one table through the contract layer; empty when skipped. */
+  readonly hotItem: readonly HotItemReport[];
   readonly coldStart: readonly ColdStart[];
   readonly endToEnd: EndToEnd | null;
   readonly machine: Machine;
@@ -54,6 +57,7 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
   const load = os.loadavg()[0] ?? 0;
   const { settings, workload } = plan;
   const measured = await measureThroughput(endpoints.dynamodb, workload, settings);
+  const hotItem = await hotItemsOf(endpoints.dynamodb, plan);
   const coldStart = settings.coldStartSamples > 0 ? await coldStarts(settings) : [];
   const endToEnd = endpoints.sqs && settings.endToEndMessages > 0 ? await endToEndOf(endpoints.sqs, settings) : null;
   return {
@@ -64,6 +68,7 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
     rounds: settings.rounds,
     workload: { batches: workload.batches.length, distinctEvents: workload.distinctEvents, inBatchDuplicates: workload.inBatchDuplicates, redeliveries: workload.redeliveries, redeliveryPattern: settings.redeliveries, pages: settings.pages, days: settings.days },
     strategies: settings.strategies.map((name) => summarize(name, measured.get(name) ?? [], workload.deliveries)),
+    hotItem,
     coldStart,
     endToEnd,
     machine: describeMachine(),
@@ -97,6 +102,13 @@ async function measureThroughput(endpoint: string, workload: Workload, settings:
   }
 }
 
+/** The hot-item part, when planned (`hotItemEvents` > 0 and `batch` or `powertools` among the strategies). */
+async function hotItemsOf(engine: string, plan: BenchmarkPlan): Promise<HotItemReport[]> {
+  const { settings, hotItemWorkloads } = plan;
+  if (hotItemWorkloads.size === 0) return [];
+  return measureHotItems(engine, { workloads: hotItemWorkloads, consumers: settings.hotItemConsumers, shards: settings.hotItemShards, progress: settings.progress });
+}
+
 function runClients(endpoint: string): RunClients {
   const data: DynamoDBClient = dynamoDbClient(endpoint);
   return { admin: dynamoDbClient(endpoint), data, meter: meterRequests(data), connections: countConnections() };
@@ -108,11 +120,12 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 }
 
 async function coldStarts(settings: BenchmarkSettings): Promise<ColdStart[]> {
-  const bundles = settings.strategies.length * SDK_PLACEMENTS.length;
-  settings.progress?.phase(`cold start: bundling ${settings.strategies.length} handlers with the SDK ${SDK_PLACEMENTS.join(' and ')}, ${settings.coldStartSamples} loads of each`);
+  const handlers = coldStartHandlers(settings.strategies);
+  const bundles = handlers.length * SDK_PLACEMENTS.length;
+  settings.progress?.phase(`cold start: bundling ${handlers.length} handlers (${handlers.map(({ handler }) => handler).join(', ')}) with the SDK ${SDK_PLACEMENTS.join(' and ')}, ${settings.coldStartSamples} loads of each`);
   let done = 0;
   const total = bundles * settings.coldStartSamples;
-  const results = await measureColdStarts(settings.strategies, settings.coldStartSamples, () => settings.progress?.update('loads', ++done, total));
+  const results = await measureColdStarts(handlers, settings.coldStartSamples, () => settings.progress?.update('loads', ++done, total));
   settings.progress?.done();
   return results;
 }

@@ -2,6 +2,7 @@
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { unshardedValue } from '../../lambdas/runtime';
 
 export interface BenchTables {
   readonly countersTable: string;
@@ -40,13 +41,16 @@ async function createTable(dynamodb: DynamoDBClient, name: string, key: string):
   }
 }
 
-/** Every counter's `views`, by key, read with consistent scans. */
+/** Every counter's `views`, by key, read with consistent scans; a sharded counter's shard items summed into it. */
 export async function readCounters(dynamodb: DynamoDBClient, table: string): Promise<Map<string, number>> {
   const counters = new Map<string, number>();
   let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await dynamodb.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey }));
-    for (const item of page.Items ?? []) counters.set(String(item.pk?.S), Number(item.views?.N ?? 0));
+    for (const item of page.Items ?? []) {
+      const counter = unshardedValue(String(item.pk?.S));
+      counters.set(counter, (counters.get(counter) ?? 0) + Number(item.views?.N ?? 0));
+    }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return counters;

@@ -27,6 +27,7 @@ export const WORKLOAD_DEFAULTS = {
   pages: 300,
   days: 5,
   redeliveries: 'clustered',
+  redeliveryDelayBatches: 2,
 } as const;
 
 export interface WorkloadOptions {
@@ -43,6 +44,12 @@ export interface WorkloadOptions {
   readonly days?: number;
   /** @default 'clustered' */
   readonly redeliveries?: RedeliveryPattern;
+  /**
+   * Redeliveries come back after the visibility timeout: this many batches later, at least. With
+   * concurrent consumers, more than the batches in flight at once, or a redelivery races its original.
+   * @default 2
+   */
+  readonly redeliveryDelayBatches?: number;
 }
 
 export interface Workload {
@@ -59,8 +66,6 @@ export interface Workload {
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:page-views';
 const FIRST_DAY = Date.UTC(2026, 10, 26);
 const DAY_MS = 86_400_000;
-/** Redeliveries come back after the visibility timeout: this many batches later, at least. */
-const REDELIVERY_DELAY_BATCHES = 2;
 /** A clustered redelivery spreads over this many batches, mixed with fresh messages. */
 const REDELIVERY_SPREAD_BATCHES = 2;
 
@@ -92,6 +97,7 @@ function validate(settings: Required<WorkloadOptions>): void {
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 2 || settings.batchSize > 10_000) throw new RangeError(`batchSize must be 2..10000 (given ${settings.batchSize})`);
   if (!Number.isInteger(settings.pages) || settings.pages < 1) throw new RangeError(`pages must be a whole number >= 1 (given ${settings.pages})`);
   if (!Number.isInteger(settings.days) || settings.days < 1) throw new RangeError(`days must be a whole number >= 1 (given ${settings.days})`);
+  if (!Number.isInteger(settings.redeliveryDelayBatches) || settings.redeliveryDelayBatches < 1) throw new RangeError(`redeliveryDelayBatches must be a whole number >= 1 (given ${settings.redeliveryDelayBatches})`);
   if (!REDELIVERY_PATTERNS.includes(settings.redeliveries)) throw new RangeError(`redeliveries must be one of ${REDELIVERY_PATTERNS.join(', ')} (given ${settings.redeliveries})`);
 }
 
@@ -149,7 +155,7 @@ function scheduleRedeliveries(random: Random, batch: readonly SQSRecord[], index
   chosen.forEach((position, order) => {
     const original = batch[position] as SQSRecord;
     const spread = scattered ? pick(random, 3) : Math.floor((order * REDELIVERY_SPREAD_BATCHES) / count);
-    const target = index + REDELIVERY_DELAY_BATCHES + spread;
+    const target = index + settings.redeliveryDelayBatches + spread;
     due.set(target, [...(due.get(target) ?? []), redelivered(original)]);
   });
   return count;

@@ -63,7 +63,7 @@ function envelopeCounter(): HandlerParts {
 export const EVENT_TYPE = '{{name}}.event';
 
 /** The payload (a placeholder): the key whose counter the event increments. */
-const payload = z.object({ key: z.string().min(1).max(512) });
+const payload = z.object({ key: z.string().check(z.minLength(1), z.maxLength(512)) });
 export type {{Pascal}}Payload = z.infer<typeof payload>;
 
 /** The effect of one event: \`ADD count 1\` on the counter item \`pk = <key>\`. */
@@ -88,11 +88,11 @@ function streamCounter(): HandlerParts {
 const COUNTED = { INSERT: 'inserted', MODIFY: 'modified', REMOVE: 'removed' } as const;
 
 /** The source item as the stream shows it (a placeholder): it must have a \`category\`. */
-const categorized = z.object({ category: z.string().min(1).max(256) });
+const categorized = z.object({ category: z.string().check(z.minLength(1), z.maxLength(256)) });
 /** The change (the runtime's \`StreamChange\`); the stream must carry images (NEW_AND_OLD_IMAGES). */
 const change = z
-  .object({ eventName: z.enum(['INSERT', 'MODIFY', 'REMOVE']), newImage: categorized.optional(), oldImage: categorized.optional() })
-  .refine((value) => value.newImage !== undefined || value.oldImage !== undefined, 'the change carries no item image');
+  .object({ eventName: z.enum(['INSERT', 'MODIFY', 'REMOVE']), newImage: z.optional(categorized), oldImage: z.optional(categorized) })
+  .check(z.refine((value) => value.newImage !== undefined || value.oldImage !== undefined, 'the change carries no item image'));
 export type {{Pascal}}Change = z.infer<typeof change>;
 
 /** The effect of one change: \`ADD <inserted|modified|removed> 1\` on \`pk = category#<category>\`. */
@@ -127,8 +127,8 @@ export const EVENT_TYPE = '{{name}}.event';
 
 /** The payload (a placeholder): the item's id, the producer's version of it (it must grow), and its data. */
 const payload = z.object({
-  id: z.string().min(1).max(256),
-  version: z.number().int().min(1),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  version: z.number().check(z.int(), z.minimum(1)),
   data: z.record(z.string(), z.unknown()),
 });
 export type {{Pascal}}Payload = z.infer<typeof payload>;`,
@@ -152,7 +152,7 @@ function streamUpsert(): HandlerParts {
     runtimeImports: ['directStrategy', 'putIfNewer', 'route', 'type DirectResult', 'type Route'],
     otherImports: [],
     declarations: `/** The source item (a placeholder): its key, and a \`version\` that every write must increase. */
-const versionedItem = z.looseObject({ pk: z.string().min(1).max(1024), version: z.number().int().min(1) });
+const versionedItem = z.looseObject({ pk: z.string().check(z.minLength(1), z.maxLength(1024)), version: z.number().check(z.int(), z.minimum(1)) });
 /** An insert or a modification, with the item as it now is. */
 const written = z.object({ newImage: versionedItem });
 
@@ -205,7 +205,7 @@ function envelopeExternal(): HandlerParts {
 export const EVENT_TYPE = '{{name}}.event';
 
 /** The payload (a placeholder): who to tell, and what. */
-const payload = z.object({ recipient: z.string().min(1).max(256), message: z.string().min(1).max(10_000) });
+const payload = z.object({ recipient: z.string().check(z.minLength(1), z.maxLength(256)), message: z.string().check(z.minLength(1), z.maxLength(10_000)) });
 export type {{Pascal}}Payload = z.infer<typeof payload>;
 
 /** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */
@@ -234,7 +234,9 @@ function streamExternal(): HandlerParts {
     runtimeImports: ['directStrategy', 'idempotentEffect', 'route', 'type DirectResult', 'type Route'],
     otherImports: ["import { PublishCommand } from '@aws-sdk/client-sns';"],
     declarations: `/** An inserted item (a placeholder): its key and the message to send. */
-const inserted = z.object({ newImage: z.object({ pk: z.string().min(1).max(1024), message: z.string().min(1).max(10_000) }) });
+const inserted = z.object({
+  newImage: z.object({ pk: z.string().check(z.minLength(1), z.maxLength(1024)), message: z.string().check(z.minLength(1), z.maxLength(10_000)) }),
+});
 
 /** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */
 export interface {{Pascal}}Message {

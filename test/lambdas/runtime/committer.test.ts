@@ -116,9 +116,9 @@ describe('commitBatch', () => {
     expect(dynamodb.commands).toHaveLength(1);
   });
 
-  test('a transaction conflict is retried with the same request token, then applies', async () => {
+  test('a transaction conflict on an effect is retried with the same request token, then applies', async () => {
     const dynamodb = new FakeClient((_command, call) => {
-      if (call < 3) throw transactionCancelled([{ Code: 'TransactionConflict' }, { Code: 'None' }]);
+      if (call < 3) throw transactionCancelled([{ Code: 'None' }, { Code: 'TransactionConflict' }]);
       return {};
     });
     const outcomes = await committer(dynamodb, 5).commitBatch([pending(0)]);

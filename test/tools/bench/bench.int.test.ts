@@ -4,6 +4,7 @@
  * not checked: it says more about the machine than about the code.
  */
 import { planBenchmark, reportJson, runBenchmark, STRATEGY_NAMES, type BenchmarkReport, type ColdStart } from '../../../tools/bench';
+import { BARE_HANDLER, EXAMPLE_HANDLERS } from '../../../tools/bench/coldstart';
 import { testEndpoints } from '../../helpers/engines';
 
 const EVENTS = 300;
@@ -13,7 +14,7 @@ let json: Record<string, unknown>;
 
 beforeAll(async () => {
   const { dynamodb, sqs } = testEndpoints();
-  report = await runBenchmark({ dynamodb, sqs }, planBenchmark({ events: EVENTS, rounds: 1, warmupEvents: 0, coldStartSamples: 1, endToEndMessages: 200 }));
+  report = await runBenchmark({ dynamodb, sqs }, planBenchmark({ events: EVENTS, rounds: 1, warmupEvents: 0, coldStartSamples: 1, endToEndMessages: 200, hotItemEvents: 0 }));
   json = JSON.parse(reportJson(report)) as Record<string, unknown>;
 }, 120_000);
 
@@ -49,13 +50,14 @@ test('batch commit makes far fewer requests than per-record strategies', () => {
   expect(requests.powertools).toBeGreaterThan(3);
 });
 
-test('cold start measures every strategy with the SDK bundled and external; bundled is larger, and the ratios are of the sizes and times', () => {
+test('cold start measures the bare handler, every strategy and the example app\'s handlers, with the SDK bundled and external; bundled is larger', () => {
   const rows = json.coldStart as ColdStart[];
-  expect(rows.map((entry) => `${entry.name}/${entry.sdk}`)).toEqual(STRATEGY_NAMES.flatMap((name) => [`${name}/bundled`, `${name}/external`]));
-  for (const name of STRATEGY_NAMES) {
-    const bundled = rows.find((entry) => entry.name === name && entry.sdk === 'bundled') as ColdStart;
-    const external = rows.find((entry) => entry.name === name && entry.sdk === 'external') as ColdStart;
-    expect(external.bundleBytes).toBeGreaterThan(10_000);
+  const handlers = [BARE_HANDLER, ...STRATEGY_NAMES, ...EXAMPLE_HANDLERS];
+  expect(rows.map((entry) => `${entry.handler}/${entry.sdk}`)).toEqual(handlers.flatMap((handler) => [`${handler}/bundled`, `${handler}/external`]));
+  for (const handler of handlers) {
+    const bundled = rows.find((entry) => entry.handler === handler && entry.sdk === 'bundled') as ColdStart;
+    const external = rows.find((entry) => entry.handler === handler && entry.sdk === 'external') as ColdStart;
+    expect(external.bundleBytes).toBeGreaterThan(handler === BARE_HANDLER ? 0 : 10_000);
     expect(bundled.bundleBytes).toBeGreaterThan(external.bundleBytes);
     expect(bundled.sourceMapBytes).toBeGreaterThan(external.sourceMapBytes);
     for (const entry of [bundled, external]) expect(entry.initMs).toBeGreaterThan(0);
@@ -63,6 +65,23 @@ test('cold start measures every strategy with the SDK bundled and external; bund
     expect(bundled.vsExternal.initMs).toBeCloseTo(bundled.initMs / external.initMs, 10);
     expect(external.vsExternal).toEqual({ bundleBytes: 1, initMs: 1 });
   }
+});
+
+test('each cold start leads with the issue\'s fields, and its ratios are to the bare handler with the same SDK placement', () => {
+  const rows = json.coldStart as ColdStart[];
+  for (const entry of rows) {
+    expect(Object.keys(entry).slice(0, 6)).toEqual(['handler', 'sdk', 'bundleKiB', 'initMs', 'bundleRatio', 'initRatio']);
+    const bare = rows.find((other) => other.handler === BARE_HANDLER && other.sdk === entry.sdk) as ColdStart;
+    expect(Math.abs(entry.bundleKiB - entry.bundleBytes / 1024)).toBeLessThanOrEqual(0.05);
+    expect(entry.bundleRatio).toBeCloseTo(entry.bundleBytes / bare.bundleBytes, 10);
+    expect(entry.initRatio).toBeCloseTo(entry.initMs / bare.initMs, 10);
+    if (entry.handler === BARE_HANDLER) expect([entry.bundleRatio, entry.initRatio]).toEqual([1, 1]);
+  }
+});
+
+test('as deployed (the SDK bundled), every handler\'s bundle is within 1.3x of the bare handler\'s', () => {
+  const deployed = (json.coldStart as ColdStart[]).filter((entry) => entry.sdk === 'bundled');
+  expect(deployed.filter((entry) => entry.bundleRatio > 1.3).map((entry) => `${entry.handler}: ${entry.bundleRatio.toFixed(2)}x`)).toEqual([]);
 });
 
 test('end to end reports both pipelines', () => {

@@ -1,12 +1,13 @@
 /**
  * The benchmark's pure parts: the workload it generates (the duplicates it promises, where they
  * fall), the capacity it prices from the requests made (DynamoDB's rules, not the emulator's),
- * how the cold-start part bundles and compares (the deployment's options, both SDK placements),
- * and the Lambda context it hands each batch.
+ * how the cold-start part bundles and compares (the deployment's options, both SDK placements,
+ * the ratios to the bare handler), and the Lambda context it hands each batch.
  */
+import { existsSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
 import { BENCH_DEFAULTS, capacityOf, generateWorkload, itemSize, planBenchmark, STRATEGY_NAMES, type StrategyName } from '../../../tools/bench';
-import { compareToExternal, esbuildOptions, RUNTIME_PROVIDED_MODULES, type MeasuredBundle } from '../../../tools/bench/coldstart';
+import { BARE_HANDLER, coldStartHandlers, compareColdStarts, esbuildOptions, EXAMPLE_HANDLERS, RUNTIME_PROVIDED_MODULES, type MeasuredBundle } from '../../../tools/bench/coldstart';
 import type { MeteredCall } from '../../../tools/bench/metering';
 import { invocationContext } from '../../../tools/bench/invocation-context';
 import { coldStartTable } from '../../../tools/bench/report';
@@ -149,21 +150,47 @@ describe('cold start', () => {
     expect(() => esbuildOptions('bundled', { ...CONSUMER_BUNDLING, keepNames: true })).toThrow(/bundling options keepNames/);
   });
 
-  const row = (name: MeasuredBundle['name'], sdk: MeasuredBundle['sdk'], bundleBytes: number, initMs: number): MeasuredBundle => ({ name, sdk, bundleBytes, sourceMapBytes: 3 * bundleBytes, initMs });
+  const row = (handler: string, sdk: MeasuredBundle['sdk'], bundleBytes: number, initMs: number): MeasuredBundle => ({ handler, sdk, bundleBytes, sourceMapBytes: 3 * bundleBytes, initMs });
+  const measured = [
+    row('bare', 'bundled', 1_024, 100),
+    row('bare', 'external', 512, 80),
+    row('batch', 'bundled', 2_048, 150),
+    row('batch', 'external', 1_024, 100),
+    row('naive', 'bundled', 3_072, 90),
+    row('naive', 'external', 1_024, 60),
+  ];
 
-  test('compares each bundle with the same handler with the SDK external', () => {
-    const rows = compareToExternal([row('batch', 'bundled', 2_048, 150), row('batch', 'external', 1_024, 100), row('naive', 'bundled', 3_072, 90), row('naive', 'external', 1_024, 60)]);
-    expect(rows.map((entry) => [entry.name, entry.sdk, entry.vsExternal])).toEqual([
-      ['batch', 'bundled', { bundleBytes: 2, initMs: 1.5 }],
-      ['batch', 'external', { bundleBytes: 1, initMs: 1 }],
-      ['naive', 'bundled', { bundleBytes: 3, initMs: 1.5 }],
-      ['naive', 'external', { bundleBytes: 1, initMs: 1 }],
+  test('compares each bundle with the bare handler with the same SDK placement, and with the same handler with the SDK external', () => {
+    const rows = compareColdStarts(measured);
+    expect(rows.map((entry) => [entry.handler, entry.sdk, entry.bundleRatio, entry.initRatio, entry.vsExternal])).toEqual([
+      ['bare', 'bundled', 1, 1, { bundleBytes: 2, initMs: 1.25 }],
+      ['bare', 'external', 1, 1, { bundleBytes: 1, initMs: 1 }],
+      ['batch', 'bundled', 2, 1.5, { bundleBytes: 2, initMs: 1.5 }],
+      ['batch', 'external', 2, 1.25, { bundleBytes: 1, initMs: 1 }],
+      ['naive', 'bundled', 3, 0.9, { bundleBytes: 3, initMs: 1.5 }],
+      ['naive', 'external', 2, 0.75, { bundleBytes: 1, initMs: 1 }],
     ]);
-    expect(coldStartTable(rows).split('\n')[2]).toMatch(/^batch\s+bundled\s+2\.0\s+6\.0\s+150\.0\s+2\.00x\s+1\.50x$/);
+    expect(coldStartTable(rows).split('\n')[4]).toMatch(/^batch\s+bundled\s+2\.0\s+6\.0\s+150\.0\s+2\.00x\s+1\.50x\s+2\.00x\s+1\.50x$/);
   });
 
-  test('refuses a handler measured without its external variant', () => {
-    expect(() => compareToExternal([row('batch', 'bundled', 2_048, 150)])).toThrow(/no cold start of batch with the SDK external/);
+  test('each row leads with the fields the issue names, the bundle size in KiB', () => {
+    const [first] = compareColdStarts([row('bare', 'bundled', 1_500, 100), row('bare', 'external', 1_500, 100)]);
+    expect(Object.keys(first ?? {}).slice(0, 6)).toEqual(['handler', 'sdk', 'bundleKiB', 'initMs', 'bundleRatio', 'initRatio']);
+    expect(first).toMatchObject({ handler: 'bare', bundleKiB: 1.5, bundleBytes: 1_500, sourceMapBytes: 4_500 });
+  });
+
+  test.each([
+    ['without its external variant', measured.filter((entry) => !(entry.handler === 'batch' && entry.sdk === 'external')), /no cold start of batch with the SDK external/],
+    ['without the bare handler', measured.filter((entry) => entry.handler !== 'bare'), /no cold start of bare with the SDK bundled/],
+  ])('refuses a handler measured %s', (_case, rows, message) => {
+    expect(() => compareColdStarts(rows)).toThrow(message);
+  });
+
+  test('measures the bare handler first, then the strategies asked for, then the example app\'s handlers, each from a file that exists', () => {
+    const handlers = coldStartHandlers(['batch', 'powertools']);
+    expect(handlers.map(({ handler }) => handler)).toEqual([BARE_HANDLER, 'batch', 'powertools', ...EXAMPLE_HANDLERS]);
+    for (const { entry } of handlers) expect(existsSync(entry)).toBe(true);
+    expect(handlers.find(({ handler }) => handler === 'page-view-counter')?.entry).toMatch(/example\/handlers\/page-view-counter\.ts$/);
   });
 });
 

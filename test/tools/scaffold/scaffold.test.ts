@@ -80,6 +80,16 @@ describe('rendering', () => {
     expect(handler).toContain({ counter: 'transactionalStrategy({', upsert: 'putIfNewer(dynamodb', external: 'idempotentEffect(' }[request.pattern]);
   });
 
+  test.each(requests)('$source + $pattern: the handler validates with zod/mini and its English messages, not full zod', (request) => {
+    const handler = renderHandler(request);
+    expect(handler).toContain("import * as z from 'zod/mini';");
+    expect(handler).toContain("import { en } from 'zod/locales';");
+    expect(handler).toContain('\nz.config(en());\n');
+    expect(handler).not.toMatch(/from 'zod';/);
+    // The chained methods of full zod, which zod/mini schemas do not have.
+    expect(handler).not.toMatch(/(?<!\bz)\.(min|max|int|optional|refine)\(/);
+  });
+
   test('the construct ids it claims are the ids the construct file uses', () => {
     for (const request of requests) {
       const construct = renderConstruct(request);

@@ -4,8 +4,12 @@
  */
 import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { z } from 'zod';
-import { requireEnv, type Effect } from '../../../lambdas/runtime';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
+import { onShard, requireEnv, type Effect } from '../../../lambdas/runtime';
+
+// zod/mini, as the example handlers use it (it tree-shakes), with its English issue messages.
+z.config(en());
 
 /** The tables and client a strategy's handler writes with. */
 export interface BenchWiring {
@@ -20,12 +24,13 @@ export function tablesFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<BenchW
 }
 
 /** The page-view payload (schema 1), as the page-view counter validates it. */
-export const pageViewPayload = z.object({ pageId: z.string().min(1).max(512) });
+export const pageViewPayload = z.object({ pageId: z.string().check(z.minLength(1), z.maxLength(512)) });
 
-/** Applies each increment with its own `UpdateItem ADD`: no transaction, no dedup. */
-export async function applyIncrements(dynamodb: DynamoDBClient, effects: readonly Effect[]): Promise<void> {
-  for (const effect of effects) {
-    if (effect.kind !== 'increment') throw new TypeError(`only increments are applied here (given ${effect.kind})`);
+/** Applies each increment with its own `UpdateItem ADD` (a sharded one on the shard the event id picks): no transaction, no dedup. */
+export async function applyIncrements(dynamodb: DynamoDBClient, effects: readonly Effect[], eventId = ''): Promise<void> {
+  for (const planned of effects) {
+    if (planned.kind !== 'increment') throw new TypeError(`only increments are applied here (given ${planned.kind})`);
+    const effect = onShard(planned, eventId);
     await dynamodb.send(new UpdateItemCommand({
       TableName: effect.table,
       Key: marshall(effect.key),
