@@ -4,7 +4,7 @@ import { buildActions, disjointWaves, planChunks, type PendingCommit, type Shard
 import { classifyError } from './classify';
 import { expirationFrom, type DedupSettings } from './dedup-record';
 import { checkEffects } from './effects';
-import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError, TransientError } from './errors';
+import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError } from './errors';
 import { findCommitted } from './known-duplicates';
 import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './time-budget';
 import { ShardLane } from './shard-lane';
@@ -118,17 +118,31 @@ export class TransactionalCommitter {
     return this.commitChunk(events, expiration, outcomes, run, position);
   }
 
-  /** Commits the events in one transaction, the `position`-th of those committing at once (their sharded counters land on distinct shards). */
+  /**
+   * Commits the events in one transaction, the `position`-th of those committing at once (their
+   * sharded counters land on distinct shards). Events that another invocation was committing at
+   * that very moment (a conflict on their dedup record, on an unordered source) wait: the others
+   * commit without them, then they are committed on their own, where a retry waits the other
+   * invocation out and most likely finds them committed.
+   */
   private async commitChunk(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun, position: number): Promise<void> {
+    const racing: PendingCommit[] = [];
+    await this.commitUntilSettled(events, expiration, outcomes, run, position, run.stopOnFailure ? undefined : racing);
+    if (racing.length > 0) await this.commitUntilSettled(racing, expiration, outcomes, run, position);
+  }
+
+  /** Commits until every event has an outcome; with `racing`, events whose dedup record conflicted are moved there instead of retried. */
+  private async commitUntilSettled(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun, position: number, racing?: PendingCommit[]): Promise<void> {
     const budget = run.budget ?? UNLIMITED_TIME;
     let remaining = events;
     while (remaining.length > 0) {
       if (!run.pace.canStart()) return setAll(outcomes, remaining, { status: 'failed', error: new OutOfTimeError(run.pace.remainingMs()) });
-      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget, position, !run.stopOnFailure));
+      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget, position, racing !== undefined));
       if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes, run, position);
       if (attempt.racing !== undefined) {
-        setRacing(outcomes, attempt.racing);
-        remaining = remaining.filter((event) => !attempt.racing?.includes(event));
+        const raced = attempt.racing;
+        racing?.push(...raced);
+        remaining = remaining.filter((event) => !raced.includes(event));
         continue;
       }
       if (attempt.reasons === undefined) return setAll(outcomes, remaining, { status: 'applied' });
@@ -155,7 +169,7 @@ export class TransactionalCommitter {
    * One attempt, on the lane's shards as they are now. A conflict on an effect moves the lane
    * before the retry. A conflict on a dedup put means another invocation is committing that very
    * event (a redelivery racing its original): with `isolateRaces`, those events are handed back,
-   * to be redelivered (and then found committed), and the others commit without waiting for it.
+   * to be committed after the others, which then do not wait for it.
    */
   private async commitOnLane(events: readonly PendingCommit[], expiration: number, position: number, isolateRaces: boolean): Promise<TransactionResult | { readonly committed: false; readonly racing: readonly PendingCommit[] }> {
     const actions = buildTransaction(this.options.dedup, events, expiration, (shards) => this.lane.shardOf(shards, position));
@@ -194,14 +208,6 @@ interface CommitAttempt {
   readonly error?: unknown;
   readonly reasons?: readonly CancellationReason[];
   readonly racing?: readonly PendingCommit[];
-}
-
-/** Events another invocation is committing at this moment: failed for now, to come back as (most likely) duplicates. */
-function setRacing(outcomes: Map<number, CommitOutcome>, events: readonly PendingCommit[]): void {
-  for (const event of events) {
-    const error = new TransientError(`event ${event.eventId} is being committed by another invocation at the same time (TransactionConflict on its dedup record); its redelivery will find it committed, or commit it`);
-    outcomes.set(event.index, { status: 'failed', error });
-  }
 }
 
 /** A run whose transactions are paced against its budget ({@link WorkPace}). */

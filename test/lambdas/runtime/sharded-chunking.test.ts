@@ -3,14 +3,13 @@
  * become one action on one shard, so that a counter still costs one action per transaction;
  * transactions of one wave sit at consecutive positions of the committer's lane, so that they
  * write different shards and may run at once; the lane stays until a `TransactionConflict` on an
- * effect moves it, and a conflict on a dedup record hands that event back instead of holding up
- * the rest.
+ * effect moves it, and a conflict on a dedup record commits the rest first instead of holding
+ * them up.
  */
 import type { DynamoDBClient, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { buildActions, disjointWaves, planChunks, type Chunk, type PendingCommit } from '../../../lambdas/runtime/chunking';
 import { TransactionalCommitter } from '../../../lambdas/runtime/committer';
-import { TransientError } from '../../../lambdas/runtime/errors';
 import type { DedupSettings } from '../../../lambdas/runtime/dedup-record';
 import { increment, type Effect } from '../../../lambdas/runtime/effects';
 import { shardFor } from '../../../lambdas/runtime/sharding';
@@ -221,24 +220,32 @@ describe('the committer and its lane', () => {
     expect(dynamodb.commands.map(dayShardOf)).toEqual([[`${DAY}#shard-2`], [`${DAY}#shard-6`], [`${DAY}#shard-6`]]);
   });
 
-  test('a conflict on a dedup record hands that event back, failed for redelivery, and commits the others at once', async () => {
+  test('a conflict on a dedup record commits the others at once, then that event on its own', async () => {
     const dynamodb = new FakeClient((command, call) => {
       if (call === 1) throw reasons(command, (index) => (index === 1 ? 'TransactionConflict' : 'None'));
       return {};
     });
-    const events = views(3);
-    const outcomes = await committer(dynamodb, laneOn(1)).commitBatch(events);
+    const outcomes = await committer(dynamodb, laneOn(1)).commitBatch(views(3));
 
-    expect(outcomes.get(0)).toEqual({ status: 'applied' });
-    expect(outcomes.get(2)).toEqual({ status: 'applied' });
-    const racing = outcomes.get(1);
-    expect(racing?.status).toBe('failed');
-    const error = racing?.status === 'failed' ? racing.error : undefined;
-    expect(error).toBeInstanceOf(TransientError);
-    expect((error as TransientError).message).toMatch(/evt-1 is being committed by another invocation/);
-    const second = dynamodb.commands[1].input.TransactItems as TransactWriteItem[];
-    expect(second.filter((action) => action.Put !== undefined).map((action) => unmarshall(action.Put?.Item ?? {}).id)).toEqual(['page-view-counter#evt-0', 'page-view-counter#evt-2']);
-    expect(dayShardOf(dynamodb.commands[1])).toEqual([`${DAY}#shard-1`]);
+    expect([...outcomes.values()].map((outcome) => outcome.status)).toEqual(['applied', 'applied', 'applied']);
+    const putIds = (call: number) => (dynamodb.commands[call].input.TransactItems as TransactWriteItem[]).filter((action) => action.Put !== undefined).map((action) => unmarshall(action.Put?.Item ?? {}).id);
+    expect(dynamodb.commands).toHaveLength(3);
+    expect(putIds(1)).toEqual(['page-view-counter#evt-0', 'page-view-counter#evt-2']);
+    expect(putIds(2)).toEqual(['page-view-counter#evt-1']);
+    expect(dayShardOf(dynamodb.commands[2])).toEqual([`${DAY}#shard-1`]);
+  });
+
+  test('the racing event found committed by then is a duplicate, and a second conflict on it is retried, not handed back again', async () => {
+    const dynamodb = new FakeClient((command, call) => {
+      if (call === 1 || call === 3) throw reasons(command, (index) => (index === 0 ? 'TransactionConflict' : 'None'));
+      if (call === 4) throw reasons(command, (index) => (index === 0 ? 'ConditionalCheckFailed' : 'None'));
+      return {};
+    });
+    const outcomes = await committer(dynamodb, laneOn(1)).commitBatch(views(2));
+
+    expect(outcomes.get(1)).toEqual({ status: 'applied' });
+    expect(outcomes.get(0)).toEqual({ status: 'duplicate', conflictingPayload: false });
+    expect(dynamodb.commands).toHaveLength(4);
   });
 
   test('an ordered source retries a dedup record conflict instead, as it may not skip ahead', async () => {
