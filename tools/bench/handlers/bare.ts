@@ -2,7 +2,7 @@
  * `bare`: the cold-start baseline, not a strategy. A handler that creates the AWS clients the
  * runtime's `sharedClients()` creates, with the same settings, and does nothing else: what a
  * consumer costs before any code of ours. It imports nothing of the runtime on purpose, so that
- * its bundle holds the SDK and no more; `test/tools/bench/bench.test.ts` checks that its settings
+ * its bundle holds the SDK and no more; `test/tools/bench/bare-handler.test.ts` checks that its settings
  * are still the runtime's.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
