@@ -2,29 +2,16 @@
  * The DLQ CLI in AWS mode, run as an operator runs it (`npx tsx bin/eo.ts dlq ...`), with the
  * environment pointing the AWS SDK at moto. Its `--json` output is what the test checks.
  */
+import type { DlqListing, RedriveResult } from '../../operations/dlq';
 import { motoEnv, parseJson, run, type Target } from './commands';
 
 const CLI_TIMEOUT_MS = 120_000;
 
-/** One row of `eo dlq list --json`. */
-export interface ListedDlq {
-  readonly name: string;
-  readonly url: string;
-  readonly arn: string;
-  readonly sources: readonly { readonly role: string; readonly arn: string }[];
-  readonly visible: number;
-  readonly inFlight: number;
-}
+/** The fields of a row of `eo dlq list --json` that the test reads. */
+export type ListedDlq = Pick<DlqListing, 'name' | 'url' | 'arn' | 'sources' | 'visible' | 'inFlight'>;
 
-/** The summary of `eo dlq redrive --json`. */
-export interface RedriveSummary {
-  readonly redriven: number;
-  readonly skipped: number;
-  readonly failed: number;
-  readonly pastRetention: number;
-  readonly records: number;
-  readonly stoppedEarly?: string;
-}
+/** The fields of the summary of `eo dlq redrive --json` that the test reads. */
+export type RedriveSummary = Pick<RedriveResult, 'redriven' | 'skipped' | 'failed' | 'pastRetention' | 'records' | 'stoppedEarly'>;
 
 /** Runs `eo dlq <args> --stack <stack> --json` and parses what it printed. */
 export async function eoDlq<T>(target: Target, stackName: string, args: readonly string[]): Promise<T> {
