@@ -25,4 +25,8 @@ export const CONSUMER_ENV = {
   maxAttempts: 'MAX_ATTEMPTS',
   /** SQS only: the source queue's URL, for `ChangeMessageVisibility`. */
   sourceQueueUrl: 'SOURCE_QUEUE_URL',
+  /** The shape events arrive in (`EnvelopeFormat`, aws/envelope-formats.ts); unset: our own envelope. */
+  envelope: 'EVENT_ENVELOPE',
+  /** EventBridge only: the dotted path of the dedup key in the event, when `detail` is not our envelope. */
+  eventIdPath: 'EVENT_ID_PATH',
 } as const;

@@ -38,7 +38,7 @@ export interface EventPipelineStackProps extends StackProps {
 
 /**
  * The example pipelines, one per dedup pattern:
- * - page views: SQS queue -> `page-view-counter` (dedup in the same transaction as the count);
+ * - page views: SNS topic -> SQS queue -> `page-view-counter` (dedup in the same transaction as the count);
  * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table;
  * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS.
  * Every DLQ and every stream consumer notifies the alarm topic. Consumers that `eo new consumer`
@@ -55,6 +55,8 @@ export class EventPipelineStack extends Stack {
   public readonly ordersTable: Table;
   /** Where the shipment notifier publishes. */
   public readonly notificationsTopic: Topic;
+  /** Where producers publish page views: fanned out to the page-views queue (and to whoever else subscribes). */
+  public readonly pageViewsTopic: Topic;
   /** page-views queue -> page-view-counter. */
   public readonly pageViewCounter: QueueConsumer;
   /** orders stream -> order-projection. */
@@ -72,6 +74,7 @@ export class EventPipelineStack extends Stack {
     this.ordersTable = this.addOrdersTable();
     this.notificationsTopic = this.addNotificationsTopic();
     this.pageViewCounter = this.addPageViewCounter(this.handlerEntry('page-view-counter.ts'));
+    this.pageViewsTopic = this.addPageViewsTopic(this.pageViewCounter);
     this.orderProjection = this.addOrderProjection(this.handlerEntry('order-projection.ts'));
     this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
     this.addOutputs();
@@ -126,6 +129,18 @@ export class EventPipelineStack extends Stack {
     });
   }
 
+  /**
+   * Page views fan out through a topic to the counter's queue, with raw delivery: the queue's
+   * body is the published envelope itself, the same as a producer's direct send, so both reach
+   * the counter alike. Dedup keys on the envelope's `eventId`, not on SNS's `MessageId`, which a
+   * retried `Publish` changes.
+   */
+  private addPageViewsTopic(counter: QueueConsumer): Topic {
+    const topic = addEncryptedTopic(this, 'PageViewsTopic', { description: 'Encrypts the page views topic' }).topic;
+    counter.subscribeTo(topic, { rawMessageDelivery: true });
+    return topic;
+  }
+
   private addOrderProjection(entry: string): KinesisConsumer {
     return new KinesisConsumer(this, 'OrderProjection', {
       consumerName: 'order-projection',
@@ -160,6 +175,7 @@ export class EventPipelineStack extends Stack {
   private addOutputs(): void {
     const outputs: Record<string, string> = {
       PageViewsQueueUrl: this.pageViewCounter.queue.queueUrl,
+      PageViewsTopicArn: this.pageViewsTopic.topicArn,
       PageViewCounterDlqUrl: this.pageViewCounter.deadLetterQueue.queueUrl,
       OrdersStreamName: this.orderProjection.stream.streamName,
       OrderProjectionDlqUrl: this.orderProjection.deadLetterQueue.queueUrl,

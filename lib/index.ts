@@ -15,6 +15,8 @@ export {
 export { DlqAlarm } from './dlq-alarm';
 export type { DlqAlarmProps } from './dlq-alarm';
 export { DynamoStreamConsumer } from './dynamo-stream-consumer';
+export { EnvelopeFormat } from './event-envelope';
+export type { EventEnvelope } from './event-envelope';
 export type { EncryptedTopic, EncryptedTopicOptions } from './encrypted-topic';
 export { addEncryptedTopic } from './encrypted-topic';
 export type { DynamoStreamConsumerProps } from './dynamo-stream-consumer';
@@ -25,7 +27,7 @@ export type { IteratorAgeAlarmProps } from './iterator-age-alarm';
 export { KinesisConsumer } from './kinesis-consumer';
 export type { KinesisConsumerProps } from './kinesis-consumer';
 export { QueueConsumer } from './queue-consumer';
-export type { QueueConsumerProps } from './queue-consumer';
+export type { QueueConsumerProps, QueueSubscriptionOptions } from './queue-consumer';
 export type { StreamConsumerProps } from './stream-consumer';
 export { tableDefaults } from './table-defaults';
 export { grantPublishToEncryptedTopic } from './topic-publisher';

@@ -15,6 +15,7 @@ import {
   streamEventSourceProps,
   validateStreamConsumerProps,
 } from './stream-consumer';
+import { checkEnvelope, DeliveredEnvelope, EnvelopeFormat, type EventEnvelope } from './event-envelope';
 import { checkDurationRange } from './validation';
 
 /** Props of {@link KinesisConsumer}. */
@@ -31,7 +32,17 @@ export interface KinesisConsumerProps extends StreamConsumerProps {
    * @default 24 hours (`STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod`)
    */
   readonly retentionPeriod?: Duration;
+  /**
+   * The shape of the records' data, which the runtime unwraps (docs/envelopes.md): our envelope,
+   * CloudEvents in structured JSON mode, or EventBridge events (a rule with a Kinesis target).
+   * SNS cannot deliver to a stream.
+   * @default - our own envelope (`native`)
+   */
+  readonly envelope?: EventEnvelope;
 }
+
+/** The shapes a stream's records can carry. */
+const KINESIS_ENVELOPES: readonly EnvelopeFormat[] = [EnvelopeFormat.NATIVE, EnvelopeFormat.EVENTBRIDGE, EnvelopeFormat.CLOUDEVENTS];
 
 /**
  * A Kinesis stream consumed by a Lambda function with safe retry settings: bisect on error,
@@ -51,6 +62,8 @@ export class KinesisConsumer extends Construct {
   public readonly function: NodejsFunction;
   /** The alarm on the function's iterator age. */
   public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+  /** The shape of the records' data that the function decodes. */
+  public readonly envelope: EventEnvelope;
 
   constructor(scope: Construct, id: string, props: KinesisConsumerProps) {
     super(scope, id);
@@ -62,6 +75,7 @@ export class KinesisConsumer extends Construct {
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
     this.function = addStreamFunction(this, props, this.deadLetterQueue, retention);
+    this.envelope = new DeliveredEnvelope(this.function, props.envelope).envelope;
     this.addEventSource(props);
     this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
   }
@@ -82,6 +96,7 @@ export class KinesisConsumer extends Construct {
 }
 
 function validateKinesisConsumerProps(props: KinesisConsumerProps): void {
+  checkEnvelope(props.envelope, KINESIS_ENVELOPES);
   checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.hours(24), Duration.days(365));
   // A given stream's retention cannot be read back; guessing it could shorten the dedup window.
   if (props.stream !== undefined && props.retentionPeriod === undefined) {

@@ -1,12 +1,17 @@
 import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import type { Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic, SubscriptionFilter } from 'aws-cdk-lib/aws-sns';
+import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { addConsumerFunction } from './consumer-function';
 import { CONSUMER_ENV, type ConsumerProps, validateConsumerProps } from './consumer-props';
 import { CONSUMER_DEFAULTS, DLQ_RETENTION, QUEUE_CONSUMER_DEFAULTS } from './defaults';
 import type { DlqAlarm } from './dlq-alarm';
+import { checkEnvelope, DeliveredEnvelope, EnvelopeFormat, type EventEnvelope } from './event-envelope';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
 import {
   checkDedupTtl,
@@ -69,6 +74,26 @@ export interface QueueConsumerProps extends ConsumerProps {
    * @default 16 (`QUEUE_CONSUMER_DEFAULTS.maxConcurrency`)
    */
   readonly maxConcurrency?: number;
+  /**
+   * The shape the queue's messages arrive in, which the runtime unwraps (docs/envelopes.md).
+   * `subscribeTo` and `addEventBridgeRule` set it for you; name it to fail at synth when a
+   * subscription would deliver another shape, or for CloudEvents, which no subscription implies.
+   * @default - what the first subscription delivers, else our own envelope (`native`)
+   */
+  readonly envelope?: EventEnvelope;
+}
+
+/** Options of {@link QueueConsumer.subscribeTo}. */
+export interface QueueSubscriptionOptions {
+  /**
+   * Whether SNS delivers the published message as it is (`true`) or wrapped in its notification
+   * JSON (`false`, SNS's default). Either way dedup keys on our envelope's `eventId`, never on
+   * SNS's `MessageId`, which a retried `Publish` changes.
+   * @default false
+   */
+  readonly rawMessageDelivery?: boolean;
+  /** Only messages whose attributes match are delivered. @default - every message */
+  readonly filterPolicy?: { [attribute: string]: SubscriptionFilter };
 }
 
 /** The props with their defaults applied. */
@@ -99,6 +124,7 @@ export class QueueConsumer extends Construct {
   public readonly dlqAlarm: DlqAlarm;
   /** The consumer function. */
   public readonly function: NodejsFunction;
+  private readonly delivered: DeliveredEnvelope;
 
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
     super(scope, id);
@@ -111,8 +137,37 @@ export class QueueConsumer extends Construct {
     this.dlqAlarm = dlq.alarm;
     this.queue = this.addQueue(settings, queueName);
     this.function = this.addFunction(props, settings);
+    this.delivered = new DeliveredEnvelope(this.function, props.envelope);
     this.addEventSource(settings);
     this.node.addValidation({ validate: () => fifoProblems([this.queue, this.deadLetterQueue]) });
+  }
+
+  /** The shape the function decodes: the envelope prop's, or the one the subscriptions deliver. */
+  public get envelope(): EventEnvelope {
+    return this.delivered.envelope;
+  }
+
+  /**
+   * Subscribes the queue to an SNS topic: the subscription, and the queue policy statement that
+   * lets the topic (and only it) send to the queue; without it SNS drops every delivery
+   * silently. With raw delivery off the consumer decodes SNS's notification JSON.
+   * @throws Error when the consumer already decodes another shape
+   */
+  public subscribeTo(topic: ITopic, options: QueueSubscriptionOptions = {}): void {
+    const raw = options.rawMessageDelivery ?? false;
+    this.delivered.require(raw ? EnvelopeFormat.NATIVE : EnvelopeFormat.SNS, `the subscription to ${topic.node.path}${raw ? ' (raw delivery)' : ''}`);
+    topic.addSubscription(new SqsSubscription(this.queue, { rawMessageDelivery: raw, filterPolicy: options.filterPolicy }));
+  }
+
+  /**
+   * Makes the queue a target of an EventBridge rule: the target, and the queue policy statement
+   * that lets the rule (and only it) send to the queue. The consumer decodes the event JSON; its
+   * `detail` is our envelope unless the `envelope` prop names an `eventIdPath`.
+   * @throws Error when the consumer already decodes another shape
+   */
+  public addEventBridgeRule(rule: Rule): void {
+    this.delivered.require(EnvelopeFormat.EVENTBRIDGE, `the EventBridge rule ${rule.node.path}`);
+    rule.addTarget(new SqsQueue(this.queue));
   }
 
   /**
@@ -217,6 +272,7 @@ function minimumVisibilityTimeout(props: QueueConsumerProps): Duration | undefin
 
 function validateQueueConsumerProps(props: QueueConsumerProps): void {
   validateConsumerProps(props);
+  checkEnvelope(props.envelope);
   checkBatching(props);
   checkRedrive(props);
   checkDurationRange('retentionPeriod', props.retentionPeriod, Duration.seconds(SQS_LIMITS.minRetentionSeconds), Duration.seconds(SQS_LIMITS.maxRetentionSeconds));

@@ -31,6 +31,7 @@ export const ResourceType = {
   FUNCTION: 'AWS::Lambda::Function',
   EVENT_SOURCE_MAPPING: 'AWS::Lambda::EventSourceMapping',
   ALARM: 'AWS::CloudWatch::Alarm',
+  RULE: 'AWS::Events::Rule',
 } as const;
 
 /** Every resource of one type, in template order. */

@@ -8,23 +8,40 @@ interface LambdaEvent {
   Records?: { body?: string; kinesis?: { data: string }; eventID?: string; dynamodb?: unknown }[];
 }
 
+/** Records one function was handed, and how many of them it had been handed before. */
+export interface DeliveryCount {
+  total: number;
+  duplicates: number;
+}
+
 export class DeliveryCounter {
   private readonly seen = new Set<string>();
+  private readonly functions = new Map<string, DeliveryCount>();
   public total = 0;
   public duplicates = 0;
+
+  /** What one function was handed. */
+  public of(functionLogicalId: string): DeliveryCount {
+    return { ...(this.functions.get(functionLogicalId) ?? { total: 0, duplicates: 0 }) };
+  }
 
   /** Wraps an invoker so that every record it delivers is counted. */
   public wrap(functionLogicalId: string, invoke: Invoker): Invoker {
     return (event) => {
-      for (const record of (event as LambdaEvent).Records ?? []) this.count(`${functionLogicalId}:${identityOf(record)}`);
+      for (const record of (event as LambdaEvent).Records ?? []) this.count(functionLogicalId, `${functionLogicalId}:${identityOf(record)}`);
       return invoke(event);
     };
   }
 
-  private count(identity: string): void {
+  private count(functionLogicalId: string, identity: string): void {
+    const own = this.functions.get(functionLogicalId) ?? { total: 0, duplicates: 0 };
+    this.functions.set(functionLogicalId, own);
     this.total += 1;
-    if (this.seen.has(identity)) this.duplicates += 1;
-    else this.seen.add(identity);
+    own.total += 1;
+    if (this.seen.has(identity)) {
+      this.duplicates += 1;
+      own.duplicates += 1;
+    } else this.seen.add(identity);
   }
 }
 

@@ -33,7 +33,7 @@ export function writeDump(dir: string, contents: DumpContents): void {
 }
 
 function publishedLines(messages: readonly PublishedMessage[]): string {
-  return messages.map((message) => `${JSON.stringify({ target: message.target.split('/').pop(), body: message.body })}\n`).join('');
+  return messages.map((message) => `${JSON.stringify({ target: message.target.split(/[/:]/).pop(), body: message.body })}\n`).join('');
 }
 
 function stateOf(state: FinalState): Record<string, unknown> {

@@ -1,12 +1,14 @@
 /**
- * Publishes the workload as a producer fleet would: page views to the queue, order changes to the
- * stream, and at the producer-retry rate the same message a second time (a publish that in fact
- * succeeded, retried). Records what it sent, for the dump and for verification.
+ * Publishes the workload as a producer fleet would: page views to their SNS topic (which fans
+ * them out to the counter's queue), order changes to the stream, and at the producer-retry rate
+ * the same message a second time (a publish that in fact succeeded, retried: SNS gives it a new
+ * MessageId, the envelope keeps its eventId). Records what it sent, for the dump and for
+ * verification.
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { publishToSqs, type OutgoingMessage } from '../../lambdas/runtime';
+import { publishToSns, type OutgoingMessage } from '../../lambdas/runtime';
 import { chance } from '../faults/random';
 import type { Random } from '../types';
 import type { WorkloadEvent } from './workload';
@@ -21,20 +23,20 @@ export interface PublishedMessage {
 }
 
 export interface PublishTargets {
-  readonly sqs: SQSClient;
+  readonly sns: SNSClient;
   readonly kinesis: KinesisClient;
-  readonly pageViewsQueueUrl: string;
+  readonly pageViewsTopicArn: string;
   readonly ordersStreamName: string;
 }
 
-const SQS_CHUNK = 100;
+const SNS_CHUNK = 100;
 const KINESIS_CHUNK = 250;
 
 /** Decides which messages the producer sends twice, in workload order. */
-export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsQueueUrl' | 'ordersStreamName'>): PublishedMessage[] {
+export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsTopicArn' | 'ordersStreamName'>): PublishedMessage[] {
   const messages: PublishedMessage[] = [];
   for (const event of workload) {
-    const target = event.target === 'page-views' ? targets.pageViewsQueueUrl : targets.ordersStreamName;
+    const target = event.target === 'page-views' ? targets.pageViewsTopicArn : targets.ordersStreamName;
     messages.push({ target, body: event.body, event, retry: false });
     if (chance(random, producerRetryRate)) messages.push({ target, body: event.body, event, retry: true });
   }
@@ -43,17 +45,17 @@ export function planMessages(workload: readonly WorkloadEvent[], random: Random,
 
 /** Sends the planned messages in chunks, calling `onProgress` with the count sent so far. */
 export async function publishMessages(messages: readonly PublishedMessage[], targets: PublishTargets, onProgress: (sent: number) => void): Promise<void> {
-  const toQueue = messages.filter((message) => message.target === targets.pageViewsQueueUrl);
+  const toTopic = messages.filter((message) => message.target === targets.pageViewsTopicArn);
   const toStream = messages.filter((message) => message.target === targets.ordersStreamName);
   let sent = 0;
   const report = (count: number) => onProgress((sent += count));
-  await Promise.all([publishQueue(toQueue, targets, report), publishStream(toStream, targets, report)]);
+  await Promise.all([publishTopic(toTopic, targets, report), publishStream(toStream, targets, report)]);
 }
 
-async function publishQueue(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
-  for (let start = 0; start < messages.length; start += SQS_CHUNK) {
-    const chunk = messages.slice(start, start + SQS_CHUNK);
-    await publishToSqs(targets.sqs, targets.pageViewsQueueUrl, chunk.map(toOutgoing));
+async function publishTopic(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
+  for (let start = 0; start < messages.length; start += SNS_CHUNK) {
+    const chunk = messages.slice(start, start + SNS_CHUNK);
+    await publishToSns(targets.sns, targets.pageViewsTopicArn, chunk.map(toOutgoing));
     report(chunk.length);
   }
 }

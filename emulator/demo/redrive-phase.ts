@@ -14,7 +14,7 @@ import type { PublishedMessage } from './publisher';
 import { redriveViolationsOf, violationsOf, type DlqRedrive, type RedriveReport } from './report';
 import { settledState } from './settle';
 import { dlqDepth, type DlqContents, type FinalState } from './state';
-import { verify } from './verify';
+import { verify, type Verification } from './verify';
 import type { WorkloadEvent } from './workload';
 
 export interface RedrivePhaseInput {
@@ -31,6 +31,8 @@ export interface RedrivePhase {
   readonly redrive: RedriveReport;
   readonly violations: string[];
   readonly state: FinalState;
+  /** The strict verification of the final state. */
+  readonly after: Verification;
 }
 
 /** Deploys the fix, redrives every DLQ, drains, and verifies strictly. */
@@ -49,7 +51,7 @@ export async function fixAndRedrive(stack: LocalStack, input: RedrivePhaseInput)
     exactAfter: violationsOf(after).length === 0,
     alarmsConsistent: alarmsMatchQueues(stack, state),
   };
-  return { redrive, violations: redriveViolationsOf(redrive, after), state };
+  return { redrive, violations: redriveViolationsOf(redrive, after), state, after };
 }
 
 async function deployFix(stack: LocalStack): Promise<void> {

@@ -1,5 +1,6 @@
 /** The demo's report: the JSON the issue specifies, the summary table, and the invariants. */
 import { awsContractRows, type AwsContractReport } from './aws-contract';
+import type { ConsumerReport } from './consumers';
 import { notificationViolations } from './notifications';
 import type { Mismatch, Verification } from './verify';
 
@@ -39,6 +40,8 @@ export interface DemoReport {
   readonly lost: number;
   readonly alarms: { readonly notifications: number };
   readonly redrive?: RedriveReport;
+  /** One line per consumer, after the redrive: its source (`sqs`, `sqs-fifo`, `sns-sqs`, `kinesis`, `dynamodb-stream`), deliveries and exactness. */
+  readonly consumers?: readonly ConsumerReport[];
   /** The AWS contract layer over the whole run: requests checked, refused, IAM checks and denials, conflicts raised. */
   readonly aws?: AwsContractReport;
   readonly durationMs: number;
@@ -84,6 +87,13 @@ function redriveRows(report: DemoReport): [string, string][] {
   ];
 }
 
+function consumerRows(report: DemoReport): [string, string][] {
+  return (report.consumers ?? []).map((consumer): [string, string] => [
+    `  ${consumer.name} (${consumer.source})`,
+    `${consumer.deliveries} deliveries, ${consumer.duplicateDeliveries} dup., ${consumer.checked ? (consumer.exact ? 'exact' : `NOT exact (${consumer.mismatches})`) : 'not checked'}`,
+  ]);
+}
+
 function notificationValue(report: DemoReport): string {
   const { sent, expected, missing, pending } = report.notifications;
   const notes = [missing.length > 0 ? `${missing.length} never notified` : '', pending > 0 ? `${pending} waiting in a DLQ` : ''].filter(Boolean);
@@ -113,6 +123,7 @@ export function summaryTable(report: DemoReport): string {
     ['lost events', String(report.lost)],
     ['alarm notifications', String(report.alarms.notifications)],
     ...redriveRows(report),
+    ...consumerRows(report),
     ...(report.aws ? awsContractRows(report.aws) : []),
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${report.eventsPerSecond} events/s)`],
     ['result', verdict(report)],

@@ -15,6 +15,7 @@ import { describeFailure, readWithin, writeDump } from './dump';
 import { firstPhaseReport } from './first-phase';
 import { pendingRedrive } from './pending';
 import type { Progress } from '../../cli/progress';
+import { consumerReports } from './consumers';
 import { planMessages, publishMessages, type PublishedMessage } from './publisher';
 import { fixAndRedrive, holdsMessages } from './redrive-phase';
 import type { DemoReport } from './report';
@@ -92,18 +93,19 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
   const durationMs = Date.now() - context.started;
   const aws = stack.contract();
   const violations = [...firstPhase.violations, ...fixed.violations, ...awsContractViolations(aws)];
-  return { ...firstPhase, redrive: fixed.redrive, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations };
+  const consumers = consumerReports(stack, context.deliveries, fixed.after);
+  return { ...firstPhase, redrive: fixed.redrive, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations };
 }
 
 /** The workload and the messages the producer sends for it (producer retries included). */
 function plan(stack: LocalStack, options: ScenarioOptions): { workload: WorkloadEvent[]; messages: PublishedMessage[] } {
   const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate, pageViewShare: options.pageViewShare });
-  const targets = { pageViewsQueueUrl: output(stack.outputs, 'PageViewsQueueUrl'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') };
+  const targets = { pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') };
   return { workload, messages: planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, targets) };
 }
 
 async function publish(stack: LocalStack, messages: readonly PublishedMessage[], progress: Progress): Promise<void> {
-  const targets = { sqs: stack.clients.sqs, kinesis: stack.clients.kinesis, pageViewsQueueUrl: output(stack.outputs, 'PageViewsQueueUrl'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') };
+  const targets = { sns: stack.clients.sns, kinesis: stack.clients.kinesis, pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') };
   await publishMessages(messages, targets, (sent) => progress.update('published', sent, messages.length));
   progress.done();
 }

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { conditionLookup, type ConditionLookup } from './conditions';
 import { awsDenial, type AwsDenial, type Refusal, type WireProtocol } from './denial';
 import { UnsupportedConditionOperatorError } from './errors';
-import { principalArns, PrincipalMatch, type PrincipalArns } from './principal';
+import { principalArns, PrincipalMatch, servicePrincipalArns, type PrincipalArns } from './principal';
 import { roleIdentity, type RolePolicies } from './role-policies';
 import { describe, type CompiledStatement } from './statement';
 import { ResourcePolicyKind, type ResourcePolicy } from './template-resource-policies';
@@ -63,6 +63,38 @@ export function authorize(policies: RolePolicies, request: AuthorizationRequest)
     if (!verdict.allowed) return denied(request, caller, permission, verdict);
   }
   return ALLOWED;
+}
+
+/** A delivery an AWS service makes into a resource of the account (SNS to a queue, EventBridge to its target). */
+export interface ServiceDeliveryRequest {
+  /** The service principal, `sns.amazonaws.com`. */
+  readonly service: string;
+  readonly accountId: string;
+  readonly permission: Permission;
+  /** The condition keys the service sets: `aws:SourceArn` (the topic, the rule), `aws:SourceAccount`. */
+  readonly context: RequestContext;
+}
+
+/** A service delivery is allowed, or refused with the reason. */
+export type DeliveryVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: DenyReason; readonly origin?: StatementOrigin };
+
+/**
+ * Decides a service's delivery: no identity-based policy speaks for a service principal, so the
+ * resource's own policy must allow it, and no Deny there may match (IAM User Guide, "Policy
+ * evaluation logic", resource-based policies). AWS accepts such a subscription or target all the
+ * same and drops what it cannot deliver; local mode asks up front.
+ * @throws UnsupportedConditionOperatorError when the decision depends on a condition it cannot evaluate
+ */
+export function authorizeServiceDelivery(resourcePolicies: ReadonlyMap<string, ResourcePolicy>, request: ServiceDeliveryRequest): DeliveryVerdict {
+  const caller = servicePrincipalArns(request.service, request.accountId);
+  const lookup = conditionLookup({ 'aws:SourceAccount': request.accountId, ...request.context });
+  const policy = resourcePolicies.get(request.permission.resource);
+  const findings = policy ? scan(policy.statements, request.permission, caller, lookup) : {};
+  const deny = explicitDeny({}, findings);
+  if (deny && !deny.allowed) return { allowed: false, reason: deny.reason, origin: deny.origin };
+  if (isDefinite(findings.allow)) return ALLOWED;
+  refuseUndecided(findings.allow);
+  return { allowed: false, reason: DenyReason.NO_ALLOW };
 }
 
 /** The global condition keys IAM sets for a role session. */

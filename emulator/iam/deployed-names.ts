@@ -73,6 +73,10 @@ const NAMERS: Readonly<Record<string, Namer>> = {
     const name = generated(resource, naming, 'LogGroupName', 512);
     return { ref: name, attributes: { Arn: arn(naming, 'logs', `log-group:${name}:*`) } };
   },
+  'AWS::Events::Rule': (resource, naming) => {
+    const name = generated(resource, naming, 'Name', 64);
+    return { ref: name, attributes: { Arn: arn(naming, 'events', `rule/${name}`) } };
+  },
   'AWS::Lambda::Function': (resource, naming) => {
     const name = generated(resource, naming, 'FunctionName', 64);
     return { ref: name, attributes: { Arn: arn(naming, 'lambda', `function:${name}`) } };

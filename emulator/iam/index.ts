@@ -4,7 +4,7 @@
  * compile once per template, then authorize every request.
  */
 export { compileRolePolicies, functionPrincipal, roleIdentity } from './role-policies';
-export { authorize } from './authorize';
+export { authorize, authorizeServiceDelivery } from './authorize';
 export { requiredPermissions } from './required-permissions';
 export { awsDenial, dynamodbDenial, kinesisDenial, kmsDenial, notAuthorizedMessage, snsDenial, sqsDenial, WireProtocol } from './denial';
 export { deployedResolveContext, deployedResources } from './deployed-names';
@@ -23,7 +23,7 @@ export {
   UnsupportedConditionOperatorError,
   UnsupportedOperationError,
 } from './errors';
-export type { Allowed, AuthorizationRequest, AuthorizationResult, Denied } from './authorize';
+export type { Allowed, AuthorizationRequest, AuthorizationResult, DeliveryVerdict, Denied, ServiceDeliveryRequest } from './authorize';
 export type { AwsDenial, DenialOptions, Refusal } from './denial';
 export type { DeployedNamesOptions } from './deployed-names';
 export type { ArnScope } from './arns';

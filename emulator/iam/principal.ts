@@ -16,6 +16,8 @@ export interface PrincipalArns {
   readonly roleArn: string;
   /** `arn:aws:sts::<account>:assumed-role/<name>/<session>`: who AWS's messages name. */
   readonly sessionArn: string;
+  /** Set when the caller is an AWS service delivering on someone's behalf (`sns.amazonaws.com`): then no AWS principal but `*` names it. */
+  readonly service?: string;
 }
 
 /** How a statement's principal element matches the caller. */
@@ -33,15 +35,30 @@ export function principalArns(principal: RolePrincipal): PrincipalArns {
   };
 }
 
+/**
+ * An AWS service as the caller: SNS delivering to a queue, EventBridge sending to its target.
+ * A resource policy names it with `{ "Service": "sns.amazonaws.com" }` or `*`.
+ */
+export function servicePrincipalArns(service: string, accountId: string, partition = 'aws'): PrincipalArns {
+  return { accountId, partition, roleArn: service, sessionArn: service, service };
+}
+
 const PRINCIPAL_KINDS = ['AWS', 'Service', 'Federated', 'CanonicalUser'];
+
+/** One entry of a principal element: an `AWS` ARN or account, or a `Service` name. */
+interface PrincipalEntry {
+  readonly kind: 'AWS' | 'Service';
+  readonly value: string;
+}
 
 /**
  * Compiles a resolved `Principal` (or, `negated`, `NotPrincipal`) element. Only `AWS` entries can
- * name a role session; service, federated and canonical-user principals never do.
+ * name a role session, and only `Service` entries (or `*`) a service caller; federated and
+ * canonical-user principals name neither.
  * @throws PolicyDocumentError for an element of another shape
  */
 export function principalMatcher(element: unknown, negated: boolean, policy: string): (caller: PrincipalArns) => PrincipalMatch {
-  const entries = awsEntries(element, policy);
+  const entries = principalEntries(element, policy);
   const match = (caller: PrincipalArns): PrincipalMatch => {
     const found = entries.map((entry) => entryMatch(entry, caller));
     if (found.includes(PrincipalMatch.CALLER)) return PrincipalMatch.CALLER;
@@ -51,19 +68,25 @@ export function principalMatcher(element: unknown, negated: boolean, policy: str
   return (caller) => (match(caller) === PrincipalMatch.NONE ? PrincipalMatch.CALLER : PrincipalMatch.NONE);
 }
 
-function awsEntries(element: unknown, policy: string): string[] {
-  if (element === '*') return ['*'];
+function principalEntries(element: unknown, policy: string): PrincipalEntry[] {
+  if (element === '*') return [{ kind: 'AWS', value: '*' }];
   if (element === null || typeof element !== 'object' || Array.isArray(element)) {
     throw new PolicyDocumentError(policy, `a Principal must be "*" or an object (given ${JSON.stringify(element)})`);
   }
   const unknown = Object.keys(element).filter((kind) => !PRINCIPAL_KINDS.includes(kind));
   if (unknown.length > 0) throw new PolicyDocumentError(policy, `unknown principal kind ${unknown.join(', ')}`);
-  const aws = (element as Record<string, unknown>).AWS;
-  return aws === undefined ? [] : (Array.isArray(aws) ? aws : [aws]).map(String);
+  const listed = (kind: PrincipalEntry['kind']): PrincipalEntry[] => {
+    const values = (element as Record<string, unknown>)[kind];
+    return values === undefined ? [] : (Array.isArray(values) ? values : [values]).map((value) => ({ kind, value: String(value) }));
+  };
+  return [...listed('AWS'), ...listed('Service')];
 }
 
-function entryMatch(entry: string, caller: PrincipalArns): PrincipalMatch {
-  if (entry === '*' || entry === caller.roleArn || entry === caller.sessionArn) return PrincipalMatch.CALLER;
+function entryMatch({ kind, value: entry }: PrincipalEntry, caller: PrincipalArns): PrincipalMatch {
+  if (kind === 'Service') return caller.service !== undefined && entry === caller.service ? PrincipalMatch.CALLER : PrincipalMatch.NONE;
+  if (entry === '*') return PrincipalMatch.CALLER;
+  if (caller.service !== undefined) return PrincipalMatch.NONE;
+  if (entry === caller.roleArn || entry === caller.sessionArn) return PrincipalMatch.CALLER;
   const root = `arn:${caller.partition}:iam::${caller.accountId}:root`;
   return entry === root || entry === caller.accountId ? PrincipalMatch.ACCOUNT : PrincipalMatch.NONE;
 }

@@ -5,7 +5,7 @@
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localClients, type EngineEndpoints, type LocalClients } from '../engines';
 import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type RefusalListener } from '../gateway';
-import { compileRolePolicies, deployedResolveContext, functionPrincipal, type PermissionLookups, type RolePrincipal } from '../iam';
+import { compileRolePolicies, deployedResolveContext, functionPrincipal, type PermissionLookups, type Resolve, type RolePolicies, type RolePrincipal } from '../iam';
 import type { FunctionSpec } from './functions';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
 import type { ProvisionedStack } from './provision';
@@ -37,19 +37,28 @@ export function mappingClients(gateways: ContractGateways, functionLogicalId: st
   return { sqs: clients.sqs, kinesis: clients.kinesis, dynamodbStreams };
 }
 
+/** The template's policies, compiled against the provisioned resources, and how its values resolve. */
+export interface StackPolicies {
+  readonly policies: RolePolicies;
+  readonly resolve: Resolve;
+}
+
 /**
  * From now on every function's calls (and its mapping's) are decided against its role: the
- * template's policies, resolved against the provisioned resources.
+ * template's policies, resolved against the provisioned resources. Returns them, for the
+ * deliveries that services make (SNS subscriptions, EventBridge targets).
  */
-export function enforceTemplateIam(gateways: ContractGateways, template: Template, stack: ProvisionedStack, specs: readonly FunctionSpec[]): void {
+export function enforceTemplateIam(gateways: ContractGateways, template: Template, stack: ProvisionedStack, specs: readonly FunctionSpec[]): StackPolicies {
   const context = deployedResolveContext(template, { stackName: stack.stackName, region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID }, stack.context);
-  const policies = compileRolePolicies(template, (value) => resolveValue(value, context));
+  const resolve: Resolve = (value) => resolveValue(value, context);
+  const policies = compileRolePolicies(template, resolve);
   const principals = new Map<string, RolePrincipal>();
   for (const spec of specs) {
     gateways.callers.register(spec.logicalId);
     principals.set(spec.logicalId, functionPrincipal(policies, spec.logicalId, { functionName: spec.name, accountId: LOCAL_ACCOUNT_ID }));
   }
   gateways.layer.enforceIam(new IamGuard({ policies, principals, lookups: stackLookups(stack), tokens: gateways.layer.tokens }));
+  return { policies, resolve };
 }
 
 /** Names in requests to the ARNs local mode gave the resources (DynamoDB Local's name `ddblocal` as region, for one). */

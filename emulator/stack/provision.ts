@@ -1,7 +1,8 @@
 /**
  * Creates on the local engines what the template declares: queues (with their visibility timeout,
  * retention and redrive policy), tables (keys, streams, TTL), Kinesis streams and SNS topics, each
- * topic with a local inbox queue so that notifications and alarms can be read.
+ * topic with a local inbox queue so that notifications and alarms can be read. The template's own
+ * subscriptions wait for its queue policies (`fan-out.ts`).
  */
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
@@ -9,7 +10,7 @@ import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
-import { resolveString, resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
+import { resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 export interface LocalQueue {
@@ -78,7 +79,6 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionedS
     provisionAll(resourcesOfType(options.template, ResourceType.STREAM), (resource) => createStream(options, resource, resources)),
     provisionAll(resourcesOfType(options.template, ResourceType.TOPIC), (resource) => createTopic(options, resource, resources)),
   ]);
-  await subscribeQueues(options, context);
   nameFunctions(options, resources);
   return { stackName: options.stackName, queues, tables, streams, topics, context };
 }
@@ -195,19 +195,6 @@ async function createTopic(options: ProvisionOptions, resource: NamedResource, r
   await sns.send(new SubscribeCommand({ TopicArn: arn, Protocol: 'sqs', Endpoint: inboxArn }));
   resources.set(resource.logicalId, { ref: arn, attributes: { TopicArn: arn, TopicName: name } });
   return { logicalId: resource.logicalId, name, arn, inbox: { url: inboxUrl, arn: inboxArn } };
-}
-
-/** Template subscriptions of protocol `sqs` are made; others (email, lambda) cannot be delivered locally. */
-async function subscribeQueues(options: ProvisionOptions, context: ResolveContext): Promise<void> {
-  for (const subscription of resourcesOfType(options.template, ResourceType.SUBSCRIPTION)) {
-    if (subscription.properties.Protocol !== 'sqs') continue;
-    await options.clients.sns.send(new SubscribeCommand({
-      TopicArn: resolveString(subscription.properties.TopicArn, context),
-      Protocol: 'sqs',
-      Endpoint: resolveString(subscription.properties.Endpoint, context),
-      Attributes: subscription.properties.RawMessageDelivery ? { RawMessageDelivery: 'true' } : undefined,
-    }));
-  }
 }
 
 function nameFunctions(options: ProvisionOptions, resources: Map<string, LocalResource>): void {

@@ -18,6 +18,7 @@ import { drainStack, type StackDrainOptions } from './drain';
 import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
+import { wireFanOut, type FanOut } from './fan-out';
 import { provision, type ProvisionedStack } from './provision';
 import type { Template } from '../../aws/cloudformation/template';
 
@@ -81,6 +82,8 @@ export interface LocalStack {
   /** The local length of a 60-second alarm period. */
   readonly alarmPeriodMs: number;
   readonly deadLetterQueues: readonly DeadLetterQueue[];
+  /** The SNS subscriptions made, the EventBridge rule targets, and the deliveries AWS would drop (also told to `onRefusal`). */
+  readonly fanOut: FanOut;
   readonly proxy: DynamoFaultProxy;
   /** What the contract layer checked and refused so far. */
   contract(): ContractStats;
@@ -126,7 +129,9 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
   phase('loading the bundled functions from cdk.out');
   const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
-  enforceTemplateIam(gateways, synth.template, resources, specs);
+  const { policies, resolve } = enforceTemplateIam(gateways, synth.template, resources, specs);
+  const fanOut = await wireFanOut({ template: synth.template, queues: resources.queues, policies, resolve, clients });
+  for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
   const initFailures = new InitFailureSignal();
   const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure: reportingTo(initFailures, options) });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
@@ -155,6 +160,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     alarmEvaluator,
     alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
+    fanOut,
     proxy,
     contract: () => gateways.layer.stats(),
     synthesized: 'synthesized' in synth && synth.synthesized === true,

@@ -1,4 +1,5 @@
 import { CONSUMER_ENV } from '../../aws/consumer-env';
+import { envelopeFromEnv, type EnvelopeOptions } from './envelope-decoders';
 import { ConfigurationError } from './errors';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -34,9 +35,14 @@ export interface ConsumerEnv {
   readonly maxAttempts?: number;
   readonly dedupTtlSeconds?: number;
   readonly sourceQueueUrl?: string;
+  /** The shape events arrive in; undefined: our own envelope. */
+  readonly envelope?: EnvelopeOptions;
 }
 
-/** Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `DEDUP_TTL_SECONDS`, `SOURCE_QUEUE_URL`. */
+/**
+ * Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `DEDUP_TTL_SECONDS`,
+ * `SOURCE_QUEUE_URL`, `EVENT_ENVELOPE` and `EVENT_ID_PATH`.
+ */
 export function consumerEnv(defaultName: string, env: Env = process.env): ConsumerEnv {
   return {
     consumerName: env[CONSUMER_ENV.consumerName] || defaultName,
@@ -44,5 +50,6 @@ export function consumerEnv(defaultName: string, env: Env = process.env): Consum
     maxAttempts: positiveIntEnv(CONSUMER_ENV.maxAttempts, env),
     dedupTtlSeconds: positiveIntEnv(CONSUMER_ENV.dedupTtlSeconds, env),
     sourceQueueUrl: env[CONSUMER_ENV.sourceQueueUrl] || undefined,
+    envelope: envelopeFromEnv(env),
   };
 }

@@ -1,11 +1,12 @@
 import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 'aws-lambda';
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
+import { consumerDecoder, type EnvelopeOptions } from './envelope-decoders';
 import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError, UnsupportedSourceError } from './errors';
 import { payloadHash } from './event-id';
 import { MetricName, createObservability, type Observability } from './observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
-import { defaultDecoder, resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
+import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
 import { settle, type RecordResult } from './settle';
 import type { AcceptedEvent, Outcome, Strategy, StrategyRun } from './strategies';
 import { checkTimeBudgetOptions, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from './time-budget';
@@ -27,8 +28,19 @@ export interface ConsumerOptions<TResult> {
   /** Handlers by event type. */
   readonly routes: Routes<TResult>;
   readonly strategy: Strategy<TResult>;
-  /** @default envelope for SQS and Kinesis, the change itself for DynamoDB Streams */
+  /**
+   * Turns each record into an event; give this or `envelope`, not both.
+   * @default - by `envelope`: our envelope for SQS and Kinesis, the change itself for DynamoDB Streams
+   */
   readonly decode?: EventDecoder;
+  /**
+   * The shape events arrive in (SNS notification, EventBridge event, CloudEvent, or our own
+   * envelope), which decides their dedup key. It must agree with what the consumer's construct
+   * set, or `createConsumer` throws a ConfigurationError. DynamoDB Streams consumers take only
+   * `native`. docs/envelopes.md describes each format.
+   * @default - what the consumer's construct set in EVENT_ENVELOPE / EVENT_ID_PATH, else native
+   */
+  readonly envelope?: EnvelopeOptions;
   /** Where permanent failures and last attempts go. @default - none: such records are reported failed */
   readonly dlq?: DlqSender;
   /** SQS: from this receive count on, a transient failure goes to the DLQ. @default - no limit */
@@ -78,7 +90,7 @@ class BatchConsumer<TResult> {
     private readonly options: ConsumerOptions<TResult>,
     private readonly observability: Observability,
   ) {
-    this.decode = options.decode ?? defaultDecoder(options.source);
+    this.decode = consumerDecoder(options);
     this.now = options.now ?? (() => new Date());
   }
 

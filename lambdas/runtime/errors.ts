@@ -47,6 +47,16 @@ export const EnvelopeProblem = {
   TOO_LONG: 'too-long',
   INVALID_CHARACTERS: 'invalid-characters',
   INVALID_TIMESTAMP: 'invalid-timestamp',
+  /** The body is not the wrapper the consumer expects (an SNS message that is not a `Notification`, say). */
+  WRONG_WRAPPER: 'wrong-wrapper',
+  /** A CloudEvent of a `specversion` other than 1.0. */
+  UNSUPPORTED_VERSION: 'unsupported-version',
+  /** Data the runtime cannot turn into a JSON object payload (a non-JSON `datacontenttype`). */
+  UNSUPPORTED_CONTENT: 'unsupported-content',
+  /** Two fields that exclude each other are both present (a CloudEvent's `data` and `data_base64`). */
+  CONFLICTING_FIELDS: 'conflicting-fields',
+  /** A field that must hold base64 does not (a CloudEvent's `data_base64`). */
+  NOT_BASE64: 'not-base64',
 } as const;
 export type EnvelopeProblem = (typeof EnvelopeProblem)[keyof typeof EnvelopeProblem];
 

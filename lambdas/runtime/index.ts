@@ -21,6 +21,17 @@ export type { ConsumedEvent, EventDecoder, HandlerContext, PayloadSchema, Route,
 export { parseEnvelope } from './envelope';
 export type { Envelope } from './envelope';
 
+// Envelopes: events that arrive wrapped by SNS or EventBridge, or as CloudEvents (docs/envelopes.md).
+export { EnvelopeFormat } from '../../aws/envelope-formats';
+export { decoderFor, envelopeFromEnv } from './envelope-decoders';
+export type { EnvelopeOptions } from './envelope-decoders';
+export { snsNotificationDecoder } from './sns-notification';
+export type { SnsNotification } from './sns-notification';
+export { eventBridgeDecoder } from './eventbridge-event';
+export type { EventBridgeDecoderOptions, EventBridgeEvent } from './eventbridge-event';
+export { cloudEventDecoder } from './cloudevent';
+export type { CloudEvent } from './cloudevent';
+
 // Strategies and the effects they apply.
 export { directStrategy, transactionalStrategy } from './strategies';
 export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
@@ -55,6 +66,7 @@ export type { Observability } from './observability';
 
 // Producing events: envelopes whose ids derive from the business key, published with retries.
 export { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs } from './producer';
+export { publishToSns } from './sns-producer';
 export type { EnvelopeInput, OutgoingMessage, PublishResult } from './producer';
 export { eventIdFor } from './event-id';
 

@@ -103,7 +103,7 @@ export async function publishToKinesis(kinesis: KinesisClient, streamName: strin
 }
 
 /** Sends, then resends whatever `send` returns as not accepted, with backoff; returns how many resends it made. */
-async function sendUntilAccepted<TEntry extends { Id?: string }>(
+export async function sendUntilAccepted<TEntry extends { Id?: string }>(
   entries: readonly TEntry[],
   retry: RetryOptions,
   send: (pending: readonly TEntry[]) => Promise<readonly TEntry[]>,

@@ -34,11 +34,22 @@ describe('EventPipelineStack', () => {
     template.resourceCountIs('AWS::SQS::Queue', 4);
     template.resourceCountIs('AWS::Kinesis::Stream', 1);
     template.resourceCountIs('AWS::DynamoDB::Table', 3);
-    template.resourceCountIs('AWS::SNS::Topic', 2);
-    template.resourceCountIs('AWS::KMS::Key', 2);
+    template.resourceCountIs('AWS::SNS::Topic', 3);
+    template.resourceCountIs('AWS::KMS::Key', 3);
     // A depth alarm per DLQ, an iterator age alarm per stream consumer.
     template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
-    template.resourceCountIs('AWS::SNS::Subscription', 1);
+    // One more than before the fan-out: the page views topic's subscription of the counter queue.
+    template.resourceCountIs('AWS::SNS::Subscription', 2);
+  });
+
+  test('page views fan out from their topic to the counter queue with raw delivery, which only that topic may send to', () => {
+    const queue = logicalId(template, 'AWS::SQS::Queue', 'PageViewCounterQueue');
+    const topic = logicalId(template, 'AWS::SNS::Topic', 'PageViewsTopic');
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', TopicArn: { Ref: topic }, Endpoint: { 'Fn::GetAtt': [queue, 'Arn'] }, RawMessageDelivery: true });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queue }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'sqs:SendMessage', Principal: { Service: 'sns.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': { Ref: topic } } } })]) },
+    });
   });
 
   test('outputs every queue URL, the stream, the tables and the topics, without exports', () => {
@@ -53,6 +64,7 @@ describe('EventPipelineStack', () => {
       'OrdersTableName',
       'PageViewCounterDlqUrl',
       'PageViewsQueueUrl',
+      'PageViewsTopicArn',
       'ShipmentNotifierDlqUrl',
     ]);
     expect(Object.values(outputs).filter((output) => output.Export !== undefined)).toEqual([]);
@@ -68,6 +80,7 @@ describe('EventPipelineStack', () => {
     ['CountersTableName', 'AWS::DynamoDB::Table', 'CountersTable'],
     ['OrdersTableName', 'AWS::DynamoDB::Table', 'OrdersTable'],
     ['NotificationsTopicArn', 'AWS::SNS::Topic', 'NotificationsTopic'],
+    ['PageViewsTopicArn', 'AWS::SNS::Topic', 'PageViewsTopic'],
     ['AlarmTopicArn', 'AWS::SNS::Topic', 'AlarmsTopic'],
   ])('output %s refers to %s %s', (output, type, prefix) => {
     template.hasOutput(output, { Value: { Ref: logicalId(template, type, prefix) } });

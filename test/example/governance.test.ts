@@ -119,7 +119,7 @@ describe('AWS Control Tower proactive controls (cfn-guard)', () => {
 
     test('CT.KMS.PR.3: every key lets only AWS services create grants', () => {
       const keys = Object.values(template.findResources('AWS::KMS::Key'));
-      expect(keys).toHaveLength(2);
+      expect(keys).toHaveLength(3);
       for (const key of keys) {
         expect(key.Properties.KeyPolicy.Statement).toContainEqual({
           Sid: 'DenyGrantsExceptForAwsServices',

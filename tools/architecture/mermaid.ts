@@ -109,6 +109,7 @@ function edgesOf(model: PipelineModel): Edge[] {
     const existing = edges.get(key);
     edges.set(key, { from, to, label: existing ? `${existing.label}; ${label}` : label });
   };
+  for (const subscription of model.subscriptions) add(subscription.topic, subscription.queue, subscription.raw ? 'fan-out, raw' : 'fan-out, SNS notification JSON');
   for (const consumer of model.consumers) {
     for (const mapping of consumer.mappings) add(mapping.source, consumer.fn, SOURCE_LABEL[mapping.kind]);
     for (const use of consumer.uses) add(consumer.fn, use.resource, use.via);

@@ -51,10 +51,19 @@ export interface ConsumerView {
   readonly uses: readonly UseView[];
 }
 
+/** An SNS subscription of a queue: the topic fans its messages out to it. */
+export interface SubscriptionView {
+  readonly topic: Resource;
+  readonly queue: Resource;
+  /** Raw message delivery: the queue gets the published message itself, not SNS's notification JSON. */
+  readonly raw: boolean;
+}
+
 /** The whole pipeline. */
 export interface PipelineModel {
   readonly consumers: readonly ConsumerView[];
   readonly alarms: readonly AlarmView[];
+  readonly subscriptions: readonly SubscriptionView[];
   readonly tables: readonly Resource[];
   readonly topics: readonly Resource[];
   readonly resources: ReadonlyMap<string, Resource>;
@@ -65,6 +74,7 @@ const TYPE = {
   stream: 'AWS::Kinesis::Stream',
   table: 'AWS::DynamoDB::Table',
   topic: 'AWS::SNS::Topic',
+  subscription: 'AWS::SNS::Subscription',
   fn: 'AWS::Lambda::Function',
   mapping: 'AWS::Lambda::EventSourceMapping',
   alarm: 'AWS::CloudWatch::Alarm',
@@ -79,7 +89,16 @@ export function pipelineModel(template: Template): PipelineModel {
     .map((fn) => consumerView(fn, resources, alarms))
     .filter((consumer): consumer is ConsumerView => consumer !== undefined)
     .sort((a, b) => a.name.localeCompare(b.name));
-  return { consumers, alarms, tables: ofType(resources, TYPE.table), topics: ofType(resources, TYPE.topic), resources };
+  return { consumers, alarms, subscriptions: subscriptionViews(resources), tables: ofType(resources, TYPE.table), topics: ofType(resources, TYPE.topic), resources };
+}
+
+function subscriptionViews(resources: ReadonlyMap<string, Resource>): SubscriptionView[] {
+  return ofType(resources, TYPE.subscription).flatMap((subscription) => {
+    const topic = referenced(subscription.properties.TopicArn, resources);
+    const queue = referenced(subscription.properties.Endpoint, resources);
+    if (subscription.properties.Protocol !== 'sqs' || topic?.type !== TYPE.topic || queue?.type !== TYPE.queue) return [];
+    return [{ topic, queue, raw: subscription.properties.RawMessageDelivery === true }];
+  });
 }
 
 function consumerView(fn: Resource, resources: ReadonlyMap<string, Resource>, alarms: readonly AlarmView[]): ConsumerView | undefined {

@@ -89,8 +89,9 @@ function functionOf(fn: Resource): string {
 export function sharedTable(model: PipelineModel): string {
   const alarmsOn = (topic: Resource): number => model.alarms.filter((alarm) => alarm.topics.includes(topic)).length;
   const users = (resource: Resource): string => {
+    const fedQueues = new Set(model.subscriptions.filter((subscription) => subscription.topic === resource).map((subscription) => subscription.queue));
     const consumers = model.consumers
-      .filter((consumer) => consumer.uses.some((use) => use.resource === resource) || consumer.mappings.some((m) => m.source === resource))
+      .filter((consumer) => consumer.uses.some((use) => use.resource === resource) || consumer.mappings.some((m) => m.source === resource || fedQueues.has(m.source)))
       .map((consumer) => code(consumer.name));
     const alarms = alarmsOn(resource);
     return [...consumers, ...(alarms > 0 ? [`${alarms} alarm${alarms === 1 ? '' : 's'}`] : [])].join(', ') || 'none';

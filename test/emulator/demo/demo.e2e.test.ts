@@ -72,8 +72,16 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     notifications: { expected: number; sent: number; missing: string[] };
     redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
     aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
+    consumers: { name: string; source: string; deliveries: number; checked: boolean; exact: boolean }[];
   };
   expect(report.violations).toEqual([]);
+  // Page views reach their queue through the SNS topic (raw delivery); each consumer is exact on its own.
+  expect(report.consumers.map(({ name, source, checked, exact }) => ({ name, source, checked, exact }))).toEqual([
+    { name: 'page-view-counter', source: 'sns-sqs', checked: true, exact: true },
+    { name: 'order-projection', source: 'kinesis', checked: true, exact: true },
+    { name: 'shipment-notifier', source: 'dynamodb-stream', checked: true, exact: true },
+  ]);
+  for (const consumer of report.consumers) expect(consumer.deliveries).toBeGreaterThan(0);
   // Everything went through the AWS contract layer: no request AWS would refuse, no call IAM would deny.
   expect(report.aws.requestsChecked).toBeGreaterThan(0);
   expect(report.aws.iamChecks).toBeGreaterThan(0);

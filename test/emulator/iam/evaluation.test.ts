@@ -1,6 +1,7 @@
 /** IAM's evaluation rules, on small templates: identity-based policies, resource-based policies, KMS. */
 import {
   authorize,
+  authorizeServiceDelivery,
   compileRolePolicies,
   deployedResolveContext,
   functionPrincipal,
@@ -187,6 +188,40 @@ describe('resource-based policies', () => {
     expect(sendAs(compile(templateWith([allow('sqs:*')], queue([sparing]))), TLS)).toEqual({ allowed: true });
     const sparingOthers = { ...sparing, NotPrincipal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Other` } };
     expect(sendAs(compile(templateWith([allow('sqs:*')], queue([sparingOthers]))), TLS)).toMatchObject({ allowed: false, reason: 'explicit-deny' });
+  });
+});
+
+describe('deliveries by a service (SNS to a queue, EventBridge to its target)', () => {
+  const TOPIC = `arn:aws:sns:us-east-1:${ACCOUNT}:Views`;
+  const OTHER_TOPIC = `arn:aws:sns:us-east-1:${ACCOUNT}:Other`;
+  const queueWith = (statements: readonly Statement[]): RolePolicies =>
+    compile(templateWith([], {
+      Queue: { Type: 'AWS::SQS::Queue', Properties: {} },
+      QueuePolicy: { Type: 'AWS::SQS::QueuePolicy', Properties: { Queues: [{ Ref: 'Queue' }], PolicyDocument: { Version: '2012-10-17', Statement: statements } } },
+    }));
+  const deliver = (policies: RolePolicies, sourceArn = TOPIC, service = 'sns.amazonaws.com') =>
+    authorizeServiceDelivery(policies.resourcePolicies, { service, accountId: ACCOUNT, permission: { action: 'sqs:SendMessage', resource: QUEUE }, context: { ...TLS, 'aws:SourceArn': sourceArn } });
+  const fromTopic = allow('sqs:SendMessage', QUEUE, { Principal: { Service: 'sns.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': TOPIC } } });
+
+  test('the queue policy must name the service: its statement for the topic allows that topic only', () => {
+    expect(deliver(queueWith([fromTopic]))).toEqual({ allowed: true });
+    expect(deliver(queueWith([fromTopic]), OTHER_TOPIC)).toEqual({ allowed: false, reason: 'no-allow' });
+    expect(deliver(queueWith([fromTopic]), TOPIC, 'events.amazonaws.com')).toEqual({ allowed: false, reason: 'no-allow' });
+  });
+
+  test('no queue policy, or one that names only roles, lets no service deliver: no identity-based policy speaks for it', () => {
+    expect(deliver(compile(templateWith([allow('sqs:*')])))).toEqual({ allowed: false, reason: 'no-allow' });
+    expect(deliver(queueWith([allow('sqs:SendMessage', QUEUE, { Principal: { AWS: ROLE_ARN } })]))).toEqual({ allowed: false, reason: 'no-allow' });
+    expect(deliver(queueWith([allow('sqs:SendMessage', QUEUE, { Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } } })]))).toEqual({ allowed: false, reason: 'no-allow' });
+  });
+
+  test('"*" names services too; a Deny that matches wins; the enforce-SSL Deny spares a TLS delivery', () => {
+    const everyone = allow('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT } } });
+    expect(deliver(queueWith([everyone]))).toEqual({ allowed: true });
+    const enforceSsl = deny('sqs:*', QUEUE, { Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    expect(deliver(queueWith([enforceSsl, fromTopic]))).toEqual({ allowed: true });
+    const denyService = deny('sqs:SendMessage', QUEUE, { Principal: { Service: 'sns.amazonaws.com' } });
+    expect(deliver(queueWith([fromTopic, denyService]))).toMatchObject({ allowed: false, reason: 'explicit-deny', origin: { policy: 'QueuePolicy', index: 1 } });
   });
 });
 

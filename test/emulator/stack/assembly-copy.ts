@@ -2,12 +2,12 @@
  * A private copy of the synthesized assembly (cdk.out is shared with other test runs and with
  * people), so that a test can break one function's bundle and run the stack on it.
  */
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ASSET_PATH_METADATA } from '../../../emulator/stack/bundled-assets';
 import { assertBundled, DEFAULT_OUT_DIR, loadStack, PROJECT_ROOT, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
-import { ResourceType, resourcesOfType } from '../../../aws/cloudformation/template';
+import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
 
 const copies: string[] = [];
 
@@ -25,6 +25,16 @@ export function copyAssembly(source: string = DEFAULT_OUT_DIR): SynthesizedStack
   // The bundles leave the AWS SDK external and find it up the tree, as they do in the repository.
   symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   return loadStack(outDir);
+}
+
+/** A copy of the assembly whose template `edit` changed, reloaded. */
+export function editedAssembly(edit: (template: Template) => void): SynthesizedStack {
+  const copy = copyAssembly();
+  const file = path.join(copy.outDir, `${copy.stackName}.template.json`);
+  const template = JSON.parse(readFileSync(file, 'utf8')) as Template;
+  edit(template);
+  writeFileSync(file, JSON.stringify(template));
+  return loadStack(copy.outDir);
 }
 
 /** The logical id of the function whose id starts with `prefix` (e.g. `PageViewCounter`). */

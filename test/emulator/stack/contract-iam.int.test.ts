@@ -9,31 +9,19 @@
  */
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { readFileSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { createEnvelope } from '../../../lambdas/runtime';
 import { type FailureEnvelope } from '../../../aws/dlq-format';
 import { peekAll } from '../../../aws/sqs/peek';
 import type { SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
-import { loadStack } from '../../../emulator/stack/cloud-assembly';
 import { output } from '../../../emulator/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
 import { engineEndpoints, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, removeCopies } from './assembly-copy';
+import { copyAssembly, editedAssembly, removeCopies } from './assembly-copy';
 
 afterAll(() => removeCopies());
 
-/** A copy of the assembly whose template the edit changed, reloaded. */
-function editedAssembly(edit: (template: Template) => void): SynthesizedStack {
-  const copy = copyAssembly();
-  const file = path.join(copy.outDir, `${copy.stackName}.template.json`);
-  const template = JSON.parse(readFileSync(file, 'utf8')) as Template;
-  edit(template);
-  writeFileSync(file, JSON.stringify(template));
-  return loadStack(copy.outDir);
-}
 
 interface Statement {
   Action: string | string[];

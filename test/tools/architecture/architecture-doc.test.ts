@@ -68,6 +68,12 @@ describe('the Mermaid diagram', () => {
     expect(edges('after ')).toBe(count('AWS::SQS::Queue', (props) => props.RedrivePolicy !== undefined));
     expect(edges('on failure: batch metadata')).toBe(count('AWS::Lambda::EventSourceMapping', (props) => props.DestinationConfig !== undefined));
     expect(edges('ALARM and OK')).toBe(count('AWS::CloudWatch::Alarm'));
+    expect(edges('fan-out')).toBe(count('AWS::SNS::Subscription', (props) => props.Protocol === 'sqs'));
+  });
+
+  test('draws the page views topic fanning out to the counter queue, and names the counter as its user', () => {
+    expect(lines).toContain('PageViewsTopic -->|"fan-out, raw"| PageViewCounterQueue');
+    expect(page).toMatch(/^\| `PageViewsTopic` \| SNS topic \| .* \| `page-view-counter` \|$/m);
   });
 });
 

@@ -1,0 +1,29 @@
+/**
+ * The shapes an event can arrive in at a consumer, and how the constructs tell the runtime which
+ * one a consumer's source delivers (`CONSUMER_ENV.envelope`, `CONSUMER_ENV.eventIdPath`). Written
+ * once, here, so that the constructs and the runtime cannot disagree. What each format's body looks
+ * like, and which key it dedups on: docs/envelopes.md.
+ */
+
+export const EnvelopeFormat = {
+  /**
+   * Our envelope `{ eventId, type, occurredAt, source, payload }` is the body (or the Kinesis data):
+   * a producer sends straight to the queue or stream, or SNS delivers to SQS with raw message
+   * delivery on (the body is then the published message itself).
+   */
+  NATIVE: 'native',
+  /** SNS to SQS with raw message delivery off: the body is SNS's notification JSON, our envelope its `Message`. */
+  SNS: 'sns',
+  /** EventBridge to SQS: the body is the event JSON; `detail` holds our envelope, or `eventIdPath` names the key in it. */
+  EVENTBRIDGE: 'eventbridge',
+  /** CloudEvents 1.0 in structured JSON mode: the dedup key is `source` and `id` together. */
+  CLOUDEVENTS: 'cloudevents',
+} as const;
+export type EnvelopeFormat = (typeof EnvelopeFormat)[keyof typeof EnvelopeFormat];
+
+export const ENVELOPE_FORMATS: readonly EnvelopeFormat[] = Object.values(EnvelopeFormat);
+
+/** Whether a string names an {@link EnvelopeFormat}. */
+export function isEnvelopeFormat(value: string): value is EnvelopeFormat {
+  return (ENVELOPE_FORMATS as readonly string[]).includes(value);
+}
