@@ -46,6 +46,8 @@ export const LAMBDA_LIMITS = {
   /** An SQS mapping's batch size; above 10 it needs a batching window. */
   maxSqsBatchSize: 10_000,
   maxSqsBatchSizeWithoutWindow: 10,
+  /** A FIFO queue's mapping takes at most 10 messages per batch, and no batching window. */
+  maxSqsFifoBatchSize: 10,
   maxStreamBatchSize: 10_000,
   maxBatchingWindowSeconds: 300,
   maxStreamRetryAttempts: 10_000,

@@ -25,7 +25,7 @@ export interface EventPipelineStackProps extends StackProps {
   readonly alarmEmail?: string;
   /**
    * The directory holding the handler files (`page-view-counter.ts`, `order-projection.ts`,
-   * `shipment-notifier.ts`).
+   * `shipment-notifier.ts`, `account-ledger.ts`).
    * @default - `example/handlers` of this repository
    */
   readonly handlersDir?: string;
@@ -40,7 +40,8 @@ export interface EventPipelineStackProps extends StackProps {
  * The example pipelines, one per dedup pattern:
  * - page views: SNS topic -> SQS queue -> `page-view-counter` (dedup in the same transaction as the count);
  * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table;
- * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS.
+ * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS;
+ * - ledger: SQS FIFO queue -> `account-ledger` (in order per account, dedup in the same transaction).
  * Every DLQ and every stream consumer notifies the alarm topic. Consumers that `eo new consumer`
  * generated (or that `consumers` lists) come after the examples.
  */
@@ -63,6 +64,10 @@ export class EventPipelineStack extends Stack {
   public readonly orderProjection: KinesisConsumer;
   /** orders table stream -> shipment-notifier. */
   public readonly shipmentNotifier: DynamoStreamConsumer;
+  /** Account balances and the order their entries applied in, keyed `pk` (the account). */
+  public readonly ledgerTable: Table;
+  /** ledger FIFO queue -> account-ledger. */
+  public readonly accountLedger: QueueConsumer;
   private readonly handlersDir: string;
 
   constructor(scope: Construct, id: string, props: EventPipelineStackProps = {}) {
@@ -77,6 +82,8 @@ export class EventPipelineStack extends Stack {
     this.pageViewsTopic = this.addPageViewsTopic(this.pageViewCounter);
     this.orderProjection = this.addOrderProjection(this.handlerEntry('order-projection.ts'));
     this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
+    this.ledgerTable = this.addLedgerTable();
+    this.accountLedger = this.addAccountLedger(this.handlerEntry('account-ledger.ts'));
     this.addOutputs();
     for (const addConsumer of props.consumers ?? GENERATED_CONSUMERS) addConsumer(this);
   }
@@ -171,6 +178,28 @@ export class EventPipelineStack extends Stack {
     return notifier;
   }
 
+  private addLedgerTable(): Table {
+    return new Table(this, 'LedgerTable', {
+      ...tableDefaults(),
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+    });
+  }
+
+  /** A FIFO queue: each account's entries apply in the order they were sent (the account is the message group). */
+  private addAccountLedger(entry: string): QueueConsumer {
+    return new QueueConsumer(this, 'AccountLedger', {
+      consumerName: 'account-ledger',
+      entry,
+      alarmTopic: this.alarmTopic.topic,
+      fifo: true,
+      tables: {
+        // The entry's append and balance update, in the same transactions as the dedup puts.
+        LEDGER_TABLE: { table: this.ledgerTable, actions: [TableAction.UPDATE_ITEM] },
+        IDEMPOTENCY_TABLE: { table: this.idempotencyTable.table, actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM] },
+      },
+    });
+  }
+
   /** Plain outputs, not exports: the CLI and the local engines read them; no stack imports them. */
   private addOutputs(): void {
     const outputs: Record<string, string> = {
@@ -180,6 +209,9 @@ export class EventPipelineStack extends Stack {
       OrdersStreamName: this.orderProjection.stream.streamName,
       OrderProjectionDlqUrl: this.orderProjection.deadLetterQueue.queueUrl,
       ShipmentNotifierDlqUrl: this.shipmentNotifier.deadLetterQueue.queueUrl,
+      LedgerQueueUrl: this.accountLedger.queue.queueUrl,
+      AccountLedgerDlqUrl: this.accountLedger.deadLetterQueue.queueUrl,
+      LedgerTableName: this.ledgerTable.tableName,
       IdempotencyTableName: this.idempotencyTable.table.tableName,
       CountersTableName: this.countersTable.tableName,
       OrdersTableName: this.ordersTable.tableName,

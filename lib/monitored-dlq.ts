@@ -12,6 +12,8 @@ export interface MonitoredDlqOptions {
   readonly alarmTopic: ITopic;
   /** Which queues may name this one as their dead-letter queue. */
   readonly redriveAllowPolicy: RedriveAllowPolicy;
+  /** A FIFO DLQ, for a FIFO source (SQS allows no other): named, since a FIFO queue's name must end in `.fifo`. */
+  readonly fifo?: { readonly queueName: string };
 }
 
 /** A consumer's dead-letter queue and the alarm on its depth. */
@@ -31,6 +33,7 @@ export function addMonitoredDlq(scope: Construct, options: MonitoredDlqOptions):
     enforceSSL: true,
     retentionPeriod: DLQ_RETENTION,
     redriveAllowPolicy: options.redriveAllowPolicy,
+    ...(options.fifo && { fifo: true, queueName: options.fifo.queueName }),
   });
   const alarm = new DlqAlarm(scope, 'DlqAlarm', {
     queue,

@@ -24,6 +24,7 @@ import {
   sumDurations,
 } from './validation';
 import { LAMBDA_LIMITS, SQS_LIMITS } from '../aws/limits';
+import { FIFO_SUFFIX } from '../aws/sqs/fifo';
 
 /** The lowest `maxReceiveCount` accepted: fewer receives turn a burst of throttling into DLQ traffic. */
 const MIN_MAX_RECEIVE_COUNT = 5;
@@ -81,6 +82,16 @@ export interface QueueConsumerProps extends ConsumerProps {
    * @default - what the first subscription delivers, else our own envelope (`native`)
    */
   readonly envelope?: EventEnvelope;
+  /**
+   * A FIFO source queue and DLQ (their names end in `.fifo`): SQS keeps order within each message
+   * group, and the runtime keeps it through failures: at a group's first failure that will be
+   * retried, the rest of the group is reported too, not attempted, while other groups go on.
+   * Dedup stays on `eventId`: FIFO's own 5-minute deduplication covers neither a redelivery after
+   * a visibility timeout nor a producer's retry after 5 minutes. Lambda allows at most 10
+   * messages per FIFO batch and no batching window.
+   * @default false
+   */
+  readonly fifo?: boolean;
 }
 
 /** Options of {@link QueueConsumer.subscribeTo}. */
@@ -106,6 +117,7 @@ interface QueueSettings {
   readonly visibilityTimeout: Duration;
   readonly dedupTtl: Duration;
   readonly maxConcurrency: number;
+  readonly fifo: boolean;
 }
 
 /**
@@ -131,15 +143,15 @@ export class QueueConsumer extends Construct {
     validateQueueConsumerProps(props);
     const settings = queueSettings(props);
     this.consumerName = props.consumerName;
-    const queueName = this.sourceQueueName();
-    const dlq = this.addDlq(props, queueName);
+    const names = this.queueNames(settings.fifo);
+    const dlq = this.addDlq(props, names);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
-    this.queue = this.addQueue(settings, queueName);
+    this.queue = this.addQueue(settings, names.source);
     this.function = this.addFunction(props, settings);
     this.delivered = new DeliveredEnvelope(this.function, props.envelope);
     this.addEventSource(settings);
-    this.node.addValidation({ validate: () => fifoProblems([this.queue, this.deadLetterQueue]) });
+    this.node.addValidation({ validate: () => fifoProblems(this.queue, this.deadLetterQueue) });
   }
 
   /** The shape the function decodes: the envelope prop's, or the one the subscriptions deliver. */
@@ -154,6 +166,9 @@ export class QueueConsumer extends Construct {
    * @throws Error when the consumer already decodes another shape
    */
   public subscribeTo(topic: ITopic, options: QueueSubscriptionOptions = {}): void {
+    if (this.queue.fifo !== topic.fifo) {
+      throw new Error(`${topic.node.path} is ${topic.fifo ? 'a FIFO' : 'a standard'} topic and ${this.node.path}'s queue ${this.queue.fifo ? 'a FIFO' : 'a standard'} queue: SNS delivers a FIFO topic only to FIFO queues, and a standard topic only to standard queues`);
+    }
     const raw = options.rawMessageDelivery ?? false;
     this.delivered.require(raw ? EnvelopeFormat.NATIVE : EnvelopeFormat.SNS, `the subscription to ${topic.node.path}${raw ? ' (raw delivery)' : ''}`);
     topic.addSubscription(new SqsSubscription(this.queue, { rawMessageDelivery: raw, filterPolicy: options.filterPolicy }));
@@ -171,19 +186,23 @@ export class QueueConsumer extends Construct {
   }
 
   /**
-   * The source queue is named up front: the DLQ's redrive-allow policy must name the source
-   * queue, which names the DLQ in its redrive policy; a known name breaks that reference cycle.
+   * The queues are named up front: the DLQ's redrive-allow policy must name the source queue,
+   * which names the DLQ in its redrive policy; a known name breaks that reference cycle. A FIFO
+   * queue's name must end in `.fifo`, within SQS's 80 characters.
    */
-  private sourceQueueName(): string {
-    return Names.uniqueResourceName(this, { maxLength: 80, separator: '-', allowedSpecialCharacters: '-_' });
+  private queueNames(fifo: boolean): QueueNames {
+    if (!fifo) return { source: Names.uniqueResourceName(this, { maxLength: 80, separator: '-', allowedSpecialCharacters: '-_' }) };
+    const base = Names.uniqueResourceName(this, { maxLength: 80 - '-dlq'.length - FIFO_SUFFIX.length, separator: '-', allowedSpecialCharacters: '-_' });
+    return { source: `${base}${FIFO_SUFFIX}`, fifoDlq: `${base}-dlq${FIFO_SUFFIX}` };
   }
 
-  private addDlq(props: QueueConsumerProps, sourceQueueName: string): MonitoredDlq {
-    const sourceQueueArn = Stack.of(this).formatArn({ service: 'sqs', resource: sourceQueueName });
+  private addDlq(props: QueueConsumerProps, names: QueueNames): MonitoredDlq {
+    const sourceQueueArn = Stack.of(this).formatArn({ service: 'sqs', resource: names.source });
     return addMonitoredDlq(this, {
       consumerName: props.consumerName,
       alarmTopic: props.alarmTopic,
       redriveAllowPolicy: { sourceQueues: [Queue.fromQueueArn(this, 'SourceQueueRef', sourceQueueArn)] },
+      fifo: names.fifoDlq === undefined ? undefined : { queueName: names.fifoDlq },
     });
   }
 
@@ -195,6 +214,7 @@ export class QueueConsumer extends Construct {
       retentionPeriod: settings.retentionPeriod,
       visibilityTimeout: settings.visibilityTimeout,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+      ...(settings.fifo && { fifo: true }),
     });
   }
 
@@ -222,14 +242,20 @@ export class QueueConsumer extends Construct {
   }
 }
 
+/** The source queue's name, and the DLQ's when both are FIFO (a standard DLQ is named by CloudFormation). */
+interface QueueNames {
+  readonly source: string;
+  readonly fifoDlq?: string;
+}
+
 /**
- * Checked at synth time, after every escape hatch and aspect had its say: the runtime does not yet
- * keep a FIFO queue's order per message group, so a FIFO source or DLQ would break it.
+ * Checked at synth time, after every escape hatch and aspect had its say: SQS moves a FIFO
+ * queue's messages only to a FIFO DLQ, and a standard queue's only to a standard one.
  */
-function fifoProblems(queues: readonly Queue[]): string[] {
-  return queues
-    .filter((queue) => queue.fifo || (queue.node.defaultChild as CfnQueue).fifoQueue === true)
-    .map((queue) => `${queue.node.path} is a FIFO queue: QueueConsumer does not support FIFO queues yet (the runtime would break their order per message group); use a standard queue`);
+function fifoProblems(source: Queue, dlq: Queue): string[] {
+  const isFifo = (queue: Queue): boolean => queue.fifo || (queue.node.defaultChild as CfnQueue).fifoQueue === true;
+  if (isFifo(source) === isFifo(dlq)) return [];
+  return [`${source.node.path} is ${isFifo(source) ? 'a FIFO' : 'a standard'} queue and its DLQ ${dlq.node.path} ${isFifo(dlq) ? 'a FIFO' : 'a standard'} one: SQS needs both of one kind`];
 }
 
 function queueSettings(props: QueueConsumerProps): QueueSettings {
@@ -246,6 +272,7 @@ function queueSettings(props: QueueConsumerProps): QueueSettings {
       props.visibilityTimeout ?? defaultOrThrow('visibilityTimeout', minimumVisibility, 'timeout or maxBatchingWindow'),
     dedupTtl: props.dedupTtl ?? defaultOrThrow('dedupTtl', minimumDedup, 'retentionPeriod or redriveAllowance'),
     maxConcurrency: props.maxConcurrency ?? QUEUE_CONSUMER_DEFAULTS.maxConcurrency,
+    fifo: props.fifo ?? false,
   };
 }
 
@@ -283,11 +310,21 @@ function validateQueueConsumerProps(props: QueueConsumerProps): void {
 
 function checkBatching(props: QueueConsumerProps): void {
   checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.seconds(LAMBDA_LIMITS.maxBatchingWindowSeconds));
+  if (props.fifo) checkFifoBatching(props);
   checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxSqsBatchSize);
   const window = props.maxBatchingWindow;
   const windowless = window === undefined || (!window.isUnresolved() && window.toMilliseconds() === 0);
   // Lambda only accepts batches above 10 messages with a batching window.
   if (windowless) checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxSqsBatchSizeWithoutWindow, 'without a maxBatchingWindow');
+}
+
+/** Lambda's SQS mapping takes at most 10 messages of a FIFO queue per batch, and no batching window. */
+function checkFifoBatching(props: QueueConsumerProps): void {
+  checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxSqsFifoBatchSize, 'for a FIFO queue');
+  const window = props.maxBatchingWindow;
+  if (window !== undefined && !window.isUnresolved() && window.toMilliseconds() > 0) {
+    throw new Error(`maxBatchingWindow is not supported for a FIFO queue (given ${formatDuration(window)}): Lambda invokes as soon as a FIFO batch is there`);
+  }
 }
 
 function checkRedrive(props: QueueConsumerProps): void {

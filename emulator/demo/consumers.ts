@@ -8,6 +8,7 @@ import { CONSUMER_ENV } from '../../aws/consumer-env';
 import { CONSUMER_NAME as COUNTER_CONSUMER } from '../../example/handlers/page-view-counter';
 import { CONSUMER_NAME as PROJECTION_CONSUMER } from '../../example/handlers/order-projection';
 import { CONSUMER_NAME as NOTIFIER_CONSUMER } from '../../example/handlers/shipment-notifier';
+import { CONSUMER_NAME as LEDGER_CONSUMER } from '../../example/handlers/account-ledger';
 import type { MappingSpec } from '../stack/mappings';
 import type { LocalStack } from '../stack/runtime';
 import type { DeliveryCounter } from './deliveries';
@@ -36,6 +37,7 @@ const MISMATCHES: Readonly<Record<string, (verification: Verification) => number
   [COUNTER_CONSUMER]: (verification) => verification.effects.mismatches.filter((mismatch) => mismatch.key.startsWith('counter:')).length,
   [PROJECTION_CONSUMER]: (verification) => verification.effects.mismatches.filter((mismatch) => mismatch.key.startsWith('order:')).length,
   [NOTIFIER_CONSUMER]: ({ notifications }) => notifications.missing.length + notifications.duplicated.length + notifications.unexpected.length,
+  [LEDGER_CONSUMER]: (verification) => verification.effects.mismatches.filter((mismatch) => mismatch.key.startsWith('ledger:')).length,
 };
 
 /** One line per event source mapping of the stack. */

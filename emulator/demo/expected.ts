@@ -11,6 +11,14 @@ export interface ExpectedState {
   readonly orders: Record<string, { status: string; version: number }>;
   /** Orders that must have been notified exactly once. */
   readonly shippedOrders: readonly string[];
+  /** accountId -> the seq of its entries in the order they were published, and the sum of their amounts. */
+  readonly ledger: Record<string, LedgerAccount>;
+}
+
+/** An account of the ledger: the order its entries applied in, and its balance. */
+export interface LedgerAccount {
+  readonly history: number[];
+  readonly balance: number;
 }
 
 export interface ExpectationOptions {
@@ -24,16 +32,24 @@ export interface ExpectationOptions {
 export function expectedState(workload: readonly WorkloadEvent[], options: ExpectationOptions = {}): ExpectedState {
   const counters: Record<string, number> = {};
   const orders: Record<string, { status: string; version: number }> = {};
+  const ledger: Record<string, LedgerAccount> = {};
   const seen = new Set<string>();
   for (const event of workload) {
     if (!event.envelope || seen.has(event.envelope.eventId) || options.skip?.(event) === true) continue;
     seen.add(event.envelope.eventId);
     if (event.kind === 'page-view' || (event.kind === 'page-view-v2' && options.includeSchemaV2)) countView(counters, event);
     if (event.kind === 'order-status') keepLatest(orders, event);
+    if (event.kind === 'ledger-entry') append(ledger, event);
   }
   const shipped = ORDER_STATUSES[ORDER_STATUSES.length - 1];
   const shippedOrders = Object.entries(orders).filter(([, order]) => order.status === shipped).map(([orderId]) => orderId).sort();
-  return { counters, orders, shippedOrders };
+  return { counters, orders, shippedOrders, ledger };
+}
+
+function append(ledger: Record<string, LedgerAccount>, event: WorkloadEvent): void {
+  const { accountId, seq, amount } = event.envelope?.payload as { accountId: string; seq: number; amount: number };
+  const account = ledger[accountId] ?? { history: [], balance: 0 };
+  ledger[accountId] = { history: [...account.history, seq], balance: account.balance + amount };
 }
 
 function countView(counters: Record<string, number>, event: WorkloadEvent): void {

@@ -7,8 +7,9 @@
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { publishToSns, type OutgoingMessage } from '../../lambdas/runtime';
+import { publishToSns, publishToSqs, type OutgoingMessage } from '../../lambdas/runtime';
 import { chance } from '../faults/random';
 import type { Random } from '../types';
 import type { WorkloadEvent } from './workload';
@@ -24,19 +25,24 @@ export interface PublishedMessage {
 
 export interface PublishTargets {
   readonly sns: SNSClient;
+  readonly sqs: SQSClient;
   readonly kinesis: KinesisClient;
   readonly pageViewsTopicArn: string;
   readonly ordersStreamName: string;
+  /** The account ledger's FIFO queue. */
+  readonly ledgerQueueUrl: string;
 }
 
 const SNS_CHUNK = 100;
+const SQS_CHUNK = 100;
 const KINESIS_CHUNK = 250;
 
 /** Decides which messages the producer sends twice, in workload order. */
-export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsTopicArn' | 'ordersStreamName'>): PublishedMessage[] {
+export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsTopicArn' | 'ordersStreamName' | 'ledgerQueueUrl'>): PublishedMessage[] {
   const messages: PublishedMessage[] = [];
+  const targetOf: Record<WorkloadEvent['target'], string> = { 'page-views': targets.pageViewsTopicArn, orders: targets.ordersStreamName, ledger: targets.ledgerQueueUrl };
   for (const event of workload) {
-    const target = event.target === 'page-views' ? targets.pageViewsTopicArn : targets.ordersStreamName;
+    const target = targetOf[event.target];
     messages.push({ target, body: event.body, event, retry: false });
     if (chance(random, producerRetryRate)) messages.push({ target, body: event.body, event, retry: true });
   }
@@ -47,9 +53,23 @@ export function planMessages(workload: readonly WorkloadEvent[], random: Random,
 export async function publishMessages(messages: readonly PublishedMessage[], targets: PublishTargets, onProgress: (sent: number) => void): Promise<void> {
   const toTopic = messages.filter((message) => message.target === targets.pageViewsTopicArn);
   const toStream = messages.filter((message) => message.target === targets.ordersStreamName);
+  const toLedger = messages.filter((message) => message.target === targets.ledgerQueueUrl);
   let sent = 0;
   const report = (count: number) => onProgress((sent += count));
-  await Promise.all([publishTopic(toTopic, targets, report), publishStream(toStream, targets, report)]);
+  await Promise.all([publishTopic(toTopic, targets, report), publishStream(toStream, targets, report), publishLedger(toLedger, targets, report)]);
+}
+
+/**
+ * Ledger entries go to the FIFO queue in workload order, each account's in one message group. A
+ * producer retry is sent with a deduplication id of its own, as a retry after FIFO's 5-minute
+ * window would be: SQS delivers it again, and only the consumer's dedup on eventId stops it.
+ */
+async function publishLedger(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
+  for (let start = 0; start < messages.length; start += SQS_CHUNK) {
+    const chunk = messages.slice(start, start + SQS_CHUNK);
+    await publishToSqs(targets.sqs, targets.ledgerQueueUrl, chunk.map((message) => ({ ...toOutgoing(message), partitionKey: message.event.partitionKey, deduplicationId: message.retry ? `${message.event.envelope?.eventId}-retried` : undefined })));
+    report(chunk.length);
+  }
 }
 
 async function publishTopic(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {

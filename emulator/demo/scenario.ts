@@ -100,12 +100,12 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
 /** The workload and the messages the producer sends for it (producer retries included). */
 function plan(stack: LocalStack, options: ScenarioOptions): { workload: WorkloadEvent[]; messages: PublishedMessage[] } {
   const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate, pageViewShare: options.pageViewShare });
-  const targets = { pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') };
+  const targets = { pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName'), ledgerQueueUrl: output(stack.outputs, 'LedgerQueueUrl') };
   return { workload, messages: planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, targets) };
 }
 
 async function publish(stack: LocalStack, messages: readonly PublishedMessage[], progress: Progress): Promise<void> {
-  const targets = { sns: stack.clients.sns, kinesis: stack.clients.kinesis, pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName') };
+  const targets = { sns: stack.clients.sns, sqs: stack.clients.sqs, kinesis: stack.clients.kinesis, pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName'), ledgerQueueUrl: output(stack.outputs, 'LedgerQueueUrl') };
   await publishMessages(messages, targets, (sent) => progress.update('published', sent, messages.length));
   progress.done();
 }

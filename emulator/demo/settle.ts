@@ -28,6 +28,7 @@ export function currentState(stack: LocalStack): Promise<FinalState> {
     sqs: stack.clients.sqs,
     countersTable: output(stack.outputs, 'CountersTableName'),
     ordersTable: output(stack.outputs, 'OrdersTableName'),
+    ledgerTable: output(stack.outputs, 'LedgerTableName'),
     idempotencyTable: output(stack.outputs, 'IdempotencyTableName'),
     notificationsInboxUrl: inboxOf(stack, output(stack.outputs, 'NotificationsTopicArn')),
     alarmsInboxUrl: inboxOf(stack, output(stack.outputs, 'AlarmTopicArn')),

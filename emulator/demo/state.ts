@@ -9,6 +9,7 @@ import { isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { peekAll } from '../../aws/sqs/peek';
 import type { DeadLetterQueue } from '../stack/outputs';
 import { unshardedValue } from '../../lambdas/runtime';
+import type { LedgerAccount } from './expected';
 
 /** Lambda's on-failure record for a stream batch: a pointer to records, not the records. */
 export interface OnFailurePointer {
@@ -36,6 +37,8 @@ export function dlqDepth(contents: DlqContents): number {
 export interface FinalState {
   readonly counters: Record<string, number>;
   readonly orders: Record<string, { status: string; version: number }>;
+  /** accountId -> its history and balance, as the account ledger left them. */
+  readonly ledger: Record<string, LedgerAccount>;
   readonly notifications: { orderId: string; eventId: string }[];
   readonly dlqs: DlqContents[];
   readonly committedIds: ReadonlySet<string>;
@@ -47,6 +50,7 @@ export interface StateSources {
   readonly sqs: SQSClient;
   readonly countersTable: string;
   readonly ordersTable: string;
+  readonly ledgerTable: string;
   readonly idempotencyTable: string;
   readonly notificationsInboxUrl: string;
   readonly alarmsInboxUrl: string;
@@ -54,9 +58,10 @@ export interface StateSources {
 }
 
 export async function readState(sources: StateSources): Promise<FinalState> {
-  const [counters, orders, committed, notifications, alarms, dlqs] = await Promise.all([
+  const [counters, orders, ledger, committed, notifications, alarms, dlqs] = await Promise.all([
     scanAll(sources.dynamodb, sources.countersTable),
     scanAll(sources.dynamodb, sources.ordersTable),
+    scanAll(sources.dynamodb, sources.ledgerTable),
     scanAll(sources.dynamodb, sources.idempotencyTable),
     snsMessages(sources.sqs, sources.notificationsInboxUrl),
     snsMessages(sources.sqs, sources.alarmsInboxUrl),
@@ -65,6 +70,7 @@ export async function readState(sources: StateSources): Promise<FinalState> {
   return {
     counters: countersOf(counters),
     orders: Object.fromEntries(orders.map((item) => [String(item.orderId), { status: String(item.status), version: Number(item.version) }])),
+    ledger: Object.fromEntries(ledger.map((item) => [String(item.pk).replace(/^account#/, ''), { history: (item.history as number[]).map(Number), balance: Number(item.balance) }])),
     notifications: notifications.map((message) => ({ orderId: String(message.orderId), eventId: String(message.notificationId) })),
     dlqs,
     committedIds: new Set(committed.map((item) => String(item.id))),

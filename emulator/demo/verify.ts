@@ -3,6 +3,7 @@
  * accounts for every published event: applied, or in a DLQ with its context.
  */
 import { dedupKey } from '../../lambdas/runtime/dedup-record';
+import { CONSUMER_NAME as LEDGER_CONSUMER } from '../../example/handlers/account-ledger';
 import { type FailureEnvelope } from '../../aws/dlq-format';
 import type { ExpectedState } from './expected';
 import { checkNotifications, type NotificationCheck } from './notifications';
@@ -51,7 +52,7 @@ export interface VerifyInput {
 
 export function verify(input: VerifyInput): Verification {
   const { expected, state } = input;
-  const mismatches = [...compareRecords('counter', expected.counters, state.counters), ...compareRecords('order', expected.orders, state.orders)];
+  const mismatches = [...compareRecords('counter', expected.counters, state.counters), ...compareRecords('order', expected.orders, state.orders), ...compareRecords('ledger', expected.ledger, state.ledger)];
   const dlqMessages = state.dlqs.reduce((sum, dlq) => sum + dlqDepth(dlq), 0);
   const withContext = state.dlqs.reduce((sum, dlq) => sum + dlq.failures.length + dlq.pointers.length, 0);
   const lost = lostEvents(input);
@@ -99,10 +100,11 @@ function appliedWithoutContext(input: VerifyInput): number {
   }).length;
 }
 
-/** Committed (its dedup record exists), or for an order change: the order is at its version or newer. */
+/** Committed (its consumer's dedup record exists), or for an order change: the order is at its version or newer. */
 export function isApplied(event: WorkloadEvent, state: Pick<FinalState, 'committedIds' | 'orders'>, counterConsumer: string): boolean {
   const envelope = event.envelope;
   if (!envelope) return false;
+  if (event.kind === 'ledger-entry') return state.committedIds.has(dedupKey(LEDGER_CONSUMER, envelope.eventId));
   if (event.kind !== 'order-status') return state.committedIds.has(dedupKey(counterConsumer, envelope.eventId));
   const { orderId, version } = envelope.payload as { orderId: string; version: number };
   return (state.orders[orderId]?.version ?? 0) >= version;

@@ -1,5 +1,6 @@
 /**
- * The demo's workload: page views and order status changes, generated from a seed, plus the poison
+ * The demo's workload: page views, order status changes and account ledger entries, generated from
+ * a seed, plus the poison
  * and later-schema events that a real producer fleet sends by mistake. Everything here is pure: the
  * same options give the same events.
  */
@@ -9,19 +10,20 @@ import type { Random } from '../types';
 
 export const PAGE_VIEWED = 'page.viewed';
 export const ORDER_STATUS_CHANGED = 'order.status-changed';
+export const LEDGER_ENTRY = 'ledger.entry';
 /** The order lifecycle, by version. */
 export const ORDER_STATUSES = ['CREATED', 'PAID', 'SHIPPED'] as const;
 
-export type Target = 'page-views' | 'orders';
+export type Target = 'page-views' | 'orders' | 'ledger';
 
 /** One logical event of the workload, before any producer retry. */
 export interface WorkloadEvent {
   readonly target: Target;
   /** The raw body or record data the producer sends. */
   readonly body: string;
-  /** Kinesis partition key (the order id), so that one order's records share a shard. */
+  /** Kinesis partition key (the order id), so that one order's records share a shard; the ledger's FIFO message group (the account). */
   readonly partitionKey?: string;
-  readonly kind: 'page-view' | 'page-view-v2' | 'order-status' | 'poison';
+  readonly kind: 'page-view' | 'page-view-v2' | 'order-status' | 'ledger-entry' | 'poison';
   /** Present on valid events. */
   readonly envelope?: Envelope;
 }
@@ -35,7 +37,9 @@ export interface WorkloadOptions {
   readonly schemaV2Rate?: number;
   /** Share of order events published ahead of an older version of the same order. @default 0.1 */
   readonly outOfOrderRate?: number;
-  /** Share of valid events that are page views; the rest are order status changes. @default 0.7 */
+  /** Share of valid events that are account ledger entries (through the FIFO queue). @default 0.1 */
+  readonly ledgerShare?: number;
+  /** Share of the other valid events that are page views; the rest are order status changes. @default 0.7 */
   readonly pageViewShare?: number;
   /** @default 40 */
   readonly pages?: number;
@@ -44,6 +48,9 @@ export interface WorkloadOptions {
 }
 
 const DEFAULT_PAGE_VIEW_SHARE = 0.7;
+const DEFAULT_LEDGER_SHARE = 0.1;
+/** An account has 1 to this many entries. */
+const MAX_ENTRIES_PER_ACCOUNT = 8;
 const FIRST_DAY = Date.UTC(2026, 10, 28);
 const DAY_MS = 86_400_000;
 
@@ -52,10 +59,12 @@ export function generateWorkload(options: WorkloadOptions): WorkloadEvent[] {
   const random = seededRandom(options.seed);
   const poisonCount = Math.round(options.events * (options.poisonRate ?? 0.01));
   const validCount = options.events - poisonCount;
-  const pageViewCount = Math.round(validCount * (options.pageViewShare ?? DEFAULT_PAGE_VIEW_SHARE));
+  const ledgerCount = Math.round(validCount * (options.ledgerShare ?? DEFAULT_LEDGER_SHARE));
+  const pageViewCount = Math.round((validCount - ledgerCount) * (options.pageViewShare ?? DEFAULT_PAGE_VIEW_SHARE));
   const events = [
     ...pageViews(random, pageViewCount, options),
-    ...orderEvents(random, validCount - pageViewCount, options.outOfOrderRate ?? 0.1),
+    ...orderEvents(random, validCount - ledgerCount - pageViewCount, options.outOfOrderRate ?? 0.1),
+    ...ledgerEntries(random, ledgerCount),
     ...Array.from({ length: poisonCount }, (_, i) => poisonEvent(random, i)),
   ];
   return shuffleKeepingOrders(random, events);
@@ -96,6 +105,24 @@ function orderEvent(orderId: string, version: number): WorkloadEvent {
   return { target: 'orders', body: JSON.stringify(envelope), partitionKey: orderId, kind: 'order-status', envelope };
 }
 
+/**
+ * Accounts get entries 1..k (k drawn per account) of amounts in cents, published in that order:
+ * the FIFO queue keeps an account's order, and the ledger's history must show it.
+ */
+function ledgerEntries(random: Random, count: number): WorkloadEvent[] {
+  const events: WorkloadEvent[] = [];
+  for (let account = 0; events.length < count; account += 1) {
+    const entries = Math.min(1 + pick(random, MAX_ENTRIES_PER_ACCOUNT), count - events.length);
+    for (let seq = 1; seq <= entries; seq += 1) events.push(ledgerEntry(`account-${account}`, seq, pick(random, 20_000) - 5_000));
+  }
+  return events;
+}
+
+function ledgerEntry(accountId: string, seq: number, amount: number): WorkloadEvent {
+  const envelope = createEnvelope({ type: LEDGER_ENTRY, businessKey: `${accountId}:${seq}`, source: 'demo.ledger', payload: { accountId, seq, amount }, occurredAt: new Date(FIRST_DAY + seq * 60_000).toISOString() });
+  return { target: 'ledger', body: JSON.stringify(envelope), partitionKey: accountId, kind: 'ledger-entry', envelope };
+}
+
 function swapLastTwo<T>(items: T[]): void {
   const last = items.length - 1;
   [items[last - 1], items[last]] = [items[last] as T, items[last - 1] as T];
@@ -116,12 +143,12 @@ function poisonEvent(random: Random, i: number): WorkloadEvent {
   return { target, body, partitionKey: target === 'orders' ? `poison-${i}` : undefined, kind: 'poison' };
 }
 
-/** Shuffles the workload while keeping each order's events in their (possibly swapped) order. */
+/** Shuffles the workload while keeping each order's events in their (possibly swapped) order, and each account's entries in theirs. */
 function shuffleKeepingOrders(random: Random, events: readonly WorkloadEvent[]): WorkloadEvent[] {
   const keyed = events.map((event, index) => ({ event, index, key: random() }));
   const firstKeyOfOrder = new Map<string, number>();
   for (const item of keyed) {
-    const orderId = item.event.kind === 'order-status' ? item.event.partitionKey : undefined;
+    const orderId = item.event.kind === 'order-status' || item.event.kind === 'ledger-entry' ? `${item.event.kind}:${item.event.partitionKey}` : undefined;
     if (orderId === undefined) continue;
     const first = firstKeyOfOrder.get(orderId);
     if (first === undefined) firstKeyOfOrder.set(orderId, item.key);

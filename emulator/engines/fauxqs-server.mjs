@@ -1,6 +1,10 @@
 // Runs fauxqs (SQS + SNS) in its own process: fauxqs is ESM-only and Jest runs CommonJS.
 // Contract (see launcher.ts): prints {"port": n} once listening; exits when stdin closes.
 import { startFauxqs } from 'fauxqs';
+import { deliverFifoGroupsWhole } from './fauxqs-fifo-batches.mjs';
+
+// FIFO receives as SQS makes them: each group's messages together (see the module).
+await deliverFifoGroupsWhole();
 
 const region = process.env.AWS_REGION ?? 'us-east-1';
 const server = await startFauxqs({ port: 0, logger: false, defaultRegion: region });

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
 import { resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
+import { FIFO_SUFFIX } from '../../aws/sqs/fifo';
 
 export interface LocalQueue {
   readonly logicalId: string;
@@ -122,7 +123,8 @@ async function provisionQueues(options: ProvisionOptions, context: ResolveContex
 async function createQueue(options: ProvisionOptions, resource: NamedResource, context: ResolveContext, resources: Map<string, LocalResource>): Promise<LocalQueue> {
   const { sqs } = options.clients;
   const props = resource.properties;
-  const name = suffixed(stringProp(props, 'QueueName') ?? physicalName(options.stackName, resource.logicalId), options, 80);
+  const fifo = props.FifoQueue === true || props.FifoQueue === 'true';
+  const name = queueName(stringProp(props, 'QueueName') ?? physicalName(options.stackName, resource.logicalId), options, fifo);
   const visibilityTimeoutSeconds = numberProp(props, 'VisibilityTimeout') ?? 30;
   const localVisibilityTimeoutSeconds = Math.max(1, Math.round(visibilityTimeoutSeconds * (options.timeScale ?? 1)));
   const redrive = props.RedrivePolicy === undefined ? undefined : (resolveValue(props.RedrivePolicy, context) as { deadLetterTargetArn: string; maxReceiveCount: number });
@@ -131,12 +133,30 @@ async function createQueue(options: ProvisionOptions, resource: NamedResource, c
     const value = numberProp(props, key);
     if (value !== undefined) attributes[key] = String(value);
   }
+  if (fifo) Object.assign(attributes, fifoAttributes(props));
   if (redrive) attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: redrive.deadLetterTargetArn, maxReceiveCount: Number(redrive.maxReceiveCount) });
   const { QueueUrl: url = '' } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
   const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
   const arn = Attributes?.QueueArn ?? '';
   resources.set(resource.logicalId, { ref: url, attributes: { Arn: arn, QueueName: name, QueueUrl: url } });
   return { logicalId: resource.logicalId, name, url, arn, visibilityTimeoutSeconds, localVisibilityTimeoutSeconds, deadLetterTargetArn: redrive?.deadLetterTargetArn, maxReceiveCount: redrive ? Number(redrive.maxReceiveCount) : undefined };
+}
+
+/** A queue's local name: the copy's suffix goes before a FIFO queue's `.fifo`, which its name must end in. */
+function queueName(name: string, options: ProvisionOptions, fifo: boolean): string {
+  if (!fifo) return suffixed(name, options, 80);
+  return `${suffixed(name.endsWith(FIFO_SUFFIX) ? name.slice(0, -FIFO_SUFFIX.length) : name, options, 80 - FIFO_SUFFIX.length)}${FIFO_SUFFIX}`;
+}
+
+/** The FIFO settings of the template's queue, as CreateQueue takes them. */
+function fifoAttributes(props: Record<string, unknown>): Record<string, string> {
+  const attributes: Record<string, string> = { FifoQueue: 'true' };
+  if (props.ContentBasedDeduplication !== undefined) attributes.ContentBasedDeduplication = String(props.ContentBasedDeduplication);
+  for (const key of ['DeduplicationScope', 'FifoThroughputLimit']) {
+    const value = stringProp(props, key);
+    if (value !== undefined) attributes[key] = value;
+  }
+  return attributes;
 }
 
 async function createTable(options: ProvisionOptions, resource: NamedResource, resources: Map<string, LocalResource>): Promise<LocalTable> {

@@ -2,9 +2,10 @@ import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
 import { consumerDecoder, type EnvelopeOptions } from './envelope-decoders';
-import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError, UnsupportedSourceError } from './errors';
+import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError } from './errors';
 import { payloadHash } from './event-id';
 import { MetricName, createObservability, type Observability } from './observability';
+import { byOrderGroup } from './order-groups';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
 import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
 import { settle, type RecordResult } from './settle';
@@ -95,11 +96,10 @@ class BatchConsumer<TResult> {
   }
 
   public async consume(records: readonly SourceRecord[], lambdaContext?: Context): Promise<BatchResponse> {
-    refuseFifo(records);
     const budget = this.budgetOf(lambdaContext);
     const batch = this.prepare(records, lambdaContext);
     const { primaries, twins } = splitDuplicates(batch.accepted, this.observability);
-    const outcomes = await this.applySafely(primaries, { ordered: this.options.source !== SourceKind.SQS, budget });
+    const outcomes = await this.applyByOrderGroup(primaries, budget);
     for (const [index, primary] of twins) batch.results.get(index)!.outcome = twinOutcome(outcomes.get(primary));
     for (const [index, outcome] of outcomes) batch.results.get(index)!.outcome = outcome;
     const results = records.map((_, index) => batch.results.get(index) as RecordResult);
@@ -111,6 +111,17 @@ class BatchConsumer<TResult> {
 
   private budgetOf(lambdaContext: Context | undefined): TimeBudget {
     return this.options.timeBudget === false ? UNLIMITED_TIME : timeBudgetOf(lambdaContext, this.options.timeBudget);
+  }
+
+  /**
+   * Unordered events (a standard queue's) go to the strategy at once; each order group (a stream
+   * batch, a FIFO message group) goes as an ordered run of its own, so that a transient failure
+   * stops only its group. The groups run side by side: nothing orders one group after another.
+   */
+  private async applyByOrderGroup(primaries: readonly AcceptedEvent<TResult>[], budget: TimeBudget): Promise<Map<number, Outcome>> {
+    const groups = byOrderGroup(primaries, (accepted) => accepted.context.record);
+    const runs = [...groups].map(([group, events]) => this.applySafely(events, { ordered: group !== undefined, budget }));
+    return new Map((await Promise.all(runs)).flatMap((outcomes) => [...outcomes]));
   }
 
   /**
@@ -200,11 +211,6 @@ function twinOutcome(primary: Outcome | undefined): Outcome {
  * do yet: reporting one failure and deleting the group's later messages would break that order.
  * Throwing fails the whole batch, so nothing is deleted and the order holds.
  */
-function refuseFifo(records: readonly SourceRecord[]): void {
-  const fifo = records.find((record) => record.kind === SourceKind.SQS && record.sourceArn.endsWith('.fifo'));
-  if (fifo) throw new UnsupportedSourceError(fifo.sourceArn, 'SQS FIFO queues are not supported yet (their order per message group would break); consume a standard queue');
-}
-
 function normalise(source: SourceKind, event: BatchEvent): SourceRecord[] {
   const records = (event as { Records?: unknown[] }).Records ?? [];
   switch (source) {

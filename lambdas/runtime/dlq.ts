@@ -4,6 +4,8 @@ import { DlqSendError, messageOf } from './errors';
 import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, FAILURE_FORMAT, type FailureEnvelope } from '../../aws/dlq-format';
 import { escapeJsonForSqs, isSqsText, toSqsText, truncateUtf8 } from '../../aws/sqs-text';
 import { SQS_LIMITS } from '../../aws/limits';
+import { FIFO_ID_MAX_LENGTH, isFifoQueue } from '../../aws/sqs/fifo';
+import { createHash } from 'node:crypto';
 
 export { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute } from '../../aws/dlq-format';
 
@@ -45,8 +47,21 @@ export class DlqSender {
   }
 
   private commandFor(body: string, failure: FailureEnvelope, format: string): SendMessageCommand {
-    return new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body, MessageAttributes: contextAttributes(failure, format) });
+    return new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body, MessageAttributes: contextAttributes(failure, format), ...fifoIds(this.queueUrl, failure) });
   }
+}
+
+/**
+ * A FIFO DLQ's send needs a message group and a deduplication id. The group is the original
+ * message's, so that the DLQ keeps each group's failures in their order for the redrive; the
+ * deduplication id is the original message's identity, so that sending the same failure twice
+ * within SQS's 5 minutes (a crash after the send, before the batch response) leaves one copy.
+ */
+function fifoIds(queueUrl: string, failure: FailureEnvelope): { MessageGroupId?: string; MessageDeduplicationId?: string } {
+  if (!isFifoQueue(queueUrl)) return {};
+  const group = failure.original.attributes?.MessageGroupId || failure.consumer;
+  const identity = createHash('sha256').update(`${failure.source.arn}\n${failure.source.itemIdentifier}`).digest('hex');
+  return { MessageGroupId: group.slice(0, FIFO_ID_MAX_LENGTH), MessageDeduplicationId: identity };
 }
 
 /** What SQS counts toward its size limit: the body plus each attribute's name, type and value. */

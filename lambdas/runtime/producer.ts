@@ -6,6 +6,8 @@ import { eventIdFor } from './event-id';
 import { classifyError } from './classify';
 import { FailureKind, PublishError, PublishRejectedError } from './errors';
 import { KINESIS_LIMITS, SQS_LIMITS } from '../../aws/limits';
+import { FIFO_ID_MAX_LENGTH, isFifoQueue } from '../../aws/sqs/fifo';
+import { createHash } from 'node:crypto';
 
 
 /** Default attempts for a publish: retries resend only the entries that failed. */
@@ -35,9 +37,11 @@ export function createEnvelope<TPayload>(input: EnvelopeInput<TPayload>): Envelo
 /** A serialised event to publish; `body` may be anything (tests publish broken bodies on purpose). */
 export interface OutgoingMessage {
   readonly body: string;
-  /** Kinesis: the partition key; SQS: ignored. */
+  /** Kinesis: the partition key; SQS FIFO: the message group; a standard queue: ignored. */
   readonly partitionKey?: string;
   readonly eventId?: string;
+  /** SQS FIFO: the deduplication id. @default the event id */
+  readonly deduplicationId?: string;
 }
 
 /** Serialises an envelope; the partition key defaults to the event id. */
@@ -55,17 +59,21 @@ export interface PublishResult {
 /**
  * Publishes to an SQS queue with `SendMessageBatch`, 10 at a time. When some entries fail, only
  * those are resent, after full-jitter backoff; their bodies (and so their event ids) never change.
- * Entries that SQS rejects as the sender's fault are not retried.
+ * Entries that SQS rejects as the sender's fault are not retried. To a FIFO queue (its URL ends in
+ * `.fifo`) each message goes in the group of its `partitionKey` (the event id when none), with
+ * its event id as the deduplication id, so that a resend within SQS's 5 minutes is dropped.
  *
  * @throws PublishError naming the entries still failing after `maxAttempts`.
  */
 export async function publishToSqs(sqs: SQSClient, queueUrl: string, messages: readonly OutgoingMessage[], retry: RetryOptions = {}): Promise<PublishResult> {
+  const fifo = isFifoQueue(queueUrl);
   let retried = 0;
   for (let start = 0; start < messages.length; start += SQS_LIMITS.maxBatchEntries) {
     const entries = messages.slice(start, start + SQS_LIMITS.maxBatchEntries).map((message, position): SendMessageBatchRequestEntry => ({
       Id: String(start + position),
       MessageBody: message.body,
       MessageAttributes: message.eventId ? { eventId: { DataType: 'String', StringValue: message.eventId } } : undefined,
+      ...(fifo && fifoIdsOf(message)),
     }));
     retried += await sendUntilAccepted(entries, retry, async (pending) => {
       const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [...pending] }));
@@ -78,6 +86,23 @@ export async function publishToSqs(sqs: SQSClient, queueUrl: string, messages: r
     });
   }
   return { sent: messages.length, retried };
+}
+
+/**
+ * A FIFO message's group and deduplication id: the partition key (else the event id) and the
+ * deduplication id (else the event id), each as it is when it fits FIFO's 128 characters, else
+ * its SHA-256 (hex).
+ * @throws RangeError for a message with neither, which a FIFO queue cannot take
+ */
+function fifoIdsOf(message: OutgoingMessage): { MessageGroupId: string; MessageDeduplicationId: string } {
+  const group = message.partitionKey ?? message.eventId;
+  const deduplication = message.deduplicationId ?? message.eventId;
+  if (group === undefined || deduplication === undefined) throw new RangeError('a FIFO queue needs a message group and a deduplication id: give the message an eventId (and a partitionKey for its group)');
+  return { MessageGroupId: fittedFifoId(group), MessageDeduplicationId: fittedFifoId(deduplication) };
+}
+
+function fittedFifoId(value: string): string {
+  return value.length <= FIFO_ID_MAX_LENGTH && /^[\x21-\x7e]+$/.test(value) ? value : createHash('sha256').update(value).digest('hex');
 }
 
 /**

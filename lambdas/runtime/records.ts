@@ -19,6 +19,8 @@ export interface SourceRecord {
   /** When the source first handed this record out (SQS), or when it entered the stream. */
   readonly firstSeenAt?: string;
   readonly receiptHandle?: string;
+  /** SQS FIFO: the message group, within which the queue keeps order. */
+  readonly messageGroupId?: string;
   readonly original: OriginalRecord;
   readonly raw: SQSRecord | KinesisStreamRecord | DynamoDBRecord;
 }
@@ -33,6 +35,7 @@ export function fromSqsRecord(record: SQSRecord): SourceRecord {
     receiveCount: Math.max(1, Number(record.attributes?.ApproximateReceiveCount) || 1),
     firstSeenAt: Number.isFinite(firstReceived) && firstReceived > 0 ? new Date(firstReceived).toISOString() : undefined,
     receiptHandle: record.receiptHandle,
+    messageGroupId: record.attributes?.MessageGroupId || undefined,
     original: {
       body: record.body,
       encoding: 'utf8',

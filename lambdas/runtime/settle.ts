@@ -5,6 +5,7 @@ import { DlqReason } from '../../aws/dlq-format';
 import { describeFailure } from './failure-context';
 import { eventKeys, MetricName, type Observability } from './observability';
 import { SourceKind, type SourceRecord } from './records';
+import { orderGroupOf } from './order-groups';
 import type { Outcome } from './strategies';
 import type { TimeBudget } from './time-budget';
 import type { VisibilityBackoff } from './visibility';
@@ -34,18 +35,19 @@ export interface SettleOptions {
  * `batchItemFailures`. Permanent failures, and transient ones on their last SQS attempt, go to the
  * DLQ with their context and count as handled; a DLQ send that fails leaves the record failed.
  * Other transient failures are reported, and SQS messages get a jittered visibility timeout. On
- * ordered sources, everything after the first reported record is reported too and sent nowhere:
- * Lambda resumes the shard from the lowest reported sequence number.
+ * ordered sources, everything after the first reported record of its order group is reported too
+ * and sent nowhere: Lambda resumes a shard from the lowest reported sequence number, and a FIFO
+ * queue redelivers the group's reported messages in their order (order-groups.ts).
  */
 export async function settle(results: readonly RecordResult[], options: SettleOptions): Promise<string[]> {
   const reported: SourceRecord[] = [];
-  let blocked = false;
+  const blocked = new Set<string>();
   for (const result of results) {
-    const ordered = result.record.kind !== SourceKind.SQS;
-    if (ordered && blocked) reported.push(result.record);
+    const group = orderGroupOf(result.record);
+    if (group !== undefined && blocked.has(group)) reported.push(result.record);
     else if (result.outcome.status === 'failed' && !(await handleFailure(result, result.outcome.error, options))) {
       reported.push(result.record);
-      blocked = ordered;
+      if (group !== undefined) blocked.add(group);
     }
   }
   await pushVisibility(reported, lockExpiries(results), options);

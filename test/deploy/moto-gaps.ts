@@ -8,7 +8,7 @@
  * for <type>", reports the stack CREATE_COMPLETE, and lists each such resource with empty ids.
  * (The bootstrap stack's AWS::S3::BucketPolicy is another.)
  */
-export const NOT_CREATED_BY_MOTO: readonly string[] = ['AWS::CDK::Metadata', 'AWS::CloudWatch::Alarm', 'AWS::SNS::TopicPolicy', 'AWS::SQS::QueuePolicy'];
+export const NOT_CREATED_BY_MOTO: readonly string[] = ['AWS::CDK::Metadata', 'AWS::CloudWatch::Alarm', 'AWS::SNS::Subscription', 'AWS::SNS::TopicPolicy', 'AWS::SQS::QueuePolicy'];
 
 /** Template properties moto's CloudFormation does not apply: the deployed resource lacks them. */
 export const NOT_APPLIED_BY_MOTO: Readonly<Record<string, readonly string[]>> = {

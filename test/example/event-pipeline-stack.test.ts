@@ -28,18 +28,25 @@ function arnOf(value: unknown): string | undefined {
 }
 
 describe('EventPipelineStack', () => {
-  test('holds three consumers and what they read, write and alarm', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 3);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
-    template.resourceCountIs('AWS::SQS::Queue', 4);
+  test('holds four consumers and what they read, write and alarm', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+    template.resourceCountIs('AWS::SQS::Queue', 6);
     template.resourceCountIs('AWS::Kinesis::Stream', 1);
-    template.resourceCountIs('AWS::DynamoDB::Table', 3);
+    template.resourceCountIs('AWS::DynamoDB::Table', 4);
     template.resourceCountIs('AWS::SNS::Topic', 3);
     template.resourceCountIs('AWS::KMS::Key', 3);
     // A depth alarm per DLQ, an iterator age alarm per stream consumer.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
     // One more than before the fan-out: the page views topic's subscription of the counter queue.
     template.resourceCountIs('AWS::SNS::Subscription', 2);
+  });
+
+  test('the account ledger reads a FIFO queue whose DLQ is FIFO too', () => {
+    const queue = logicalId(template, 'AWS::SQS::Queue', 'AccountLedgerQueue');
+    const dlq = logicalId(template, 'AWS::SQS::Queue', 'AccountLedgerDlq');
+    for (const id of [queue, dlq]) expect(template.toJSON().Resources[id].Properties).toMatchObject({ FifoQueue: true, QueueName: expect.stringMatching(/\.fifo$/) });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
   });
 
   test('page views fan out from their topic to the counter queue with raw delivery, which only that topic may send to', () => {
@@ -55,9 +62,12 @@ describe('EventPipelineStack', () => {
   test('outputs every queue URL, the stream, the tables and the topics, without exports', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Export?: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual([
+      'AccountLedgerDlqUrl',
       'AlarmTopicArn',
       'CountersTableName',
       'IdempotencyTableName',
+      'LedgerQueueUrl',
+      'LedgerTableName',
       'NotificationsTopicArn',
       'OrderProjectionDlqUrl',
       'OrdersStreamName',
@@ -82,6 +92,9 @@ describe('EventPipelineStack', () => {
     ['NotificationsTopicArn', 'AWS::SNS::Topic', 'NotificationsTopic'],
     ['PageViewsTopicArn', 'AWS::SNS::Topic', 'PageViewsTopic'],
     ['AlarmTopicArn', 'AWS::SNS::Topic', 'AlarmsTopic'],
+    ['LedgerQueueUrl', 'AWS::SQS::Queue', 'AccountLedgerQueue'],
+    ['AccountLedgerDlqUrl', 'AWS::SQS::Queue', 'AccountLedgerDlq'],
+    ['LedgerTableName', 'AWS::DynamoDB::Table', 'LedgerTable'],
   ])('output %s refers to %s %s', (output, type, prefix) => {
     template.hasOutput(output, { Value: { Ref: logicalId(template, type, prefix) } });
   });
@@ -93,6 +106,7 @@ describe('EventPipelineStack', () => {
     ],
     ['OrderProjection', ['ORDERS_TABLE']],
     ['ShipmentNotifier', ['IDEMPOTENCY_TABLE', 'NOTIFICATIONS_TOPIC_ARN']],
+    ['AccountLedger', ['IDEMPOTENCY_TABLE', 'LEDGER_TABLE', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL']],
   ])('%s gets the common environment plus %j', (prefix, specific) => {
     const [, fn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(prefix)) ?? [];
     const common = [
@@ -247,7 +261,7 @@ describe('EventPipelineStack', () => {
       [...redriveTargets, ...onFailure].filter((arn) => arn !== undefined).map((arn) => arnOf(arn) ?? String(arn)),
     );
 
-    expect(dlqs.size).toBe(3);
+    expect(dlqs.size).toBe(4);
     for (const dlq of dlqs) {
       expect(resources[dlq]?.Type).toBe('AWS::SQS::Queue'); // a queue of this stack, not a foreign ARN
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {

@@ -27,6 +27,8 @@ export interface SqsRecordOptions {
   readonly receiveCount?: number;
   readonly queueArn?: string;
   readonly receiptHandle?: string;
+  /** SQS FIFO: the record's message group (give a `queueArn` ending in `.fifo` too). */
+  readonly messageGroupId?: string;
 }
 
 /** An SQS record; an object body is serialised, a string body is sent as it is. */
@@ -41,6 +43,7 @@ export function sqsRecord(body: unknown, options: SqsRecordOptions = {}): SQSRec
       SentTimestamp: '1764496800000',
       SenderId: 'TEST',
       ApproximateFirstReceiveTimestamp: '1764496800000',
+      ...(options.messageGroupId !== undefined && { MessageGroupId: options.messageGroupId }),
     },
     messageAttributes: {},
     md5OfBody: '',

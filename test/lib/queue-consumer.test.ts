@@ -2,7 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
-import { DEFAULT_TABLE_ACTIONS, QueueConsumer } from '../../lib';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { DEFAULT_TABLE_ACTIONS, QueueConsumer, type QueueConsumerProps } from '../../lib';
 import { FIXTURE_HANDLER, grantedActions, logicalId, synthQueueConsumer, testStack } from './support';
 
 describe('QueueConsumer', () => {
@@ -161,15 +162,54 @@ describe('QueueConsumer', () => {
   });
 });
 
-describe('FIFO queues are refused at synth time until the runtime keeps their order per message group', () => {
+describe('FIFO queues', () => {
+  function fifoConsumer(overrides: Partial<QueueConsumerProps> = {}) {
+    const { stack, alarmTopic } = testStack();
+    const consumer = new QueueConsumer(stack, 'Counter', { consumerName: 'page-view-counter', entry: FIXTURE_HANDLER, alarmTopic, fifo: true, ...overrides });
+    return { stack, consumer, template: () => Template.fromStack(stack) };
+  }
+
+  test('fifo: true makes the source queue and its DLQ FIFO queues, named with .fifo within 80 characters', () => {
+    const template = fifoConsumer().template();
+    const queues = Object.values(template.findResources('AWS::SQS::Queue')).map((queue) => queue.Properties as { QueueName: string; FifoQueue?: boolean });
+    expect(queues).toHaveLength(2);
+    for (const queue of queues) {
+      expect(queue.FifoQueue).toBe(true);
+      expect(queue.QueueName).toMatch(/\.fifo$/);
+      expect(queue.QueueName.length).toBeLessThanOrEqual(80);
+    }
+    expect(queues.map((queue) => queue.QueueName).filter((name) => name.endsWith('-dlq.fifo'))).toHaveLength(1);
+  });
+
+  test('the redrive policy names the FIFO DLQ, and the mapping reports batch item failures', () => {
+    const template = fifoConsumer().template();
+    const dlq = logicalId(template, 'AWS::SQS::Queue', 'CounterDlq');
+    template.hasResourceProperties('AWS::SQS::Queue', { FifoQueue: true, RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 6 } });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
+  });
+
+  test.each<[string, Partial<QueueConsumerProps>, string]>([
+    ['more than 10 messages per batch', { batchSize: 11, maxBatchingWindow: Duration.seconds(1) }, 'batchSize must be 1..10 for a FIFO queue (given 11)'],
+    ['a batching window', { maxBatchingWindow: Duration.seconds(1) }, 'maxBatchingWindow is not supported for a FIFO queue (given 1 second)'],
+  ])('refuses %s, which Lambda does not take for a FIFO queue', (_label, overrides, message) => {
+    expect(() => fifoConsumer(overrides)).toThrow(message);
+  });
+
+  test('subscribes only to a FIFO topic; a standard topic cannot deliver to a FIFO queue', () => {
+    const { stack, consumer } = fifoConsumer();
+    expect(() => consumer.subscribeTo(new Topic(stack, 'Standard'))).toThrow('Test/Standard is a standard topic and Test/Counter\'s queue a FIFO queue');
+    consumer.subscribeTo(new Topic(stack, 'Ordered', { fifo: true, topicName: 'ordered.fifo' }), { rawMessageDelivery: true });
+    Template.fromStack(stack).resourceCountIs('AWS::SNS::Subscription', 1);
+  });
+
   test.each([
     ['the source queue', (consumer: QueueConsumer) => consumer.queue],
     ['the DLQ', (consumer: QueueConsumer) => consumer.deadLetterQueue],
-  ])('%s made FIFO through an escape hatch fails the synth, naming the queue', (_label, queueOf) => {
+  ])('%s made FIFO alone through an escape hatch fails the synth, naming both', (_label, queueOf) => {
     const { stack, alarmTopic } = testStack();
     const consumer = new QueueConsumer(stack, 'Counter', { consumerName: 'page-view-counter', entry: FIXTURE_HANDLER, alarmTopic });
     (queueOf(consumer).node.defaultChild as CfnQueue).fifoQueue = true;
-    expect(() => Template.fromStack(stack)).toThrow(/Test\/Counter\/(Queue|Dlq\/Queue|Dlq).* is a FIFO queue: QueueConsumer does not support FIFO queues yet/);
+    expect(() => Template.fromStack(stack)).toThrow(/Test\/Counter\/Queue is a (FIFO|standard) queue and its DLQ Test\/Counter\/Dlq (a FIFO|a standard) one: SQS needs both of one kind/);
   });
 
   test('standard queues synthesize', () => {

@@ -14,13 +14,14 @@ import { DEMO_DEFAULTS, runDemo, type DemoOptions } from '../../../emulator/demo
 import type { Engines } from '../../../emulator/engines';
 import type { SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
 import { engineEndpoints, uniqueName } from '../../helpers/engines';
-import { copyAssembly, functionId, removeCopies, replaceBundle } from '../stack/assembly-copy';
+import { copyAssembly, ensureAssembly, functionId, removeCopies, replaceBundle, SYNTH_TIMEOUT_MS } from '../stack/assembly-copy';
 
 let engines: Engines;
 beforeAll(() => {
   engines = { endpoints: engineEndpoints(), stop: async () => undefined };
 });
 afterAll(removeCopies);
+beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
 
 function demoOptions(synthesized: SynthesizedStack, overrides: Partial<DemoOptions> = {}): DemoOptions & { dumpDir: string } {
   return {

@@ -16,19 +16,21 @@ interface Dumped {
   counters: Record<string, number>;
   orders: Record<string, { status: string; version: number }>;
   notifications: { orderId: string; eventId: string }[];
+  ledger: Record<string, { history: number[]; balance: number }>;
 }
 
 interface Envelope {
   eventId: string;
   type: string;
   occurredAt: string;
-  payload: { pageId?: string; page?: { id: string }; schemaVersion?: number; orderId?: string; status?: string; version?: number };
+  payload: { pageId?: string; page?: { id: string }; schemaVersion?: number; orderId?: string; status?: string; version?: number; accountId?: string; seq?: number; amount?: number };
 }
 
 /** What exactly-once processing of the published messages must leave behind, from the dump alone. */
 function recompute(publishedLines: string[], countSchemaV2: boolean): Dumped {
   const counters: Record<string, number> = {};
   const orders: Record<string, { status: string; version: number }> = {};
+  const ledger: Dumped['ledger'] = {};
   const seen = new Set<string>();
   for (const line of publishedLines) {
     const envelope = parseEnvelope((JSON.parse(line) as { body: string }).body);
@@ -40,16 +42,22 @@ function recompute(publishedLines: string[], countSchemaV2: boolean): Dumped {
     }
     const { orderId, status, version } = envelope.payload;
     if (envelope.type === 'order.status-changed' && orderId && status && version && (orders[orderId]?.version ?? 0) < version) orders[orderId] = { status, version };
+    const { accountId, seq, amount } = envelope.payload;
+    if (envelope.type === 'ledger.entry' && accountId && seq !== undefined && amount !== undefined) {
+      // Publish order is the order the FIFO queue keeps for the account.
+      const account = ledger[accountId] ?? { history: [], balance: 0 };
+      ledger[accountId] = { history: [...account.history, seq], balance: account.balance + amount };
+    }
   }
   const notifications = Object.entries(orders).filter(([, order]) => order.status === 'SHIPPED').map(([orderId]) => ({ orderId, eventId: '' }));
-  return { counters, orders, notifications };
+  return { counters, orders, notifications, ledger };
 }
 
 /** The demo's valid events only: a string eventId, a known type, an ISO timestamp. */
 function parseEnvelope(body: string): Envelope | undefined {
   try {
     const value = JSON.parse(body) as Envelope;
-    const known = value.type === 'page.viewed' || value.type === 'order.status-changed';
+    const known = value.type === 'page.viewed' || value.type === 'order.status-changed' || value.type === 'ledger.entry';
     return typeof value.eventId === 'string' && known && /^\d{4}-\d{2}-\d{2}T/.test(value.occurredAt) ? value : undefined;
   } catch {
     return undefined;
@@ -80,6 +88,7 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     { name: 'page-view-counter', source: 'sns-sqs', checked: true, exact: true },
     { name: 'order-projection', source: 'kinesis', checked: true, exact: true },
     { name: 'shipment-notifier', source: 'dynamodb-stream', checked: true, exact: true },
+    { name: 'account-ledger', source: 'sqs-fifo', checked: true, exact: true },
   ]);
   for (const consumer of report.consumers) expect(consumer.deliveries).toBeGreaterThan(0);
   // Everything went through the AWS contract layer: no request AWS would refuse, no call IAM would deny.
@@ -98,9 +107,9 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   expect(report.dlq.withContext + report.dlq.appliedWithoutContext).toBe(report.dlq.messages);
   expect(report.alarms.notifications).toBeGreaterThan(0);
   expect(report.notifications.missing).toEqual([]);
-  // The redrive went through every DLQ of the stack (the queue consumer's, and the two stream consumers'
+  // The redrive went through every DLQ of the stack (the two queue consumers', and the two stream consumers'
   // on-failure queues); what remains is what no fix cures, and nothing the fix or time cures.
-  expect(report.redrive?.queues).toHaveLength(3);
+  expect(report.redrive?.queues).toHaveLength(4);
   for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
   const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
   for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
@@ -110,6 +119,8 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   const expected = recompute(published, report.redrive !== undefined);
   expect(dumped.counters).toEqual(expected.counters);
   expect(dumped.orders).toEqual(expected.orders);
+  expect(Object.keys(expected.ledger).length).toBeGreaterThan(0);
+  expect(dumped.ledger).toEqual(expected.ledger);
   expect(dumped.notifications.map((n) => n.orderId).sort()).toEqual(expected.notifications.map((n) => n.orderId).sort());
   expect(new Set(dumped.notifications.map((n) => n.eventId)).size).toBe(dumped.notifications.length);
 }, 240_000);

@@ -19,12 +19,13 @@ import { output } from '../../../emulator/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import { engineEndpoints, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, removeCopies } from '../stack/assembly-copy';
+import { copyAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from '../stack/assembly-copy';
 
 let stack: LocalStack;
 beforeAll(async () => {
+  await ensureAssembly();
   stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('r')}` });
-}, 120_000);
+}, SYNTH_TIMEOUT_MS);
 afterAll(async () => {
   await stack?.stop();
   removeCopies();
@@ -98,7 +99,8 @@ test('every DLQ of the stack is redriven with what the fix or time cures; malfor
 
   const redriven = await redriveEveryDlq(stack);
 
-  expect(Object.fromEntries(redriven)).toEqual({ [dlqNameOf('PageViewCounterDlqUrl')]: 4, [dlqNameOf('OrderProjectionDlqUrl')]: 1, [dlqNameOf('ShipmentNotifierDlqUrl')]: 1 });
+  // The account ledger's FIFO DLQ is empty: nothing to redrive there.
+  expect(Object.fromEntries(redriven)).toEqual({ [dlqNameOf('PageViewCounterDlqUrl')]: 4, [dlqNameOf('OrderProjectionDlqUrl')]: 1, [dlqNameOf('ShipmentNotifierDlqUrl')]: 1, [dlqNameOf('AccountLedgerDlqUrl')]: 0 });
   // The four page views were never applied: the redrive is what brings them in.
   const state = await pollUntil(async () => {
     const current = await currentState(stack);

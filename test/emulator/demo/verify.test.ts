@@ -22,6 +22,7 @@ function stateWith(committed: readonly string[], bareBodies: readonly string[]):
   return {
     counters: {},
     orders: {},
+    ledger: {},
     notifications: [],
     dlqs: [{ queueName: 'page-view-dlq', failures: [], pointers: [], bare: [...bareBodies] }],
     committedIds: new Set(committed.map((eventId) => dedupKey(CONSUMER, eventId))),
@@ -30,7 +31,7 @@ function stateWith(committed: readonly string[], bareBodies: readonly string[]):
 }
 
 function verified(committed: readonly string[], bareBodies: readonly string[], published: readonly PublishedMessage[]) {
-  return verify({ expected: { counters: {}, orders: {}, shippedOrders: [] }, state: stateWith(committed, bareBodies), published, counterConsumer: CONSUMER, dlqEverNonEmpty: true });
+  return verify({ expected: { counters: {}, orders: {}, shippedOrders: [], ledger: {} }, state: stateWith(committed, bareBodies), published, counterConsumer: CONSUMER, dlqEverNonEmpty: true });
 }
 
 test('a bare DLQ message whose event was applied is accounted for, and breaks no invariant', () => {

@@ -6,10 +6,21 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ASSET_PATH_METADATA } from '../../../emulator/stack/bundled-assets';
-import { assertBundled, DEFAULT_OUT_DIR, loadStack, PROJECT_ROOT, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
+import { assertBundled, DEFAULT_OUT_DIR, ensureSynthesized, loadStack, PROJECT_ROOT, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
 import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
 
 const copies: string[] = [];
+
+/** How long a first synth (every function bundled) may take on a slow machine. */
+export const SYNTH_TIMEOUT_MS = 300_000;
+
+/**
+ * Synthesizes cdk.out when it is missing or stale, as a fresh clone's is: the copies are made from
+ * it. Call it in `beforeAll` with {@link SYNTH_TIMEOUT_MS}.
+ */
+export async function ensureAssembly(): Promise<void> {
+  await ensureSynthesized();
+}
 
 /** Copies the manifest, the template and every function's bundle of cdk.out (which must be bundled). */
 export function copyAssembly(source: string = DEFAULT_OUT_DIR): SynthesizedStack {

@@ -18,9 +18,10 @@ import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtim
 import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
 import { engineEndpoints, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, editedAssembly, removeCopies } from './assembly-copy';
+import { copyAssembly, editedAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from './assembly-copy';
 
 afterAll(() => removeCopies());
+beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
 
 
 interface Statement {

@@ -4,12 +4,12 @@
  * cases. The fakes around the consumer: consumer-harness.ts.
  */
 import { createConsumer, type BatchEvent } from '../../../lambdas/runtime/consumer';
-import { NotAttemptedError, UnsupportedSourceError } from '../../../lambdas/runtime/errors';
+import { NotAttemptedError } from '../../../lambdas/runtime/errors';
 import { MetricName } from '../../../lambdas/runtime/observability';
 import { SourceKind } from '../../../lambdas/runtime/records';
 import type { Routes } from '../../../lambdas/runtime/routes';
 import type { Strategy } from '../../../lambdas/runtime/strategies';
-import { dynamoEvent, dynamoRecord, kinesisEvent, kinesisRecord, pageView, sqsEvent, sqsRecord, TEST_QUEUE_ARN } from '../../helpers/events';
+import { dynamoEvent, dynamoRecord, kinesisEvent, kinesisRecord, pageView, sqsEvent, sqsRecord } from '../../helpers/events';
 import { awsError, FakeClient, recordingObservability } from '../../helpers/fakes';
 import { DECLINED, FakeStrategy, harness, ROUTES, STALE, THROTTLED } from './consumer-harness';
 
@@ -153,10 +153,10 @@ describe('other outcomes and edge cases', () => {
     expect(observability.flushes()).toBe(1);
   });
 
-  test('metrics are flushed once also when the invocation fails (an SQS FIFO queue is refused)', async () => {
+  test('metrics are flushed once also when the invocation fails (a stream record without its sequence number)', async () => {
     const observability = recordingObservability();
-    const consumer = createConsumer<string>({ name: 'c', source: SourceKind.SQS, routes: ROUTES, strategy: new FakeStrategy(), observability });
-    await expect(consumer(sqsEvent(sqsRecord(pageView('home', '1'), { queueArn: `${TEST_QUEUE_ARN}.fifo` })))).rejects.toThrow(UnsupportedSourceError);
+    const consumer = createConsumer<string>({ name: 'c', source: SourceKind.DYNAMODB_STREAM, routes: ROUTES, strategy: new FakeStrategy(), observability });
+    await expect(consumer({ Records: [{ eventID: 'e-1', eventName: 'INSERT', dynamodb: {} }] } as BatchEvent)).rejects.toThrow('DynamoDB stream record has no dynamodb.SequenceNumber');
     expect(observability.flushes()).toBe(1);
   });
 
