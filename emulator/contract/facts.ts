@@ -7,6 +7,10 @@
 export interface SqsFacts {
   /** The queue's `MaximumMessageSize` in bytes. @default SQS_LIMITS.maxMessageBytes (1 MiB) */
   readonly maximumMessageSize?: number;
+  /** A FIFO queue (its URL ends in `.fifo`). @default false */
+  readonly fifo?: boolean;
+  /** A FIFO queue's `ContentBasedDeduplication`: then a message needs no deduplication id. @default false */
+  readonly contentBasedDeduplication?: boolean;
 }
 
 /** Facts about the SNS topic the request names. */

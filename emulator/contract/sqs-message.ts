@@ -11,11 +11,12 @@ import { blobBytes, fail, firstFailure, OK, utf8Bytes, type CheckResult } from '
 import type { SqsFacts } from './facts';
 import { SQS_LIMITS } from '../../aws/limits';
 import { checkSqsAttributes, type SqsAttributes } from './sqs-attributes';
+import { checkSqsFifoFields, type SqsFifoFields } from './sqs-fifo';
 import { sqsError } from './sqs-errors';
 import { firstRefusedCharacter } from './sqs-text';
 
 /** The parts of a SendMessage request, or of a SendMessageBatch entry, that the rules read. */
-export interface SqsMessageInput {
+export interface SqsMessageInput extends SqsFifoFields {
   readonly MessageBody?: string;
   readonly MessageAttributes?: SqsAttributes;
   readonly DelaySeconds?: number;
@@ -31,13 +32,14 @@ export const SQS_MESSAGE_RULES = {
   delay: 'sqs.delay-seconds',
 } as const;
 
-/** Every rule for one message, in order: body, attributes, size, delay. */
+/** Every rule for one message, in order: body, attributes, size, delay, the FIFO fields (sqs-fifo.ts). */
 export function checkSqsMessage(message: SqsMessageInput, facts: SqsFacts = {}, context: SqsMessageContext = 'SendMessage'): CheckResult {
   return firstFailure([
     () => checkBody(message.MessageBody),
     () => checkSqsAttributes(message.MessageAttributes),
     () => checkSize(message, facts.maximumMessageSize ?? SQS_LIMITS.maxMessageBytes, context),
     () => checkDelay(message.DelaySeconds),
+    () => checkSqsFifoFields(message, facts),
   ]);
 }
 

@@ -5,7 +5,8 @@
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { RequestFacts, RequestTarget } from '../contract';
+import type { RequestFacts, RequestTarget, SqsFacts } from '../contract';
+import { isFifoQueue } from '../../aws/sqs/fifo';
 
 /** Engine clients that bypass the gateway (administrator credentials). */
 export interface FactClients {
@@ -16,7 +17,7 @@ export interface FactClients {
 type Input = Readonly<Record<string, unknown>>;
 
 export class EngineFacts {
-  private readonly queueSizes = new Map<string, number | undefined>();
+  private readonly queues = new Map<string, SqsFacts>();
   /** Filled as tables are met; the conflict tracker holds this very object. */
   public readonly keySchemas: Record<string, readonly string[]> = {};
 
@@ -24,7 +25,7 @@ export class EngineFacts {
 
   /** The facts the rules of this request read, looked up when not known yet. */
   public async factsFor(target: RequestTarget, input: Input): Promise<RequestFacts> {
-    if (target.service === 'sqs') return { sqs: { maximumMessageSize: await this.queueSize(input.QueueUrl) } };
+    if (target.service === 'sqs') return { sqs: await this.queueFacts(input.QueueUrl) };
     if (target.service === 'dynamodb') {
       await Promise.all(tableNamesOf(input).map((table) => this.learnKeySchema(table)));
       return { dynamodb: { keySchemas: this.keySchemas } };
@@ -32,20 +33,20 @@ export class EngineFacts {
     return {};
   }
 
-  private async queueSize(queueUrl: unknown): Promise<number | undefined> {
-    if (typeof queueUrl !== 'string' || !this.clients.sqs) return undefined;
-    if (!this.queueSizes.has(queueUrl)) this.queueSizes.set(queueUrl, await this.readQueueSize(this.clients.sqs, queueUrl));
-    return this.queueSizes.get(queueUrl);
+  private async queueFacts(queueUrl: unknown): Promise<SqsFacts> {
+    if (typeof queueUrl !== 'string') return {};
+    if (!this.queues.has(queueUrl)) this.queues.set(queueUrl, { fifo: isFifoQueue(queueUrl), ...(this.clients.sqs && (await this.readQueueFacts(this.clients.sqs, queueUrl))) });
+    return this.queues.get(queueUrl) ?? {};
   }
 
-  /** Unknown (a queue that does not exist: the engine will say so) leaves the rule at SQS's default. */
-  private async readQueueSize(sqs: SQSClient, queueUrl: string): Promise<number | undefined> {
+  /** Unknown (a queue that does not exist: the engine will say so) leaves the rules at SQS's defaults. */
+  private async readQueueFacts(sqs: SQSClient, queueUrl: string): Promise<SqsFacts> {
     try {
-      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['MaximumMessageSize'] }));
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['MaximumMessageSize', 'ContentBasedDeduplication'] }));
       const size = Number(Attributes?.MaximumMessageSize);
-      return Number.isFinite(size) && size > 0 ? size : undefined;
+      return { maximumMessageSize: Number.isFinite(size) && size > 0 ? size : undefined, contentBasedDeduplication: Attributes?.ContentBasedDeduplication === 'true' };
     } catch {
-      return undefined;
+      return {};
     }
   }
 

@@ -32,10 +32,12 @@ const text = (StringValue: string) => ({ DataType: 'String', StringValue });
 const attributes = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`a${i}`, text('v')]));
 let queueUrl: string;
 let smallQueueUrl: string;
+let fifoQueueUrl: string;
 
 beforeAll(async () => {
   queueUrl = (await createQueue(sqs, uniqueName('contract'))).url;
   smallQueueUrl = (await createQueue(sqs, uniqueName('contract-small'), { MaximumMessageSize: '1024' })).url;
+  fifoQueueUrl = (await createQueue(sqs, `${uniqueName('contract')}.fifo`, { FifoQueue: 'true' })).url;
 });
 
 const send = (input: Partial<SendMessageCommandInput>, url = queueUrl) => verdict(sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', ...input })));
@@ -109,6 +111,36 @@ describe('fauxqs already refuses these; the rule exists for the shape of AWS’s
     const Entries = [{ Id: 'a', ReceiptHandle: 'not-a-handle', VisibilityTimeout: 43_201 }];
     expect(await verdict(sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries })))).toEqual({ accepted: true, failed: ['a'] });
     expect(splitSqsBatch('ChangeMessageVisibilityBatch', { Entries }).failed.map((entry) => entry.Id)).toEqual(['a']);
+  });
+});
+
+describe('FIFO fields: what fauxqs accepts that SQS refuses, and what it refuses too', () => {
+  const fifoRule = (input: Partial<SendMessageCommandInput>, fifo: boolean) => checkRequest('sqs', 'SendMessage', { MessageBody: 'x', ...input } as Record<string, unknown>, { sqs: { fifo } });
+
+  test.each<[string, Partial<SendMessageCommandInput>, boolean]>([
+    ['a deduplication id of 200 characters', { MessageGroupId: 'g', MessageDeduplicationId: 'd'.repeat(200) }, true],
+    ['a deduplication id holding a space', { MessageGroupId: 'g', MessageDeduplicationId: 'a b' }, true],
+    ['a group id of 200 characters', { MessageGroupId: 'g'.repeat(200), MessageDeduplicationId: 'd-200' }, true],
+    ['a non-ASCII group id', { MessageGroupId: 'é', MessageDeduplicationId: 'd-e' }, true],
+    ['a deduplication id on a standard queue', { MessageDeduplicationId: 'd-standard' }, false],
+  ])('fauxqs accepts SendMessage with %s; the rule refuses it', async (_case, input, fifo) => {
+    expect(await send(input, fifo ? fifoQueueUrl : queueUrl)).toEqual({ accepted: true, failed: [] });
+    expect(fifoRule(input, fifo)).toMatchObject({ ok: false, error: { status: 400, code: 'InvalidParameterValue' } });
+  });
+
+  test('fauxqs already fails a FIFO batch entry without a group alone, as SQS does', async () => {
+    const Entries: SendMessageBatchRequestEntry[] = [{ Id: 'groupless', MessageBody: 'x', MessageDeduplicationId: 'groupless' }];
+    expect(await verdict(sqs.send(new SendMessageBatchCommand({ QueueUrl: fifoQueueUrl, Entries })))).toEqual({ accepted: true, failed: ['groupless'] });
+    expect(splitSqsBatch('SendMessageBatch', { Entries }, { fifo: true }).failed.map((entry) => entry.Id)).toEqual(['groupless']);
+  });
+
+  test.each<[string, Partial<SendMessageCommandInput>]>([
+    ['no group', { MessageDeduplicationId: 'd-no-group' }],
+    ['no deduplication id', { MessageGroupId: 'g' }],
+    ['a per-message delay', { MessageGroupId: 'g', MessageDeduplicationId: 'd-delay', DelaySeconds: 5 }],
+  ])('fauxqs already refuses SendMessage with %s', async (_case, input) => {
+    expect(await send(input, fifoQueueUrl)).toMatchObject({ accepted: false, status: 400 });
+    expect(fifoRule(input, true).ok).toBe(false);
   });
 });
 
