@@ -18,6 +18,10 @@ export const ControlTowerRule = {
   LAMBDA_IN_VPC: 'lambda_inside_vpc_check',
   /** CT.CLOUDWATCH.PR.3: a log group is encrypted with a KMS key. */
   LOG_GROUP_ENCRYPTED: 'cloudwatch_log_group_encrypted_check',
+  /** CT.S3.PR.2: a bucket has server access logging. */
+  S3_ACCESS_LOGGING: 's3_bucket_logging_enabled_check',
+  /** CT.S3.PR.9: a bucket has S3 Object Lock. */
+  S3_OBJECT_LOCK: 's3_bucket_object_lock_enabled_check',
 } as const;
 
 /** A rule name of {@link ControlTowerRule}. */

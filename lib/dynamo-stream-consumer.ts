@@ -8,7 +8,9 @@ import { Construct } from 'constructs';
 import { DYNAMODB_STREAM_RETENTION } from './defaults';
 import type { DlqAlarm } from './dlq-alarm';
 import type { IteratorAgeAlarm } from './iterator-age-alarm';
+import type { FailureArchive } from './failure-archive';
 import {
+  addFailureArchive,
   addIteratorAgeAlarm,
   addStreamDlq,
   addStreamFunction,
@@ -39,6 +41,8 @@ export class DynamoStreamConsumer extends Construct {
   public readonly function: NodejsFunction;
   /** The alarm on the function's iterator age. */
   public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+  /** With `onFailure: 's3'`: the bucket that keeps failed batches whole, and its alarmed index queue. */
+  public readonly failureArchive?: FailureArchive;
 
   constructor(scope: Construct, id: string, props: DynamoStreamConsumerProps) {
     super(scope, id);
@@ -50,6 +54,7 @@ export class DynamoStreamConsumer extends Construct {
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
+    this.failureArchive = addFailureArchive(this, props);
     this.function = addStreamFunction(this, props, this.deadLetterQueue, DYNAMODB_STREAM_RETENTION);
     this.addEventSource(props);
     this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
@@ -57,7 +62,7 @@ export class DynamoStreamConsumer extends Construct {
 
   /** Also grants the function read access to the stream and send access to the DLQ. */
   private addEventSource(props: DynamoStreamConsumerProps): void {
-    const source = new DynamoEventSource(props.table, streamEventSourceProps(props, this.deadLetterQueue));
+    const source = new DynamoEventSource(props.table, streamEventSourceProps(props, this.deadLetterQueue, this.failureArchive));
     this.function.addEventSource(source);
     // addConsumerFunction always gives the function a role of its own.
     Validations.of(this.function.role as IRole).acknowledge({

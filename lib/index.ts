@@ -28,6 +28,6 @@ export { KinesisConsumer } from './kinesis-consumer';
 export type { KinesisConsumerProps } from './kinesis-consumer';
 export { QueueConsumer } from './queue-consumer';
 export type { QueueConsumerProps, QueueSubscriptionOptions } from './queue-consumer';
-export type { StreamConsumerProps } from './stream-consumer';
+export type { OnFailureDestination, StreamConsumerProps } from './stream-consumer';
 export { tableDefaults } from './table-defaults';
 export { grantPublishToEncryptedTopic } from './topic-publisher';

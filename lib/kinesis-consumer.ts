@@ -7,7 +7,9 @@ import { Construct } from 'constructs';
 import { STREAM_CONSUMER_DEFAULTS } from './defaults';
 import type { DlqAlarm } from './dlq-alarm';
 import type { IteratorAgeAlarm } from './iterator-age-alarm';
+import type { FailureArchive } from './failure-archive';
 import {
+  addFailureArchive,
   addIteratorAgeAlarm,
   addStreamDlq,
   addStreamFunction,
@@ -62,6 +64,8 @@ export class KinesisConsumer extends Construct {
   public readonly function: NodejsFunction;
   /** The alarm on the function's iterator age. */
   public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+  /** With `onFailure: 's3'`: the bucket that keeps failed batches whole, and its alarmed index queue. */
+  public readonly failureArchive?: FailureArchive;
   /** The shape of the records' data that the function decodes. */
   public readonly envelope: EventEnvelope;
 
@@ -74,6 +78,7 @@ export class KinesisConsumer extends Construct {
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
+    this.failureArchive = addFailureArchive(this, props);
     this.function = addStreamFunction(this, props, this.deadLetterQueue, retention);
     this.envelope = new DeliveredEnvelope(this.function, props.envelope).envelope;
     this.addEventSource(props);
@@ -90,7 +95,7 @@ export class KinesisConsumer extends Construct {
 
   /** Also grants the function read access to the stream and send access to the DLQ. */
   private addEventSource(props: KinesisConsumerProps): void {
-    const source = new KinesisEventSource(this.stream, streamEventSourceProps(props, this.deadLetterQueue));
+    const source = new KinesisEventSource(this.stream, streamEventSourceProps(props, this.deadLetterQueue, this.failureArchive));
     this.function.addEventSource(source);
   }
 }

@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { addConsumerFunction } from './consumer-function';
 import { type ConsumerProps, validateConsumerProps } from './consumer-props';
 import { CONSUMER_DEFAULTS, DLQ_RETENTION, STREAM_CONSUMER_DEFAULTS } from './defaults';
+import { FailureArchive } from './failure-archive';
 import { IteratorAgeAlarm } from './iterator-age-alarm';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
 import {
@@ -65,11 +66,29 @@ export interface StreamConsumerProps extends ConsumerProps {
    * @default 1 minute (`STREAM_CONSUMER_DEFAULTS.iteratorAgeThreshold`)
    */
   readonly iteratorAgeThreshold?: Duration;
+  /**
+   * Where the mapping sends a batch it gives up on. `sqs`: the DLQ gets a pointer (shard and
+   * sequence numbers), and a redrive reads the records back from the stream, while they are in
+   * it. `s3`: a {@link FailureArchive} bucket keeps Lambda's invocation record whole, payload
+   * included, for the DLQ retention, with a depth alarm on its index queue. The runtime's own
+   * failures (poison, with context) go to the DLQ either way. Not yet read by `eo dlq` or run by
+   * local mode (docs/reliability.md).
+   * @default 'sqs'
+   */
+  readonly onFailure?: OnFailureDestination;
 }
+
+/** Where a stream mapping sends a batch it gives up on: the DLQ (a pointer) or an S3 archive (the records). */
+export type OnFailureDestination = 'sqs' | 's3';
+
+const ON_FAILURE_DESTINATIONS: readonly OnFailureDestination[] = ['sqs', 's3'];
 
 /** Throws on the first invalid stream consumer prop; `sourceRetention` is the stream's. */
 export function validateStreamConsumerProps(props: StreamConsumerProps, sourceRetention: Duration): void {
   validateConsumerProps(props);
+  if (props.onFailure !== undefined && !ON_FAILURE_DESTINATIONS.includes(props.onFailure)) {
+    throw new Error(`onFailure must be one of ${ON_FAILURE_DESTINATIONS.join(', ')} (given ${JSON.stringify(props.onFailure)})`);
+  }
   checkIntegerRange('batchSize', props.batchSize, 1, LAMBDA_LIMITS.maxStreamBatchSize);
   checkDurationRange('maxBatchingWindow', props.maxBatchingWindow, Duration.seconds(0), Duration.seconds(LAMBDA_LIMITS.maxBatchingWindowSeconds));
   checkIntegerRange('retryAttempts', props.retryAttempts, 0, LAMBDA_LIMITS.maxStreamRetryAttempts);
@@ -133,6 +152,11 @@ export function addStreamDlq(scope: Construct, props: StreamConsumerProps): Moni
   return dlq;
 }
 
+/** A stream consumer's failure archive when its props ask for `onFailure: 's3'`, at `scope`'s `FailureArchive`. */
+export function addFailureArchive(scope: Construct, props: StreamConsumerProps): FailureArchive | undefined {
+  return props.onFailure === 's3' ? new FailureArchive(scope, 'FailureArchive', { consumerName: props.consumerName, alarmTopic: props.alarmTopic }) : undefined;
+}
+
 /** Adds a stream consumer's function, with a dedup TTL that outlasts `sourceRetention`, the stream's. */
 export function addStreamFunction(scope: Construct, props: StreamConsumerProps, deadLetterQueue: IQueue, sourceRetention: Duration): NodejsFunction {
   return addConsumerFunction(scope, props, { deadLetterQueue, dedupTtl: streamDedupTtl(props, sourceRetention) });
@@ -146,9 +170,10 @@ export function addIteratorAgeAlarm(scope: Construct, fn: NodejsFunction, props:
 /**
  * The event source mapping settings of a stream consumer. Not CDK's defaults, which retry
  * forever: bisect a failing batch, retry it a bounded number of times, skip records older than
- * `maxRecordAge`, and send what is given up to the DLQ (metadata only: shard, sequence numbers).
+ * `maxRecordAge`, and send what is given up to the DLQ (metadata only: shard, sequence numbers)
+ * or, with an archive, to its bucket (the records themselves).
  */
-export function streamEventSourceProps(props: StreamConsumerProps, deadLetterQueue: IQueue): StreamEventSourceProps {
+export function streamEventSourceProps(props: StreamConsumerProps, deadLetterQueue: IQueue, archive?: FailureArchive): StreamEventSourceProps {
   return {
     startingPosition: StartingPosition.TRIM_HORIZON,
     batchSize: props.batchSize ?? STREAM_CONSUMER_DEFAULTS.batchSize,
@@ -157,7 +182,7 @@ export function streamEventSourceProps(props: StreamConsumerProps, deadLetterQue
     bisectBatchOnError: true,
     retryAttempts: props.retryAttempts ?? STREAM_CONSUMER_DEFAULTS.retryAttempts,
     maxRecordAge: props.maxRecordAge ?? STREAM_CONSUMER_DEFAULTS.maxRecordAge,
-    onFailure: new SqsDlq(deadLetterQueue),
+    onFailure: archive ? archive.destination() : new SqsDlq(deadLetterQueue),
     reportBatchItemFailures: true,
   };
 }

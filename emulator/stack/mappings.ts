@@ -121,8 +121,20 @@ function maximumConcurrencyOf(props: Record<string, unknown>): number | undefine
   return numberProp(scaling as Record<string, unknown>, 'MaximumConcurrency');
 }
 
+/**
+ * An S3 bucket as a stream mapping's on-failure destination (`onFailure: 's3'`) is not emulated
+ * yet: refused at start, by name, rather than losing the failed batches silently.
+ * @throws Error naming the function and the bucket
+ */
+function refuseBucketDestination(destination: unknown, functionLogicalId: string, template: Template): void {
+  const target = (destination as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
+  if (target === undefined || template.Resources[target]?.Type !== 'AWS::S3::Bucket') return;
+  throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the S3 bucket ${target}: local mode does not emulate S3 on-failure destinations yet; synthesize the consumer with onFailure: 'sqs' to run it locally`);
+}
+
 function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamodb-stream', streamArn: string, functionLogicalId: string, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): StreamMapping {
   const onFailure = (props.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
+  refuseBucketDestination(onFailure, functionLogicalId, options.template);
   const onFailureArn = onFailure === undefined ? undefined : resolveString(onFailure, options.stack.context);
   const onFailureQueue = [...options.stack.queues.values()].find((queue) => queue.arn === onFailureArn);
   const stream = [...options.stack.streams.values()].find((candidate) => candidate.arn === streamArn);

@@ -6,7 +6,7 @@ import { type App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { type AddConsumer, EventPipelineStack } from '../../example';
-import { failOnEveryFinding } from '../../lib';
+import { failOnEveryFinding, KinesisConsumer } from '../../lib';
 import { testApp } from '../lib/support';
 
 /** The parts of the cloud assembly's validation-report.json that these tests read. */
@@ -112,6 +112,20 @@ describe('AWS Control Tower proactive controls (cfn-guard)', () => {
       expect(reasons).toHaveLength(4);
       for (const given of reasons) expect(given).toMatch(reason);
     });
+  });
+
+  test("a stream consumer with onFailure: 's3' adds only its function's and its archive bucket's reviewed exemptions", () => {
+    const archived: AddConsumer = (pipeline) =>
+      new KinesisConsumer(pipeline, 'ArchivedClicks', { consumerName: 'archived-clicks', entry: pipeline.handlerEntry('order-projection.ts'), alarmTopic: pipeline.alarmTopic.topic, onFailure: 's3' });
+    const report = controlTowerReport([archived]);
+    expect(findings(report.violations)).toEqual([]);
+    const own = (report.suppressedViolations ?? []).flatMap((v) => v.violatingConstructs.filter((c) => c.constructPath.includes('/ArchivedClicks/')).map((c) => `${v.ruleName} at ${c.constructPath}`));
+    expect(own.sort()).toEqual([
+      'cloudwatch_log_group_encrypted_check at EffectivelyOnce/ArchivedClicks/LogGroup/Resource',
+      'lambda_inside_vpc_check at EffectivelyOnce/ArchivedClicks/Function/Resource',
+      's3_bucket_logging_enabled_check at EffectivelyOnce/ArchivedClicks/FailureArchive/Bucket/Resource',
+      's3_bucket_object_lock_enabled_check at EffectivelyOnce/ArchivedClicks/FailureArchive/Bucket/Resource',
+    ]);
   });
 
   describe('the fixes', () => {

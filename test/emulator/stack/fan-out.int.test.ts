@@ -3,7 +3,8 @@
  * deliveries made by fauxqs for real (raw, and wrapped in SNS's notification JSON), EventBridge
  * events put on the rule's target queue as the rule would (there is no EventBridge engine), and a
  * producer's retried publish counted once. A subscription or target whose queue policy does not
- * let the service send is refused up front, since AWS would accept it and drop every delivery.
+ * let the service send is refused up front, since AWS would accept it and drop every delivery. A
+ * stream mapping whose on-failure destination is an S3 bucket is refused too, until local mode runs it.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -169,5 +170,17 @@ describe('EventBridge to the counter queue', () => {
     const [failure] = await dlqFailures(local, 1);
     expect(failure?.error.name).toBe('InvalidEnvelopeError');
     expect(failure?.error.message).toMatch(/detail/);
+  }, 90_000);
+});
+
+describe('an S3 on-failure destination', () => {
+  test("is refused at start by name: local mode does not emulate onFailure: 's3' yet", async () => {
+    const synthesized = editedAssembly((template) => {
+      template.Resources.OrdersArchive = { Type: 'AWS::S3::Bucket', Properties: {} };
+      const mapping = resourcesOfType(template, ResourceType.EVENT_SOURCE_MAPPING).find((resource) => JSON.stringify(resource.properties.FunctionName).includes('OrderProjection'));
+      const properties = template.Resources[mapping?.logicalId ?? '']?.Properties as { DestinationConfig: { OnFailure: { Destination: unknown } } };
+      properties.DestinationConfig.OnFailure.Destination = { 'Fn::GetAtt': ['OrdersArchive', 'Arn'] };
+    });
+    await expect(start(synthesized)).rejects.toThrow(/stream mapping sends failed batches to the S3 bucket OrdersArchive: local mode does not emulate S3 on-failure destinations yet/);
   }, 90_000);
 });

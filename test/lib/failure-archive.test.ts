@@ -1,0 +1,100 @@
+/**
+ * Stream consumers with `onFailure: 's3'`: the mapping's on-failure destination is a FailureArchive
+ * bucket (KMS-encrypted, TLS only, private, versioned, expiring), each object announced to an index
+ * queue whose depth alarm notifies on ALARM and OK; the function may only put objects and list the
+ * bucket. cdk-nag and the Control Tower controls find nothing unreviewed in it.
+ */
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { DLQ_RETENTION, DynamoStreamConsumer, KinesisConsumer, type OnFailureDestination } from '../../lib';
+import { FIXTURE_HANDLER, grantedActions, logicalId, testStack } from './support';
+
+function archivedKinesisConsumer(onFailure: { onFailure?: OnFailureDestination } = { onFailure: 's3' }) {
+  const { stack, alarmTopic } = testStack();
+  const consumer = new KinesisConsumer(stack, 'Clicks', { consumerName: 'click-counter', entry: FIXTURE_HANDLER, alarmTopic, ...onFailure });
+  return { stack, consumer, template: Template.fromStack(stack) };
+}
+
+describe("KinesisConsumer with onFailure: 's3'", () => {
+  const { stack, consumer, template } = archivedKinesisConsumer();
+  const bucket = logicalId(template, 'AWS::S3::Bucket', 'ClicksFailureArchiveBucket');
+  const index = logicalId(template, 'AWS::SQS::Queue', 'ClicksFailureArchiveDlq');
+
+  test('sends the batches it gives up on to the archive bucket, not to the DLQ', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [bucket, 'Arn'] } } }, BisectBatchOnFunctionError: true });
+    expect(consumer.failureArchive?.bucket.node.path).toBe('Test/Clicks/FailureArchive/Bucket');
+  });
+
+  test('the bucket is KMS-encrypted, private, without ACLs, versioned, and keeps objects for the DLQ retention', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: DLQ_RETENTION.toDays(), NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' })] },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  test('announces each object to the index queue, which only this bucket of this account may send to, set up after that permission', () => {
+    const resource = template.toJSON().Resources[bucket];
+    expect(resource.Properties.NotificationConfiguration).toEqual({ QueueConfigurations: [{ Event: 's3:ObjectCreated:*', Queue: { 'Fn::GetAtt': [index, 'Arn'] } }] });
+    expect(resource.DependsOn).toContain(logicalId(template, 'AWS::SQS::QueuePolicy', 'ClicksFailureArchiveDlqPolicy'));
+    const statements = Object.values(template.findResources('AWS::SQS::QueuePolicy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[])
+      .filter((statement) => JSON.stringify(statement.Principal) === JSON.stringify({ Service: 's3.amazonaws.com' }));
+    expect(statements).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'sqs:SendMessage', Condition: { ArnLike: { 'aws:SourceArn': expect.anything() }, StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } })]);
+    // The condition names the bucket by the name the bucket is given: no reference back to it.
+    expect(JSON.stringify(statements[0]?.Condition)).not.toContain(bucket);
+    expect(JSON.stringify(statements[0]?.Condition)).toContain(JSON.stringify(resource.Properties.BucketName).slice(1, -1).slice(0, 20));
+  });
+
+  test('alarms on the index queue holding anything, notifying on ALARM and on OK', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [index, 'QueueName'] } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [Match.anyValue()],
+      OKActions: [Match.anyValue()],
+    });
+  });
+
+  test('the function may put objects in the bucket and list it, and read or delete nothing there', () => {
+    const granted = grantedActions(template, 's3');
+    expect(granted[bucket]).toEqual(['s3:ListBucket']);
+    const onObjects = Object.entries(granted).filter(([resource]) => resource !== bucket);
+    expect(onObjects).toEqual([[expect.stringMatching(new RegExp(`${bucket}.*/\\*`)), ['s3:PutObject']]]);
+  });
+
+  test("cdk-nag finds nothing unacknowledged in the consumer (the test's plain alarm topic aside)", () => {
+    const report = new AwsSolutionsChecks(stack.node.root).validateScope(stack);
+    const findings = report.violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath}`));
+    expect(findings.filter((finding) => finding.includes(' at Test/Clicks/'))).toEqual([]);
+  });
+});
+
+describe('onFailure', () => {
+  test("defaults to the DLQ: no bucket, the DLQ is the mapping's destination", () => {
+    const { template } = archivedKinesisConsumer({});
+    template.resourceCountIs('AWS::S3::Bucket', 0);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue', 'ClicksDlq'), 'Arn'] } } } });
+  });
+
+  test('refuses anything but sqs or s3', () => {
+    expect(() => archivedKinesisConsumer({ onFailure: 'sns' as OnFailureDestination })).toThrow('onFailure must be one of sqs, s3 (given "sns")');
+  });
+
+  test('a DynamoDB stream consumer takes it too', () => {
+    const { stack, alarmTopic } = testStack();
+    const table = new Table(stack, 'Orders', { partitionKey: { name: 'pk', type: AttributeType.STRING }, stream: StreamViewType.NEW_AND_OLD_IMAGES });
+    new DynamoStreamConsumer(stack, 'Notifier', { consumerName: 'notifier', entry: FIXTURE_HANDLER, alarmTopic, table, onFailure: 's3' });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(template, 'AWS::S3::Bucket', 'NotifierFailureArchiveBucket'), 'Arn'] } } } });
+    expect(Stack.of(table).resolve(table.tableStreamArn)).toBeDefined();
+  });
+});
