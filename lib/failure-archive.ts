@@ -59,14 +59,18 @@ export class FailureArchive extends Construct {
 
   /**
    * The mapping's on-failure destination. The function's role may put objects in the bucket (and
-   * list it, which Lambda's S3 destination asks for), nothing more: CDK's own S3 destination grants
-   * read and write.
+   * list it, which Lambda's S3 destination asks for), in this account only, nothing more: CDK's
+   * own S3 destination grants read and write.
    */
   public destination(): IEventSourceDlq {
     return {
       bind: (_mapping, fn: IFunction) => {
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects('*')] }));
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+        // The bucket of this account only: were it deleted and its name taken by another account,
+        // failed batches must not go there (Lambda Developer Guide, "Security best practices for
+        // Amazon S3 destinations").
+        const ownAccount = { StringEquals: { 's3:ResourceAccount': Aws.ACCOUNT_ID } };
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects('*')], conditions: ownAccount }));
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn], conditions: ownAccount }));
         if (fn.role) {
           Validations.of(fn.role).acknowledge({
             id: `AwsSolutions-IAM5[Resource::<${this.bucketLogicalId()}.Arn>/*]`,

@@ -69,6 +69,12 @@ describe("KinesisConsumer with onFailure: 's3'", () => {
     expect(granted[bucket]).toEqual(['s3:ListBucket']);
     const onObjects = Object.entries(granted).filter(([resource]) => resource !== bucket);
     expect(onObjects).toEqual([[expect.stringMatching(new RegExp(`${bucket}.*/\\*`)), ['s3:PutObject']]]);
+    // Only a bucket of this account: a deleted bucket's name taken by another account gets nothing.
+    const s3Statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string; Condition?: unknown }[])
+      .filter((statement) => String(statement.Action).startsWith('s3:'));
+    expect(s3Statements).toHaveLength(2);
+    for (const statement of s3Statements) expect(statement.Condition).toEqual({ StringEquals: { 's3:ResourceAccount': { Ref: 'AWS::AccountId' } } });
   });
 
   test("cdk-nag finds nothing unacknowledged in the consumer (the test's plain alarm topic aside)", () => {
