@@ -15,6 +15,14 @@ export const FIFO_DEDUPLICATION_WINDOW_SECONDS = 300;
 /** At most 128 characters of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~]`, for group and deduplication ids alike. */
 export const FIFO_ID_MAX_LENGTH = 128;
 
+/** Alphanumeric and punctuation, 1 to {@link FIFO_ID_MAX_LENGTH}: the printable ASCII characters but space. */
+const FIFO_ID = new RegExp(`^[\\x21-\\x7e]{1,${FIFO_ID_MAX_LENGTH}}$`);
+
+/** Whether SQS takes `value` as a `MessageGroupId` or `MessageDeduplicationId`. */
+export function isFifoId(value: string): boolean {
+  return FIFO_ID.test(value);
+}
+
 /** Whether a queue name, URL or ARN is a FIFO queue's. */
 export function isFifoQueue(nameUrlOrArn: string): boolean {
   return nameUrlOrArn.endsWith(FIFO_SUFFIX);

@@ -11,7 +11,7 @@
 import { fail, firstFailure, OK, type CheckResult } from './aws-error';
 import type { SqsFacts } from './facts';
 import { sqsError } from './sqs-errors';
-import { FIFO_ID_MAX_LENGTH } from '../../aws/sqs/fifo';
+import { FIFO_ID_MAX_LENGTH, isFifoId } from '../../aws/sqs/fifo';
 
 /** The FIFO fields of a message. */
 export interface SqsFifoFields {
@@ -27,9 +27,6 @@ export const SQS_FIFO_RULES = {
   deduplicationOnStandard: 'sqs.fifo.message-deduplication-id.standard-queue',
   delayOnFifo: 'sqs.fifo.delay-seconds',
 } as const;
-
-/** Alphanumeric and punctuation: the printable ASCII characters but space. */
-const FIFO_ID = new RegExp(`^[\\x21-\\x7e]{1,${FIFO_ID_MAX_LENGTH}}$`);
 
 const NOT_FOR_THIS_QUEUE_TYPE = 'The request include parameter that is not valid for this queue type.';
 
@@ -57,7 +54,7 @@ function checkDeduplication(message: SqsFifoFields, facts: SqsFacts): CheckResul
 }
 
 function checkId(parameter: 'MessageGroupId' | 'MessageDeduplicationId', value: string | undefined): CheckResult {
-  if (value === undefined || FIFO_ID.test(value)) return OK;
+  if (value === undefined || isFifoId(value)) return OK;
   const text = `Value ${value} for parameter ${parameter} is invalid. Reason: ${parameter} can only include alphanumeric and punctuation characters. 1 to ${FIFO_ID_MAX_LENGTH} in length.`;
   return fail(sqsError(SQS_FIFO_RULES.idCharacters, 'InvalidParameterValue', text));
 }

@@ -5,6 +5,7 @@
  * mappings, the queues' names, the SNS subscriptions local mode made.
  */
 import { CONSUMER_ENV } from '../../aws/consumer-env';
+import { isFifoQueue } from '../../aws/sqs/fifo';
 import { CONSUMER_NAME as COUNTER_CONSUMER } from '../../example/handlers/page-view-counter';
 import { CONSUMER_NAME as PROJECTION_CONSUMER } from '../../example/handlers/order-projection';
 import { CONSUMER_NAME as NOTIFIER_CONSUMER } from '../../example/handlers/shipment-notifier';
@@ -51,11 +52,11 @@ export function consumerReports(stack: LocalStack, deliveries: DeliveryCounter, 
   });
 }
 
-/** A queue's name ends in `.fifo` exactly when it is a FIFO queue (SQS Developer Guide). */
+/** Where a mapping's events come from, read from the running stack. */
 export function sourceOf(stack: Pick<LocalStack, 'resources' | 'fanOut'>, mapping: Pick<MappingSpec, 'source' | 'sourceQueueUrl'>): ConsumerSource {
   if (mapping.source === 'kinesis') return ConsumerSource.KINESIS;
   if (mapping.source === 'dynamodb-stream') return ConsumerSource.DYNAMODB_STREAM;
   const queue = [...stack.resources.queues.values()].find((candidate) => candidate.url === mapping.sourceQueueUrl);
-  if (queue?.name.endsWith('.fifo')) return ConsumerSource.SQS_FIFO;
+  if (queue !== undefined && isFifoQueue(queue.name)) return ConsumerSource.SQS_FIFO;
   return stack.fanOut.subscriptions.some((subscription) => subscription.queue.url === mapping.sourceQueueUrl) ? ConsumerSource.SNS_SQS : ConsumerSource.SQS;
 }

@@ -6,7 +6,7 @@ import { eventIdFor } from './event-id';
 import { classifyError } from './classify';
 import { FailureKind, PublishError, PublishRejectedError } from './errors';
 import { KINESIS_LIMITS, SQS_LIMITS } from '../../aws/limits';
-import { FIFO_ID_MAX_LENGTH, isFifoQueue } from '../../aws/sqs/fifo';
+import { isFifoId, isFifoQueue } from '../../aws/sqs/fifo';
 import { createHash } from 'node:crypto';
 
 
@@ -102,7 +102,7 @@ function fifoIdsOf(message: OutgoingMessage): { MessageGroupId: string; MessageD
 }
 
 function fittedFifoId(value: string): string {
-  return value.length <= FIFO_ID_MAX_LENGTH && /^[\x21-\x7e]+$/.test(value) ? value : createHash('sha256').update(value).digest('hex');
+  return isFifoId(value) ? value : createHash('sha256').update(value).digest('hex');
 }
 
 /**

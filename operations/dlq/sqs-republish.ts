@@ -8,6 +8,7 @@ import { GetQueueUrlCommand, SendMessageCommand, type Message, type MessageAttri
 import type { SQSMessageAttributes } from 'aws-lambda';
 import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
 import type { StackTopology } from './types';
+import { isFifoQueue } from '../../aws/sqs/fifo';
 
 /** The attribute the producer library sets; restored from `eo-event-id` when only the context survived. */
 const EVENT_ID_ATTRIBUTE = 'eventId';
@@ -47,7 +48,7 @@ export function fromLambdaAttributes(attributes: SQSMessageAttributes | undefine
  * DLQ message's id, so that a redrive repeated within SQS's 5-minute window is dropped by SQS.
  */
 export async function sendToQueue(sqs: SQSClient, queueUrl: string, message: Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'>, dlqMessage: Message, groupId?: string): Promise<void> {
-  const fifo = queueUrl.endsWith('.fifo')
+  const fifo = isFifoQueue(queueUrl)
     ? { MessageGroupId: groupId ?? dlqMessage.Attributes?.MessageGroupId ?? 'redrive', MessageDeduplicationId: createHash('sha256').update(dlqMessage.MessageId ?? '').digest('hex') }
     : {};
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message, ...fifo }));
