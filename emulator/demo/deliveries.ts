@@ -17,8 +17,16 @@ export interface DeliveryCount {
 export class DeliveryCounter {
   private readonly seen = new Set<string>();
   private readonly functions = new Map<string, DeliveryCount>();
-  public total = 0;
-  public duplicates = 0;
+
+  /** Records handed to any function. */
+  public get total(): number {
+    return this.sum('total');
+  }
+
+  /** Records handed again to a function that had been handed them before. */
+  public get duplicates(): number {
+    return this.sum('duplicates');
+  }
 
   /** What one function was handed. */
   public of(functionLogicalId: string): DeliveryCount {
@@ -36,12 +44,15 @@ export class DeliveryCounter {
   private count(functionLogicalId: string, identity: string): void {
     const own = this.functions.get(functionLogicalId) ?? { total: 0, duplicates: 0 };
     this.functions.set(functionLogicalId, own);
-    this.total += 1;
     own.total += 1;
-    if (this.seen.has(identity)) {
-      this.duplicates += 1;
-      own.duplicates += 1;
-    } else this.seen.add(identity);
+    if (this.seen.has(identity)) own.duplicates += 1;
+    else this.seen.add(identity);
+  }
+
+  private sum(field: keyof DeliveryCount): number {
+    let sum = 0;
+    for (const count of this.functions.values()) sum += count[field];
+    return sum;
   }
 }
 
