@@ -4,7 +4,6 @@
  * queue whose depth alarm notifies on ALARM and OK; the function may only put objects and list the
  * bucket. cdk-nag and the Control Tower controls find nothing unreviewed in it.
  */
-import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -47,10 +46,10 @@ describe("KinesisConsumer with onFailure: 's3'", () => {
     const statements = Object.values(template.findResources('AWS::SQS::QueuePolicy'))
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[])
       .filter((statement) => JSON.stringify(statement.Principal) === JSON.stringify({ Service: 's3.amazonaws.com' }));
-    expect(statements).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'sqs:SendMessage', Condition: { ArnLike: { 'aws:SourceArn': expect.anything() }, StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } })]);
-    // The condition names the bucket by the name the bucket is given: no reference back to it.
-    expect(JSON.stringify(statements[0]?.Condition)).not.toContain(bucket);
-    expect(JSON.stringify(statements[0]?.Condition)).toContain(JSON.stringify(resource.Properties.BucketName).slice(1, -1).slice(0, 20));
+    // The condition names the bucket by the name the bucket is given, not by a reference back to it.
+    const bucketArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', resource.Properties.BucketName]] };
+    expect(statements).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'sqs:SendMessage', Condition: { ArnLike: { 'aws:SourceArn': bucketArn }, StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } })]);
+    expect(JSON.stringify(statements)).not.toContain(bucket);
   });
 
   test('alarms on the index queue holding anything, notifying on ALARM and on OK', () => {
@@ -101,6 +100,5 @@ describe('onFailure', () => {
     new DynamoStreamConsumer(stack, 'Notifier', { consumerName: 'notifier', entry: FIXTURE_HANDLER, alarmTopic, table, onFailure: 's3' });
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(template, 'AWS::S3::Bucket', 'NotifierFailureArchiveBucket'), 'Arn'] } } } });
-    expect(Stack.of(table).resolve(table.tableStreamArn)).toBeDefined();
   });
 });
