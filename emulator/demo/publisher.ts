@@ -33,8 +33,8 @@ export interface PublishTargets {
   readonly ledgerQueueUrl: string;
 }
 
-const SNS_CHUNK = 100;
-const SQS_CHUNK = 100;
+/** Messages per progress step on the topic and the FIFO queue (the publishers batch within it). */
+const CHUNK = 100;
 const KINESIS_CHUNK = 250;
 
 /** Decides which messages the producer sends twice, in workload order. */
@@ -64,18 +64,21 @@ export async function publishMessages(messages: readonly PublishedMessage[], tar
  * producer retry is sent with a deduplication id of its own, as a retry after FIFO's 5-minute
  * window would be: SQS delivers it again, and only the consumer's dedup on eventId stops it.
  */
-async function publishLedger(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
-  for (let start = 0; start < messages.length; start += SQS_CHUNK) {
-    const chunk = messages.slice(start, start + SQS_CHUNK);
-    await publishToSqs(targets.sqs, targets.ledgerQueueUrl, chunk.map((message) => ({ ...toOutgoing(message), partitionKey: message.event.partitionKey, deduplicationId: message.retry ? `${message.event.envelope?.eventId}-retried` : undefined })));
-    report(chunk.length);
-  }
+function publishLedger(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
+  return inChunks(messages, report, (chunk) =>
+    publishToSqs(targets.sqs, targets.ledgerQueueUrl, chunk.map((message) => ({ ...toOutgoing(message), partitionKey: message.event.partitionKey, deduplicationId: message.retry ? `${message.event.envelope?.eventId}-retried` : undefined }))),
+  );
 }
 
-async function publishTopic(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
-  for (let start = 0; start < messages.length; start += SNS_CHUNK) {
-    const chunk = messages.slice(start, start + SNS_CHUNK);
-    await publishToSns(targets.sns, targets.pageViewsTopicArn, chunk.map(toOutgoing));
+function publishTopic(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
+  return inChunks(messages, report, (chunk) => publishToSns(targets.sns, targets.pageViewsTopicArn, chunk.map(toOutgoing)));
+}
+
+/** Sends the messages `CHUNK` at a time, in order, reporting each chunk once it is sent. */
+async function inChunks(messages: readonly PublishedMessage[], report: (count: number) => void, send: (chunk: readonly PublishedMessage[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < messages.length; start += CHUNK) {
+    const chunk = messages.slice(start, start + CHUNK);
+    await send(chunk);
     report(chunk.length);
   }
 }
