@@ -14,7 +14,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { LOCAL_ACCOUNT_ID, type LocalClients } from '../engines';
 import { authorizeServiceDelivery, type DeliveryVerdict, type RolePolicies, type Resolve } from '../iam';
 import { resourcesOfType, ResourceType, type NamedResource, type Template } from '../../aws/cloudformation/template';
-import type { LocalQueue } from './provision';
+import { queueWithArn, type LocalQueue } from './provision';
 
 export const SNS_SERVICE = 'sns.amazonaws.com';
 export const EVENTBRIDGE_SERVICE = 'events.amazonaws.com';
@@ -96,7 +96,7 @@ export async function deliverEventBridgeEvent(sqs: LocalClients['sqs'], target: 
 
 function sqsSubscription(resource: NamedResource, options: FanOutOptions): LocalSubscription | undefined {
   if (resource.properties.Protocol !== 'sqs') return undefined;
-  const queue = queueByArn(options.queues, String(options.resolve(resource.properties.Endpoint)));
+  const queue = queueWithArn(options.queues, String(options.resolve(resource.properties.Endpoint)));
   if (queue === undefined) return undefined;
   return { logicalId: resource.logicalId, topicArn: String(options.resolve(resource.properties.TopicArn)), queue, rawMessageDelivery: resource.properties.RawMessageDelivery === true || resource.properties.RawMessageDelivery === 'true' };
 }
@@ -114,14 +114,10 @@ function ruleQueueTargets(options: FanOutOptions): LocalRuleTarget[] {
     const targets = Array.isArray(rule.properties.Targets) ? (rule.properties.Targets as { Arn?: unknown }[]) : [];
     const ruleArn = String(options.resolve({ 'Fn::GetAtt': [rule.logicalId, 'Arn'] }));
     return targets.flatMap((target) => {
-      const queue = queueByArn(options.queues, String(options.resolve(target.Arn)));
+      const queue = queueWithArn(options.queues, String(options.resolve(target.Arn)));
       return queue ? [{ ruleLogicalId: rule.logicalId, ruleArn, queue }] : [];
     });
   });
-}
-
-function queueByArn(queues: ReadonlyMap<string, LocalQueue>, arn: string): LocalQueue | undefined {
-  return [...queues.values()].find((queue) => queue.arn === arn);
 }
 
 function refusalOf(delivery: Delivery, policies: RolePolicies): RefusedDelivery | undefined {

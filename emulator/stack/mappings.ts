@@ -10,7 +10,7 @@ import { SQS_MAPPING_DEFAULTS, SqsMapping, StreamMapping, type MappingLog } from
 import type { LocalFunction } from '../functions';
 import type { DeliveryFaults, Invoker } from '../types';
 import { resolveString } from '../../aws/cloudformation/intrinsics';
-import type { LocalQueue, ProvisionedStack } from './provision';
+import { queueWithArn, type LocalQueue, type ProvisionedStack } from './provision';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 export type Mapping = SqsMapping | StreamMapping;
@@ -71,7 +71,7 @@ function createMapping(resource: NamedResource, options: MappingOptions): Mappin
   if (!functionLogicalId || !fn) throw new Error(`event source mapping ${resource.logicalId} names function ${functionName}, which local mode did not start`);
   const invoke = options.wrapInvoker ? options.wrapInvoker(functionLogicalId, fn.invoke) : fn.invoke;
   const sourceArn = resolveString(props.EventSourceArn, options.stack.context);
-  const queue = [...options.stack.queues.values()].find((candidate) => candidate.arn === sourceArn);
+  const queue = queueWithArn(options.stack.queues, sourceArn);
   const reportBatchItemFailures = ((props.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures');
   if (queue) {
     return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, queue, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
@@ -136,7 +136,7 @@ function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamo
   const onFailure = (props.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
   refuseBucketDestination(onFailure, functionLogicalId, options.template);
   const onFailureArn = onFailure === undefined ? undefined : resolveString(onFailure, options.stack.context);
-  const onFailureQueue = [...options.stack.queues.values()].find((queue) => queue.arn === onFailureArn);
+  const onFailureQueue = queueWithArn(options.stack.queues, onFailureArn);
   const stream = [...options.stack.streams.values()].find((candidate) => candidate.arn === streamArn);
   return new StreamMapping({
     kind,

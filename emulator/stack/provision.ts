@@ -95,6 +95,11 @@ function pseudoParameters(stackName: string): Record<string, string> {
   };
 }
 
+/** The provisioned queue with this ARN, if there is one. */
+export function queueWithArn(queues: ReadonlyMap<string, LocalQueue>, arn: string | undefined): LocalQueue | undefined {
+  return [...queues.values()].find((queue) => queue.arn === arn);
+}
+
 /** The physical name CloudFormation would generate when the template names none (shortened to fit every service). */
 export function physicalName(stackName: string, logicalId: string, maxLength = 80): string {
   return `${stackName}-${logicalId}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, maxLength);
