@@ -10,12 +10,18 @@
  * versions for a day. Each object created is announced to an index queue, and the usual depth
  * alarm watches that queue: an archive that holds failures alarms like a DLQ that does.
  *
- * The bucket is named up front: the index queue's policy must name the bucket (only it may send),
- * and the bucket's notification names the queue, whose policy S3 checks when the notification is
- * set; a known name breaks that cycle.
+ * The announcement goes S3 -> EventBridge -> SQS, not S3 -> SQS: S3 sends an `s3:TestEvent` to a
+ * queue when a notification to it is set, and that message would fire the depth alarm on every
+ * first deploy. The bucket's own `EventBridgeConfiguration` turns its events on (CDK's
+ * `eventBridgeEnabled` would set it through a custom resource Lambda, one more function per stack,
+ * which the emulator cannot run), and a rule of this construct sends the bucket's `Object Created`
+ * events to the queue. Nothing cycles (the rule names the bucket and the queue, the queue's policy
+ * the rule), so CloudFormation names the bucket.
  */
-import { Aws, Duration, Fn, Names, Stack, Validations } from 'aws-cdk-lib';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IEventSourceDlq, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -42,18 +48,23 @@ export class FailureArchive extends Construct {
   public readonly bucket: Bucket;
   /** One message per object created: its depth is the number of failed batches not yet redriven. */
   public readonly index: MonitoredDlq;
+  /**
+   * The EventBridge rule that sends each `Object Created` event of the bucket to the index queue.
+   * If EventBridge cannot deliver one, the object is still in the bucket, and `eo dlq` reads the
+   * bucket itself: a lost announcement loses the alarm, not the failed batch.
+   */
+  public readonly announcements: Rule;
 
   constructor(scope: Construct, id: string, props: FailureArchiveProps) {
     super(scope, id);
-    const bucketName = this.bucketName();
     this.index = addMonitoredDlq(this, {
       consumerName: props.consumerName,
       alarmTopic: props.alarmTopic,
       // Nothing redrives to it; allow-all is how a queue declares itself a DLQ to CT.SQS.PR.1.
       redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
     });
-    this.allowNotificationsFrom(bucketName);
-    this.bucket = this.addBucket(bucketName);
+    this.bucket = this.addBucket();
+    this.announcements = this.announceObjects(props.consumerName);
     this.acknowledgeFindings();
   }
 
@@ -64,7 +75,12 @@ export class FailureArchive extends Construct {
    */
   public destination(): IEventSourceDlq {
     return {
-      bind: (_mapping, fn: IFunction) => {
+      bind: (mapping, fn: IFunction) => {
+        // The mapping writes failures only once they are announced: the rule and the queue's
+        // policy (which lets EventBridge send) exist first.
+        mapping.node.addDependency(this.announcements);
+        const policy = this.index.queue.node.tryFindChild('Policy');
+        if (policy) mapping.node.addDependency(policy);
         // The bucket of this account only: were it deleted and its name taken by another account,
         // failed batches must not go there (Lambda Developer Guide, "Security best practices for
         // Amazon S3 destinations").
@@ -88,27 +104,8 @@ export class FailureArchive extends Construct {
     return String(stack.resolve(stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket)));
   }
 
-  /** Lowercase, unique in the stack, with the account and region so that it is unique in S3: at most 63 characters. */
-  private bucketName(): string {
-    const base = Names.uniqueResourceName(this, { maxLength: 30, separator: '-' }).toLowerCase().replace(/[^a-z0-9-]/g, '-');
-    return Fn.join('-', [base, Aws.ACCOUNT_ID, Aws.REGION]);
-  }
-
-  private allowNotificationsFrom(bucketName: string): void {
-    this.index.queue.addToResourcePolicy(new PolicyStatement({
-      actions: ['sqs:SendMessage'],
-      principals: [new ServicePrincipal('s3.amazonaws.com')],
-      resources: [this.index.queue.queueArn],
-      conditions: {
-        ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:s3:::${bucketName}` },
-        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-      },
-    }));
-  }
-
-  private addBucket(bucketName: string): Bucket {
+  private addBucket(): Bucket {
     const bucket = new Bucket(this, 'Bucket', {
-      bucketName,
       encryption: BucketEncryption.KMS_MANAGED,
       enforceSSL: true,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -116,12 +113,18 @@ export class FailureArchive extends Construct {
       versioned: true,
       lifecycleRules: [{ expiration: DLQ_RETENTION, noncurrentVersionExpiration: Duration.days(NONCURRENT_VERSION_DAYS) }],
     });
-    const cfn = bucket.node.defaultChild as CfnBucket;
-    cfn.notificationConfiguration = { queueConfigurations: [{ event: 's3:ObjectCreated:*', queue: this.index.queue.queueArn }] };
-    // S3 checks the queue's policy when the notification is set.
-    const policy = this.index.queue.node.tryFindChild('Policy');
-    if (policy) bucket.node.addDependency(policy);
+    // On the CfnBucket, not through CDK's custom resource (see the module's comment).
+    (bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
     return bucket;
+  }
+
+  /** The rule that sends the bucket's object-created events to the index queue; its target lets only this rule send. */
+  private announceObjects(consumerName: string): Rule {
+    return new Rule(this, 'ObjectCreated', {
+      description: `Announces each failed batch of ${consumerName} kept in its failure archive to the archive's index queue.`,
+      eventPattern: { source: ['aws.s3'], detailType: ['Object Created'], detail: { bucket: { name: [this.bucket.bucketName] } } },
+      targets: [new SqsQueue(this.index.queue)],
+    });
   }
 
   private acknowledgeFindings(): void {

@@ -1,8 +1,9 @@
 /**
  * Stream consumers with `onFailure: 's3'`: the mapping's on-failure destination is a FailureArchive
- * bucket (KMS-encrypted, TLS only, private, versioned, expiring), each object announced to an index
- * queue whose depth alarm notifies on ALARM and OK; the function may only put objects and list the
- * bucket. cdk-nag and the Control Tower controls find nothing unreviewed in it.
+ * bucket (KMS-encrypted, TLS only, private, versioned, expiring), each object announced through
+ * EventBridge to an index queue whose depth alarm notifies on ALARM and OK; the function may only
+ * put objects and list the bucket. cdk-nag and the Control Tower controls find nothing unreviewed
+ * in it.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -39,17 +40,40 @@ describe("KinesisConsumer with onFailure: 's3'", () => {
     });
   });
 
-  test('announces each object to the index queue, which only this bucket of this account may send to, set up after that permission', () => {
+  test('announces each object to the index queue through EventBridge, which sends no test event to alarm on', () => {
     const resource = template.toJSON().Resources[bucket];
-    expect(resource.Properties.NotificationConfiguration).toEqual({ QueueConfigurations: [{ Event: 's3:ObjectCreated:*', Queue: { 'Fn::GetAtt': [index, 'Arn'] } }] });
-    expect(resource.DependsOn).toContain(logicalId(template, 'AWS::SQS::QueuePolicy', 'ClicksFailureArchiveDlqPolicy'));
-    const statements = Object.values(template.findResources('AWS::SQS::QueuePolicy'))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[])
-      .filter((statement) => JSON.stringify(statement.Principal) === JSON.stringify({ Service: 's3.amazonaws.com' }));
-    // The condition names the bucket by the name the bucket is given, not by a reference back to it.
-    const bucketArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', resource.Properties.BucketName]] };
-    expect(statements).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'sqs:SendMessage', Condition: { ArnLike: { 'aws:SourceArn': bucketArn }, StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } })]);
-    expect(JSON.stringify(statements)).not.toContain(bucket);
+    expect(resource.Properties.NotificationConfiguration).toEqual({ EventBridgeConfiguration: { EventBridgeEnabled: true } });
+    const rules = template.findResources('AWS::Events::Rule');
+    expect(Object.keys(rules)).toHaveLength(1);
+    const [[rule, { Properties: properties }]] = Object.entries(rules);
+    expect(properties.EventPattern).toEqual({ source: ['aws.s3'], 'detail-type': ['Object Created'], detail: { bucket: { name: [{ Ref: bucket }] } } });
+    expect(properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [index, 'Arn'] } })]);
+    expect(consumer.failureArchive?.announcements.node.path).toBe('Test/Clicks/FailureArchive/ObjectCreated');
+    // Only this rule may send to the index queue; S3 itself may not.
+    const policy = logicalId(template, 'AWS::SQS::QueuePolicy', 'ClicksFailureArchiveDlqPolicy');
+    const statements = template.toJSON().Resources[policy].Properties.PolicyDocument.Statement as { Effect: string; Principal: unknown; Action: unknown; Condition?: unknown }[];
+    const allowed = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(allowed).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'events.amazonaws.com' },
+        Action: expect.arrayContaining(['sqs:SendMessage']),
+        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [rule, 'Arn'] } } },
+      }),
+    ]);
+    expect(JSON.stringify(template.findResources('AWS::SQS::QueuePolicy'))).not.toContain('s3.amazonaws.com');
+  });
+
+  test('the mapping writes to the bucket only once the rule and the permission to send exist', () => {
+    const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))[0];
+    expect(mapping.DependsOn).toEqual(expect.arrayContaining([
+      logicalId(template, 'AWS::Events::Rule', 'ClicksFailureArchiveObjectCreated'),
+      logicalId(template, 'AWS::SQS::QueuePolicy', 'ClicksFailureArchiveDlqPolicy'),
+    ]));
+  });
+
+  test("brings no custom resource, and no function but the consumer's own", () => {
+    template.resourceCountIs('Custom::S3BucketNotifications', 0);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toEqual([logicalId(template, 'AWS::Lambda::Function', 'ClicksFunction')]);
   });
 
   test('alarms on the index queue holding anything, notifying on ALARM and on OK', () => {
