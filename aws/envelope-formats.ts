@@ -27,3 +27,21 @@ export const ENVELOPE_FORMATS: readonly EnvelopeFormat[] = Object.values(Envelop
 export function isEnvelopeFormat(value: string): value is EnvelopeFormat {
   return (ENVELOPE_FORMATS as readonly string[]).includes(value);
 }
+
+/** The object of an EventBridge event that holds the producer's data: an `eventIdPath` starts here. */
+export const EVENTBRIDGE_DETAIL = 'detail';
+
+/**
+ * Why an `eventIdPath` cannot name a dedup key, or undefined when it can: `detail`, then one or
+ * more dotted keys, none empty or starting or ending with whitespace (`detail.orderId`,
+ * `detail.order.id`). Not EventBridge's own `id`, which a retried PutEvents changes. The
+ * constructs check it at synth and the runtime when its decoder is built, by this one rule.
+ */
+export function eventIdPathProblem(path: string): string | undefined {
+  if (path === 'id') return `"id" names EventBridge's own event id, which changes when a producer retries PutEvents: name a business key under detail (e.g. "detail.orderId")`;
+  const [first, ...keys] = path.split('.');
+  if (first !== EVENTBRIDGE_DETAIL || keys.length === 0 || keys.some((key) => key === '' || key.trim() !== key)) {
+    return `must be a dotted path under detail, such as "detail.orderId" or "detail.order.id" (given "${path}")`;
+  }
+  return undefined;
+}

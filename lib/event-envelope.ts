@@ -7,7 +7,7 @@
  */
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { CONSUMER_ENV } from '../aws/consumer-env';
-import { ENVELOPE_FORMATS, EnvelopeFormat, isEnvelopeFormat } from '../aws/envelope-formats';
+import { ENVELOPE_FORMATS, EnvelopeFormat, eventIdPathProblem, isEnvelopeFormat } from '../aws/envelope-formats';
 
 export { EnvelopeFormat } from '../aws/envelope-formats';
 
@@ -37,9 +37,8 @@ export function checkEnvelope(envelope: EventEnvelope | undefined, accepted: rea
   }
   if (envelope.eventIdPath === undefined) return;
   if (envelope.format !== EnvelopeFormat.EVENTBRIDGE) throw new Error(`envelope.eventIdPath is for the eventbridge format only (format is ${envelope.format})`);
-  if (!/^detail(\.[^.\s]+)+$/.test(envelope.eventIdPath)) {
-    throw new Error(`envelope.eventIdPath must be a dotted path inside the event's detail, such as detail.orderId (given ${JSON.stringify(envelope.eventIdPath)}); EventBridge's own id changes when a PutEvents is retried`);
-  }
+  const problem = eventIdPathProblem(envelope.eventIdPath);
+  if (problem !== undefined) throw new Error(`envelope.eventIdPath ${problem}`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { EVENTBRIDGE_DETAIL, eventIdPathProblem } from '../../aws/envelope-formats';
 import { ENVELOPE_LIMITS, validateEnvelope, type Envelope } from './envelope';
 import { ConfigurationError, EnvelopeProblem, InvalidEnvelopeError } from './errors';
 import { eventIdFor } from './event-id';
@@ -29,7 +30,7 @@ export interface EventBridgeDecoderOptions {
   readonly eventIdPath?: string;
 }
 
-const DETAIL = 'detail';
+const DETAIL = EVENTBRIDGE_DETAIL;
 
 /**
  * Decodes an SQS record that EventBridge delivered. By default `detail` must be our envelope
@@ -69,14 +70,9 @@ export interface EventIdPath {
  * @throws ConfigurationError naming the setting, the path and what is expected
  */
 export function parseEventIdPath(path: string, name = 'eventIdPath'): EventIdPath {
-  const segments = path.split('.');
-  if (path === 'id') {
-    throw new ConfigurationError(`${name} "id" names EventBridge's own event id, which changes when a producer retries PutEvents: name a business key under detail (e.g. "detail.orderId")`);
-  }
-  if (segments[0] !== DETAIL || segments.length < 2 || segments.some((segment) => segment === '')) {
-    throw new ConfigurationError(`${name} must be a dotted path under detail, such as "detail.orderId" or "detail.order.id" (given "${path}")`);
-  }
-  return { text: path, segments };
+  const problem = eventIdPathProblem(path);
+  if (problem !== undefined) throw new ConfigurationError(`${name} ${problem}`);
+  return { text: path, segments: path.split('.') };
 }
 
 function eventWithKeyAt(event: JsonObject, path: EventIdPath): Envelope {

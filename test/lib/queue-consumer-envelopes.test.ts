@@ -138,9 +138,10 @@ describe('the envelope prop', () => {
   test.each<[string, QueueConsumerProps['envelope'], string]>([
     ['an unknown format', { format: 'xml' as EnvelopeFormat }, 'envelope.format must be one of native, sns, eventbridge, cloudevents (given "xml")'],
     ['a path with another format', { format: EnvelopeFormat.SNS, eventIdPath: 'detail.id' }, 'envelope.eventIdPath is for the eventbridge format only (format is sns)'],
-    ["EventBridge's own id", { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'id' }, 'envelope.eventIdPath must be a dotted path inside the event\'s detail, such as detail.orderId (given "id")'],
-    ['detail itself', { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail' }, 'must be a dotted path inside the event\'s detail'],
-    ['an empty segment', { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail..id' }, 'must be a dotted path inside the event\'s detail'],
+    ["EventBridge's own id", { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'id' }, 'envelope.eventIdPath "id" names EventBridge\'s own event id, which changes when a producer retries PutEvents'],
+    ['detail itself', { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail' }, 'envelope.eventIdPath must be a dotted path under detail, such as "detail.orderId" or "detail.order.id" (given "detail")'],
+    ['an empty segment', { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail..id' }, 'must be a dotted path under detail'],
+    ['a key that starts with a space', { format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail. orderId' }, 'must be a dotted path under detail'],
   ])('refuses %s', (_, envelope, message) => {
     expect(() => consumerIn({ envelope })).toThrow(message);
   });

@@ -126,7 +126,7 @@ describe('an eventIdPath that cannot be a dedup key fails when the decoder is bu
     expect(() => eventBridgeDecoder({ eventIdPath: 'id' })).toThrow(/eventIdPath "id" names EventBridge's own event id, which changes when a producer retries PutEvents/);
   });
 
-  test.each(['detail', 'source', 'time', 'resources.0', 'detail.', 'detail..orderId', '.detail.orderId', 'details.orderId', ''])('%p, not under detail', (eventIdPath) => {
+  test.each(['detail', 'source', 'time', 'resources.0', 'detail.', 'detail..orderId', '.detail.orderId', 'details.orderId', '', 'detail. orderId', 'detail.orderId '])('%p, not under detail', (eventIdPath) => {
     expect(() => eventBridgeDecoder({ eventIdPath })).toThrow(ConfigurationError);
     expect(() => eventBridgeDecoder({ eventIdPath })).toThrow(`eventIdPath must be a dotted path under detail, such as "detail.orderId" or "detail.order.id" (given "${eventIdPath}")`);
   });
