@@ -70,9 +70,9 @@ export interface StreamConsumerProps extends ConsumerProps {
    * Where the mapping sends a batch it gives up on. `sqs`: the DLQ gets a pointer (shard and
    * sequence numbers), and a redrive reads the records back from the stream, while they are in
    * it. `s3`: a {@link FailureArchive} bucket keeps Lambda's invocation record whole, payload
-   * included, for the DLQ retention, with a depth alarm on its index queue. The runtime's own
-   * failures (poison, with context) go to the DLQ either way. Not yet read by `eo dlq` or run by
-   * local mode (docs/reliability.md).
+   * included, for the DLQ retention, with a depth alarm on its index queue; `eo dlq redrive`
+   * republishes from the objects, so a batch outlives the stream's retention. The runtime's own
+   * failures (poison, with context) go to the DLQ either way (docs/operations.md).
    * @default 'sqs'
    */
   readonly onFailure?: OnFailureDestination;

@@ -40,6 +40,16 @@ export function resolveString(value: unknown, context: ResolveContext): string {
   throw new UnresolvableError(`expected a string, got ${JSON.stringify(resolved)}`);
 }
 
+/** Resolves to a string, or undefined when the value is absent or does not resolve (an unknown resource, an unsupported function). */
+export function tryResolveString(value: unknown, context: ResolveContext): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return resolveString(value, context);
+  } catch {
+    return undefined;
+  }
+}
+
 function isIntrinsic(key: string): boolean {
   return key === 'Ref' || key.startsWith('Fn::');
 }

@@ -32,6 +32,7 @@ export const ResourceType = {
   EVENT_SOURCE_MAPPING: 'AWS::Lambda::EventSourceMapping',
   ALARM: 'AWS::CloudWatch::Alarm',
   RULE: 'AWS::Events::Rule',
+  BUCKET: 'AWS::S3::Bucket',
 } as const;
 
 /** Every resource of one type, in template order. */

@@ -23,11 +23,13 @@ export function isCurableFailure(name: string, kind?: string): boolean {
   return kind === undefined ? TRANSIENT_ERROR_NAMES.includes(name) : kind === FailureKind.TRANSIENT;
 }
 
-/** Whether the redrive should send this DLQ message back. Lambda's stream on-failure pointers always: time cures them. */
+/** Whether the redrive should send this DLQ message back. Lambda's stream on-failure pointers and archived batches always: time cures them. */
 export function isCurable(entry: DlqEntry): boolean {
   switch (entry.kind) {
     case EntryKind.POINTER:
       return true;
+    case EntryKind.ARCHIVED:
+      return entry.failure !== undefined;
     case EntryKind.WRAPPER:
       return isCurableFailure(entry.failure.error.name, entry.failure.error.kind);
     case EntryKind.ATTRIBUTES:

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -35,6 +36,11 @@ export function snsClient(endpoint: string, credentials?: ClientCredentials): SN
   return new SNSClient({ ...common(credentials), endpoint });
 }
 
+/** An S3 client for fauxqs at `endpoint` (the same endpoint as SQS), path-style: fauxqs serves every bucket at one host. */
+export function s3Client(endpoint: string, credentials?: ClientCredentials): S3Client {
+  return new S3Client({ ...common(credentials), endpoint, forcePathStyle: true });
+}
+
 /** A Kinesis client for kinesalite at `endpoint`, over HTTP/1.1: kinesalite has no HTTP/2. */
 export function kinesisClient(endpoint: string, credentials?: ClientCredentials): KinesisClient {
   return new KinesisClient({ ...common(credentials), endpoint, requestHandler: new NodeHttpHandler() });
@@ -46,6 +52,7 @@ export interface LocalClients {
   readonly sqs: SQSClient;
   readonly sns: SNSClient;
   readonly kinesis: KinesisClient;
+  readonly s3: S3Client;
 }
 
 /**
@@ -61,6 +68,7 @@ export function localClients(endpoints: Required<EngineEndpoints>, credentials?:
     sqs: sqsClient(endpoints.sqs, credentials),
     sns: snsClient(endpoints.sqs, credentials),
     kinesis: kinesisClient(endpoints.kinesis, credentials),
+    s3: s3Client(endpoints.sqs, credentials),
   };
 }
 
@@ -76,12 +84,13 @@ export function requireEndpoints(endpoints: EngineEndpoints): Required<EngineEnd
  * Environment variables that point AWS SDK v3 clients, built without explicit config, at the
  * local engines (only the engines given). Two things the environment cannot say: an SQS client
  * must still set `useQueueUrlAsEndpoint: false`, and a Kinesis client needs an HTTP/1.1
- * `NodeHttpHandler`.
+ * `NodeHttpHandler`. S3 is fauxqs's too; an SDK client must set `forcePathStyle` (the AWS CLI goes
+ * path-style by itself for an IP endpoint).
  */
 export function endpointEnv(endpoints: EngineEndpoints): Record<string, string> {
   return {
     ...(endpoints.dynamodb && { AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb }),
-    ...(endpoints.sqs && { AWS_ENDPOINT_URL_SQS: endpoints.sqs, AWS_ENDPOINT_URL_SNS: endpoints.sqs }),
+    ...(endpoints.sqs && { AWS_ENDPOINT_URL_SQS: endpoints.sqs, AWS_ENDPOINT_URL_SNS: endpoints.sqs, AWS_ENDPOINT_URL_S3: endpoints.sqs }),
     ...(endpoints.kinesis && { AWS_ENDPOINT_URL_KINESIS: endpoints.kinesis }),
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

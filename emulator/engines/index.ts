@@ -10,6 +10,7 @@ export {
   kinesisClient,
   localClients,
   requireEndpoints,
+  s3Client,
   snsClient,
   sqsClient,
 } from './clients';

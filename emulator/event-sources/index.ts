@@ -10,7 +10,7 @@ export { compareSequenceNumbers } from '../../aws/streams/stream-reader';
 export { dynamoLambdaRecord, kinesisLambdaRecord, sqsLambdaRecord } from '../../aws/lambda/event-records';
 export { MappingConfigError, MappingError } from './errors';
 export type { SqsMappingConfig, SqsMappingStats } from './sqs-mapping';
-export type { StreamMappingClients, StreamMappingConfig, StreamMappingStats } from './stream-mapping-config';
+export type { OnFailureArchive, StreamMappingClients, StreamMappingConfig, StreamMappingStats } from './stream-mapping-config';
 export type { KinesisReaderOptions } from '../../aws/streams/kinesis-reader';
 export type { DynamoDbStreamReaderOptions } from '../../aws/streams/dynamodb-stream-reader';
 export type {

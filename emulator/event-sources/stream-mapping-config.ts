@@ -33,6 +33,18 @@ export interface StreamMappingClients {
   readonly sqs?: SQSClient;
 }
 
+/**
+ * An S3 on-failure destination: each batch given up on is written whole, as one object in Lambda's
+ * format (`aws/lambda/on-failure-object.ts`). How the object is stored (and announced) is the
+ * caller's: the mapping only composes it.
+ */
+export interface OnFailureArchive {
+  /** The mapping's UUID, which Lambda puts in each object's key. */
+  readonly mappingUuid: string;
+  /** Stores one object; resolves once it is stored. */
+  write(key: string, body: string): Promise<void>;
+}
+
 /** Settings of a {@link StreamMapping}: the template's mapping, plus local wiring. */
 export interface StreamMappingConfig {
   readonly kind: StreamKind;
@@ -53,6 +65,8 @@ export interface StreamMappingConfig {
   readonly startingPosition: 'TRIM_HORIZON' | 'LATEST';
   /** Where on-failure messages go. @default - records given up on are only skipped */
   readonly onFailureQueueUrl?: string;
+  /** Where batches given up on are kept whole, instead of a queue. @default - none */
+  readonly onFailureArchive?: OnFailureArchive;
   /** Rest after a poll that found nothing new. @default 1000 (`STREAM_MAPPING_DEFAULTS.pollIntervalMs`) */
   readonly pollIntervalMs?: number;
   /** @default 100 (`STREAM_MAPPING_DEFAULTS.retryDelayMs`) */
@@ -80,6 +94,7 @@ export interface StreamMappingStats {
   /** Failed batches (or the rest of a partially failed one) scheduled to be invoked again. */
   readonly retries: number;
   readonly bisections: number;
+  /** On-failure messages sent, or objects written to an archive. */
   readonly onFailureMessages: number;
   /** Records given up on (retries exhausted or too old), with or without a destination. */
   readonly recordsSkipped: number;
@@ -116,5 +131,8 @@ export function validateStreamMappingConfig(config: StreamMappingConfig): void {
   }
   if (config.onFailureQueueUrl !== undefined && config.clients.sqs === undefined) {
     throw new MappingConfigError('clients', config.clients, 'clients.sqs is required with an onFailureQueueUrl');
+  }
+  if (config.onFailureQueueUrl !== undefined && config.onFailureArchive !== undefined) {
+    throw new MappingConfigError('onFailureArchive', config.onFailureQueueUrl, 'a mapping has one on-failure destination: an onFailureQueueUrl or an onFailureArchive, not both');
   }
 }

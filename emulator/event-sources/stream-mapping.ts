@@ -25,18 +25,20 @@
  *   times down to the minute, so record ages on its streams are overstated by up to 59 s.
  * - The `duplicate` fault invokes the batch twice and acts on the second response only; the
  *   `crashAfterInvoke` fault neither counts a retry nor bisects: the batch is simply read again.
- * - An on-failure destination can only be an SQS queue (not SNS, S3 or Kafka).
+ * - An on-failure destination can be an SQS queue (the range only) or an archive that keeps the
+ *   batch whole, as Lambda's S3 destination does (`onFailureArchive`); not SNS or Kafka.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { NO_DELIVERY_FAULTS } from '../types';
 import { Activity } from './activity';
 import { onFailureRecord } from '../../aws/lambda/on-failure-record';
+import { onFailureObject, onFailureObjectKey } from '../../aws/lambda/on-failure-object';
 import { pause, retryUntilDone, warnOnConsole, type MappingLog } from './polling';
 import { ShardPoller, type GiveUp, type ShardPollerContext, type ShardSettings, type StreamCounts } from './shard-poller';
-import { readerFor, STREAM_MAPPING_DEFAULTS, validateStreamMappingConfig, type StreamMappingConfig, type StreamMappingStats } from './stream-mapping-config';
+import { readerFor, STREAM_MAPPING_DEFAULTS, validateStreamMappingConfig, type OnFailureArchive, type StreamMappingConfig, type StreamMappingStats } from './stream-mapping-config';
 import type { ShardDescription, StreamPosition, StreamReader } from '../../aws/streams/stream-reader';
 
-export type { StreamMappingClients, StreamMappingConfig, StreamMappingStats } from './stream-mapping-config';
+export type { OnFailureArchive, StreamMappingClients, StreamMappingConfig, StreamMappingStats } from './stream-mapping-config';
 
 interface RunningShard {
   readonly poller: ShardPoller;
@@ -164,14 +166,26 @@ export class StreamMapping {
     };
   }
 
-  /** Sends one on-failure message for the range, retrying until it is sent or the mapping stops. */
+  /** Sends one on-failure message (or object) for the range, retrying until it is sent or the mapping stops. */
   private async sendOnFailure(range: GiveUp): Promise<void> {
-    const { onFailureQueueUrl: queueUrl, clients, kind, functionArn, streamArn } = this.config;
+    const { onFailureQueueUrl: queueUrl, onFailureArchive: archive, clients, kind, functionArn, streamArn } = this.config;
+    if (archive !== undefined) return this.archiveOnFailure(archive, range);
     if (queueUrl === undefined || clients.sqs === undefined) return;
     const sqs = clients.sqs;
     const body = JSON.stringify(onFailureRecord({ kind, functionArn, streamArn, ...range }));
     const send = (): Promise<unknown> => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
     await retryUntilDone(`sending an on-failure message to ${queueUrl}`, send, this.controller.signal, this.log);
+    this.counts.onFailureMessages += 1;
+  }
+
+  /** Writes the batch whole: the on-failure record with the invocation event as its `payload`. */
+  private async archiveOnFailure(archive: OnFailureArchive, range: GiveUp): Promise<void> {
+    const { kind, functionArn, streamArn } = this.config;
+    const now = new Date();
+    const event = { Records: range.records.map((record) => record.lambdaRecord) };
+    const body = JSON.stringify(onFailureObject({ kind, functionArn, streamArn, now, ...range, event }));
+    const key = onFailureObjectKey({ mappingUuid: archive.mappingUuid, shardId: range.shardId, at: now });
+    await retryUntilDone(`writing an on-failure object ${key}`, () => archive.write(key, body), this.controller.signal, this.log);
     this.counts.onFailureMessages += 1;
   }
 }

@@ -13,6 +13,8 @@
  *   a KMS refusal while publishing to an encrypted topic is `KMSAccessDenied`, 400, carrying KMS's
  *   own message (aws-samples/aws-secure-environment-accelerator#971; the SDK's SNS model).
  * - KMS: `AccessDeniedException`, 400 ("Service: AWSKMS; Status Code: 400").
+ * - S3: `AccessDenied`, 403, REST XML `<Error><Code>AccessDenied</Code><Message>…</Message><RequestId>…`
+ *   (Amazon S3 API Reference, "Error responses"), with IAM's sentence as the message.
  */
 import { AwsService, DenyReason, PolicyType } from './types';
 
@@ -70,6 +72,8 @@ export function awsDenial(service: AwsService, refusal: Refusal, options: Denial
       return snsDenial(refusal, options.requestId);
     case AwsService.KMS:
       return kmsDenial(refusal, options.requestId);
+    case AwsService.S3:
+      return s3Denial(refusal, options.requestId);
   }
 }
 
@@ -118,6 +122,13 @@ export function kmsDenial(refusal: Refusal, requestId: string): AwsDenial {
   const message = notAuthorizedMessage(refusal);
   const body = JSON.stringify({ __type: 'AccessDeniedException', message });
   return { service: AwsService.KMS, code: 'AccessDeniedException', status: 400, message, headers: jsonHeaders('1.1', requestId), body };
+}
+
+/** S3: REST XML, no Type element. */
+export function s3Denial(refusal: Refusal, requestId: string): AwsDenial {
+  const message = notAuthorizedMessage(refusal);
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${escapeXml(message)}</Message><RequestId>${requestId}</RequestId></Error>`;
+  return { service: AwsService.S3, code: 'AccessDenied', status: 403, message, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId }, body };
 }
 
 function jsonHeaders(version: '1.0' | '1.1', requestId: string): Record<string, string> {

@@ -39,6 +39,7 @@ export const AwsService = {
   KINESIS: 'kinesis',
   SNS: 'sns',
   KMS: 'kms',
+  S3: 's3',
 } as const;
 export type AwsService = (typeof AwsService)[keyof typeof AwsService];
 

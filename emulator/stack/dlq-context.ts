@@ -18,7 +18,7 @@ export function topologyOfLocalStack(stack: LocalStack): StackTopology {
     stackName: stack.stackName,
     region: LOCAL_REGION,
     outputs: stack.outputs,
-    deadLetterQueues: groupDlqs(stack.deadLetterQueues.map((dlq) => ({ queue: dlq.queue, source: { role: dlq.role, arn: dlq.sourceArn } }))),
+    deadLetterQueues: groupDlqs(stack.deadLetterQueues.map((dlq) => ({ queue: dlq.queue, source: { role: dlq.role, arn: dlq.sourceArn }, archive: dlq.archive }))),
     queues,
     streams: [...stack.resources.streams.values()].map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
     tables: [...stack.resources.tables.values()].map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
@@ -27,8 +27,8 @@ export function topologyOfLocalStack(stack: LocalStack): StackTopology {
 
 /** The clients and topology of a local stack running in this process (the demo's redrive phase). */
 export function dlqContextOfLocalStack(stack: LocalStack): DlqContext {
-  const { sqs, kinesis, dynamodb } = stack.clients;
-  return { clients: { sqs, kinesis, dynamodb, dynamodbStreams: stack.dynamodbStreams, region: LOCAL_REGION }, topology: topologyOfLocalStack(stack) };
+  const { sqs, kinesis, dynamodb, s3 } = stack.clients;
+  return { clients: { sqs, kinesis, dynamodb, s3, dynamodbStreams: stack.dynamodbStreams, region: LOCAL_REGION }, topology: topologyOfLocalStack(stack) };
 }
 
 /** The state `eo local up` writes for a stack running in this process. */

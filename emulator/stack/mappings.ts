@@ -1,15 +1,19 @@
 /**
  * The template's event source mappings, emulated: each `AWS::Lambda::EventSourceMapping` becomes
  * an SQS or stream mapping with the template's settings (batch size, batching window, partial
- * batch responses, maximum concurrency, bisect, retries, record age, on-failure destination),
- * invoking the local function it names.
+ * batch responses, maximum concurrency, bisect, retries, record age, on-failure destination: a
+ * queue, or a bucket that keeps the batch whole), invoking the local function it names.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_REGION, type LocalClients } from '../engines';
-import { SQS_MAPPING_DEFAULTS, SqsMapping, StreamMapping, type MappingLog } from '../event-sources';
+import { SQS_MAPPING_DEFAULTS, SqsMapping, StreamMapping, type MappingLog, type OnFailureArchive } from '../event-sources';
 import type { LocalFunction } from '../functions';
 import type { DeliveryFaults, Invoker } from '../types';
 import { resolveString } from '../../aws/cloudformation/intrinsics';
+import type { RolePolicies } from '../iam';
+import { bucketNameOfArn } from '../../operations/dlq/archive-topology';
+import { announcingTargets, archiveWriter, assertMayArchive } from './failure-archives';
+import type { LocalRuleTarget } from './fan-out';
 import { queueWithArn, type LocalQueue, type ProvisionedStack } from './provision';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
@@ -51,6 +55,13 @@ export interface MappingOptions {
    * function's execution role. @default - `clients` and `dynamodbStreams`
    */
   readonly clientsFor?: (functionLogicalId: string) => { readonly sqs: LocalClients['sqs']; readonly kinesis: LocalClients['kinesis']; readonly dynamodbStreams: DynamoDBStreamsClient };
+  /**
+   * The template's IAM: a mapping whose on-failure bucket its function's role may not write to is
+   * refused at start. @default - not checked
+   */
+  readonly policies?: RolePolicies;
+  /** The EventBridge rule targets local mode wired (fan-out.ts): where a failure archive's objects are announced. @default - none */
+  readonly ruleTargets?: readonly LocalRuleTarget[];
 }
 
 export interface MappingOverrides {
@@ -77,7 +88,9 @@ function createMapping(resource: NamedResource, options: MappingOptions): Mappin
     return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, queue, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
   }
   const kind = sourceArn.includes(':kinesis:') ? 'kinesis' : 'dynamodb-stream';
-  return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
+  // The archive is written and announced by the services (Lambda, S3, EventBridge), not through the function's own clients.
+  const archive = onFailureArchive(props, functionLogicalId, options);
+  return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, archive, { ...options, ...clientsOf(options, functionLogicalId) }) };
 }
 
 /** The clients a function's mapping calls with: its own, when the caller gives them. */
@@ -122,21 +135,28 @@ function maximumConcurrencyOf(props: Record<string, unknown>): number | undefine
 }
 
 /**
- * An S3 bucket as a stream mapping's on-failure destination (`onFailure: 's3'`) is not emulated
- * yet: refused at start, by name, rather than losing the failed batches silently.
- * @throws Error naming the function and the bucket
+ * The mapping's failure archive, when its on-failure destination is a bucket of the stack.
+ * @throws Error when the bucket is not the stack's, or the function's role may not write to it
  */
-function refuseBucketDestination(destination: unknown, functionLogicalId: string, template: Template): void {
-  const target = (destination as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
-  if (target === undefined || template.Resources[target]?.Type !== 'AWS::S3::Bucket') return;
-  throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the S3 bucket ${target}: local mode does not emulate S3 on-failure destinations yet; synthesize the consumer with onFailure: 'sqs' to run it locally`);
+function onFailureArchive(props: Record<string, unknown>, functionLogicalId: string, options: MappingOptions): OnFailureArchive | undefined {
+  const destinationArn = onFailureArnOf(props, options);
+  const name = destinationArn === undefined ? undefined : bucketNameOfArn(destinationArn);
+  if (name === undefined) return undefined;
+  const bucket = [...options.stack.buckets.values()].find((candidate) => candidate.name === name);
+  if (bucket === undefined) throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the bucket ${name}, which is not a bucket of the stack`);
+  if (options.policies) assertMayArchive(options.policies, functionLogicalId, options.stack.context.resources.get(functionLogicalId)?.ref ?? functionLogicalId, bucket);
+  const announceTo = announcingTargets(options.template, options.stack.context, options.ruleTargets ?? [], bucket);
+  return archiveWriter({ bucket, clients: options.clients, announceTo });
 }
 
-function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamodb-stream', streamArn: string, functionLogicalId: string, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): StreamMapping {
+/** The ARN of the mapping's on-failure destination, if it has one. */
+function onFailureArnOf(props: Record<string, unknown>, options: MappingOptions): string | undefined {
   const onFailure = (props.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
-  refuseBucketDestination(onFailure, functionLogicalId, options.template);
-  const onFailureArn = onFailure === undefined ? undefined : resolveString(onFailure, options.stack.context);
-  const onFailureQueue = queueWithArn(options.stack.queues, onFailureArn);
+  return onFailure === undefined ? undefined : resolveString(onFailure, options.stack.context);
+}
+
+function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamodb-stream', streamArn: string, functionLogicalId: string, invoke: Invoker, reportBatchItemFailures: boolean, archive: OnFailureArchive | undefined, options: MappingOptions): StreamMapping {
+  const onFailureQueue = queueWithArn(options.stack.queues, onFailureArnOf(props, options));
   const stream = [...options.stack.streams.values()].find((candidate) => candidate.arn === streamArn);
   return new StreamMapping({
     kind,
@@ -152,6 +172,7 @@ function streamMapping(props: Record<string, unknown>, kind: 'kinesis' | 'dynamo
     reportBatchItemFailures,
     startingPosition: (stringProp(props, 'StartingPosition') ?? 'TRIM_HORIZON') as 'TRIM_HORIZON' | 'LATEST',
     onFailureQueueUrl: onFailureQueue?.url,
+    onFailureArchive: archive,
     pollIntervalMs: options.streamPollIntervalMs ?? 200,
     invoke,
     faults: options.faults,

@@ -1,13 +1,15 @@
 /**
  * Creates on the local engines what the template declares: queues (with their visibility timeout,
- * retention and redrive policy), tables (keys, streams, TTL), Kinesis streams and SNS topics, each
- * topic with a local inbox queue so that notifications and alarms can be read. The template's own
- * subscriptions wait for its queue policies (`fan-out.ts`).
+ * retention and redrive policy), tables (keys, streams, TTL), Kinesis streams, SNS topics, each
+ * topic with a local inbox queue so that notifications and alarms can be read, and S3 buckets
+ * (fauxqs's S3, for the failure archives). The template's own subscriptions wait for its queue
+ * policies (`fan-out.ts`).
  */
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
 import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { CreateBucketCommand, PutBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
 import { resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
@@ -50,6 +52,14 @@ export interface LocalTopic {
   readonly inbox: { readonly url: string; readonly arn: string };
 }
 
+export interface LocalBucket {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  /** `NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled`: S3 sends its events to EventBridge. */
+  readonly eventBridgeEnabled: boolean;
+}
+
 /** Everything provisioned, by logical id, and the context that resolves the template against it. */
 export interface ProvisionedStack {
   readonly stackName: string;
@@ -57,6 +67,7 @@ export interface ProvisionedStack {
   readonly tables: ReadonlyMap<string, LocalTable>;
   readonly streams: ReadonlyMap<string, LocalStream>;
   readonly topics: ReadonlyMap<string, LocalTopic>;
+  readonly buckets: ReadonlyMap<string, LocalBucket>;
   readonly context: ResolveContext;
 }
 
@@ -75,13 +86,14 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionedS
   const resources = new Map<string, LocalResource>();
   const context: ResolveContext = { resources, pseudo: pseudoParameters(options.stackName) };
   const queues = await provisionQueues(options, context, resources);
-  const [tables, streams, topics] = await Promise.all([
+  const [tables, streams, topics, buckets] = await Promise.all([
     provisionAll(resourcesOfType(options.template, ResourceType.TABLE), (resource) => createTable(options, resource, resources)),
     provisionAll(resourcesOfType(options.template, ResourceType.STREAM), (resource) => createStream(options, resource, resources)),
     provisionAll(resourcesOfType(options.template, ResourceType.TOPIC), (resource) => createTopic(options, resource, resources)),
+    provisionAll(resourcesOfType(options.template, ResourceType.BUCKET), (resource) => createBucket(options, resource, context, resources)),
   ]);
   nameFunctions(options, resources);
-  return { stackName: options.stackName, queues, tables, streams, topics, context };
+  return { stackName: options.stackName, queues, tables, streams, topics, buckets, context };
 }
 
 function pseudoParameters(stackName: string): Record<string, string> {
@@ -220,6 +232,29 @@ async function createTopic(options: ProvisionOptions, resource: NamedResource, r
   await sns.send(new SubscribeCommand({ TopicArn: arn, Protocol: 'sqs', Endpoint: inboxArn }));
   resources.set(resource.logicalId, { ref: arn, attributes: { TopicArn: arn, TopicName: name } });
   return { logicalId: resource.logicalId, name, arn, inbox: { url: inboxUrl, arn: inboxArn } };
+}
+
+/** S3 names: 3..63 of lowercase letters, digits and hyphens here (CloudFormation's generated names are lowercase). */
+const BUCKET_NAME_MAX = 63;
+
+async function createBucket(options: ProvisionOptions, resource: NamedResource, context: ResolveContext, resources: Map<string, LocalResource>): Promise<LocalBucket> {
+  const { s3 } = options.clients;
+  const props = resource.properties;
+  const given = props.BucketName === undefined ? undefined : String(resolveValue(props.BucketName, context));
+  const name = bucketName(given ?? physicalName(options.stackName, resource.logicalId, BUCKET_NAME_MAX), options);
+  await s3.send(new CreateBucketCommand({ Bucket: name }));
+  const versioning = props.VersioningConfiguration as { Status?: string } | undefined;
+  if (versioning?.Status === 'Enabled') await s3.send(new PutBucketVersioningCommand({ Bucket: name, VersioningConfiguration: { Status: 'Enabled' } }));
+  const arn = `arn:aws:s3:::${name}`;
+  resources.set(resource.logicalId, { ref: name, attributes: { Arn: arn, DomainName: `${name}.s3.amazonaws.com`, RegionalDomainName: `${name}.s3.${LOCAL_REGION}.amazonaws.com` } });
+  const notifications = props.NotificationConfiguration as { EventBridgeConfiguration?: { EventBridgeEnabled?: unknown } } | undefined;
+  const enabled = notifications?.EventBridgeConfiguration?.EventBridgeEnabled;
+  return { logicalId: resource.logicalId, name, arn, eventBridgeEnabled: enabled === true || enabled === 'true' };
+}
+
+/** A bucket's local name: lower case, as S3 requires, with the copy's suffix. */
+function bucketName(name: string, options: ProvisionOptions): string {
+  return suffixed(name.toLowerCase().replace(/[^a-z0-9-]/g, '-'), { ...options, nameSuffix: options.nameSuffix?.toLowerCase() }, BUCKET_NAME_MAX).replace(/-+$/, '');
 }
 
 function nameFunctions(options: ProvisionOptions, resources: Map<string, LocalResource>): void {

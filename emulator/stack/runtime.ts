@@ -136,7 +136,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure: reportingTo(initFailures, options) });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
   const clientsFor = (functionLogicalId: string) => mappingClients(gateways, functionLogicalId);
-  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
+  const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, policies, ruleTargets: fanOut.ruleTargets, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const alarms = alarmSpecs(synth.template, resources);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.queueDepth, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });

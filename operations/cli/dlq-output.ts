@@ -1,8 +1,9 @@
 /** Human output of the `dlq` commands: tables first, then what needs a reader's attention. */
-import type { FailureGroup, Inspection, RangeReport } from '../dlq/inspect';
+import type { ArchivedBatchReport, FailureGroup, Inspection, RangeReport } from '../dlq/inspect';
 import type { DlqListing } from '../dlq/list';
 import { ARRIVED_DURING_REDRIVE, NOT_SELECTED, type RedriveDetail, type RedriveResult } from '../dlq/redrive';
-import type { DlqSource } from '../dlq/types';
+import type { AnnouncementSweep } from '../dlq/archive-announcements';
+import type { ArchiveRef, DlqSource } from '../dlq/types';
 import { formatDuration, renderTable, shortName, shortTime } from '../../cli/table';
 
 /** Details listed under a redrive summary; the rest are counted (`--json` prints them all). */
@@ -16,30 +17,51 @@ export function sourceLabel(arn: string): string {
   return `queue ${shortName(arn)}`;
 }
 
-function sources(list: readonly DlqSource[]): string {
-  return list.map((source) => `${source.role}: ${sourceLabel(source.arn)}`).join(', ') || '-';
+function sources(list: readonly DlqSource[], archive?: ArchiveRef): string {
+  const fedBy = list.map((source) => `${source.role}: ${sourceLabel(source.arn)}`).join(', ') || '-';
+  return archive ? `${fedBy}, kept in s3://${archive.bucket}` : fedBy;
+}
+
+/** A DLQ's depth; a failure archive's objects, and their announcements when those differ. */
+function depthCell(dlq: DlqListing): string {
+  if (dlq.archivedObjects === undefined) return String(dlq.visible);
+  const objects = `${dlq.archivedObjects}${dlq.truncated ? '+' : ''} object(s)`;
+  return dlq.visible === dlq.archivedObjects ? objects : `${objects}, ${dlq.visible} announced`;
 }
 
 export function formatListing(label: string, listings: readonly DlqListing[]): string {
   const rows = listings.map((dlq) => [
     dlq.name,
-    sources(dlq.sources),
-    String(dlq.visible),
+    sources(dlq.sources, dlq.archive),
+    depthCell(dlq),
     String(dlq.inFlight),
     dlq.oldestAgeSeconds === undefined ? '-' : `${dlq.truncated ? '>= ' : ''}${formatDuration(dlq.oldestAgeSeconds)}`,
   ]);
-  const waiting = listings.filter((dlq) => dlq.visible > 0).length;
+  const waiting = listings.filter((dlq) => dlq.visible > 0 || (dlq.archivedObjects ?? 0) > 0).length;
   const verdict = waiting === 0 ? 'All dead-letter queues are empty.' : `${waiting} dead-letter queue(s) hold messages: \`eo dlq inspect <queue>\` shows why.`;
   return [`Dead-letter queues of ${label}`, renderTable(['queue', 'fed by', 'messages', 'in flight', 'oldest'], rows), verdict].join('\n');
 }
 
 export function formatInspection(label: string, inspection: Inspection): string {
   const { queue } = inspection;
-  const lines = [`${queue.name} of ${label}: ${inspection.total}${inspection.truncated ? '+' : ''} message(s); fed by ${sources(queue.sources)}`];
+  const unit = queue.archive ? 'archived batch(es)' : 'message(s)';
+  const lines = [`${queue.name} of ${label}: ${inspection.total}${inspection.truncated ? '+' : ''} ${unit}; fed by ${sources(queue.sources, queue.archive)}`];
   if (inspection.total === 0) return [...lines, 'Nothing to triage.'].join('\n');
   lines.push('', 'Failures by error type and consumer', groupTable(inspection.groups), '', 'One example of each', ...inspection.groups.flatMap(exampleLines));
   if (inspection.ranges.length > 0) lines.push('', 'Stream ranges (on-failure pointers: read back from the stream)', rangeTable(inspection.ranges), ...rangeWarnings(inspection.ranges));
+  if (inspection.archived.length > 0) lines.push('', 'Archived batches (the records, read from the objects)', ...inspection.archived.flatMap(archivedLines));
   return lines.join('\n');
+}
+
+/** Records shown per archived batch; `--json` has them all. */
+const ARCHIVED_RECORD_LINES = 5;
+
+function archivedLines(batch: ArchivedBatchReport): string[] {
+  const head = `${batch.key} (${batch.condition}, ${batch.consumer ?? 'no function named'}, ${shortTime(batch.failedAt)})`;
+  if (batch.problem) return [head, `  ! ${batch.problem}`];
+  const rows = batch.records.slice(0, ARCHIVED_RECORD_LINES).map((record) => [record.sequenceNumber ?? '-', record.key ?? '-', record.eventId ?? '-', record.body]);
+  const more = batch.records.length > ARCHIVED_RECORD_LINES ? [`  ... and ${batch.records.length - ARCHIVED_RECORD_LINES} more record(s)`] : [];
+  return [head, renderTable(['sequence number', 'key', 'event id', 'body'], rows), ...more];
 }
 
 function groupTable(groups: readonly FailureGroup[]): string {
@@ -83,6 +105,7 @@ export function formatRedrive(label: string, result: RedriveResult): string {
     [`records ${verb}republished`, String(result.records)],
   ]);
   const lines = [title, table];
+  if (result.announcements) lines.push(announcementLine(result.announcements));
   if (result.stoppedEarly) lines.push(`Stopped early: ${result.stoppedEarly}.`);
   const notSelected = result.details.filter((detail) => detail.reason === NOT_SELECTED).length;
   const arrived = result.details.filter((detail) => detail.reason === ARRIVED_DURING_REDRIVE).length;
@@ -92,6 +115,11 @@ export function formatRedrive(label: string, result: RedriveResult): string {
   lines.push(...detailLines(result.details.filter((detail) => (detail.status !== 'redriven' || detail.note) && !routine.has(detail.reason ?? ''))));
   if (result.dryRun) lines.push('Nothing was changed. Run again without --dry-run to redrive.');
   return lines.join('\n');
+}
+
+function announcementLine(sweep: AnnouncementSweep): string {
+  const odd = sweep.unrecognized > 0 ? `; ${sweep.unrecognized} message(s) in the index queue announce no object of this archive and were left for a look` : '';
+  return `Index queue: ${sweep.deleted} announcement(s) of redriven objects deleted, ${sweep.kept} of objects still archived kept${odd}.`;
 }
 
 function detailLines(details: readonly RedriveDetail[]): string[] {

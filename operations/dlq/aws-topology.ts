@@ -7,13 +7,18 @@
  * - each queue's live `RedrivePolicy` says which queue is whose DLQ;
  * - each event source mapping's `DestinationConfig.OnFailure` says which queue is a stream's
  *   on-failure destination. Those come from the template (`GetTemplate`), resolved against the
- *   live ARNs by the same intrinsics resolver as local mode's.
+ *   live ARNs by the same intrinsics resolver as local mode's;
+ * - a mapping whose on-failure destination is a bucket, with the rule that announces the bucket's
+ *   objects to a queue, makes that queue the DLQ that stands for the archive;
+ * - a queue the function's `DLQ_URL` names that nothing above found is the runtime's DLQ.
  */
-import { resolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
+import { tryResolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 import { urlSuffixOf } from '../../aws/partitions';
-import { groupDlqs } from './topology';
-import type { DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';
+import { archiveLinks } from './archive-topology';
+import { runtimeDlqLinks } from './runtime-dlqs';
+import { groupDlqs, type DlqLink } from './topology';
+import type { DlqInfo, QueueRef, StackTopology, StreamRef, TableRef } from './types';
 
 /** A queue of the stack, with where its redrive policy sends what SQS gives up on. */
 export interface DeployedQueue extends QueueRef {
@@ -74,7 +79,7 @@ function accountOf(stackId: string): Account {
 /** Redrive targets of queues first, then on-failure destinations of mappings. */
 function dlqsOf(stack: DeployedStack, context: ResolveContext): DlqInfo[] {
   const byArn = new Map(stack.queues.map((queue) => [queue.arn, queue]));
-  const links: { queue: QueueRef; source: DlqSource }[] = [];
+  const links: DlqLink[] = [];
   for (const queue of stack.queues) {
     const dlq = queue.deadLetterTargetArn === undefined ? undefined : byArn.get(queue.deadLetterTargetArn);
     if (dlq) links.push({ queue: dlq, source: { role: 'redrive', arn: queue.arn } });
@@ -83,6 +88,16 @@ function dlqsOf(stack: DeployedStack, context: ResolveContext): DlqInfo[] {
     const dlq = byArn.get(destination);
     if (dlq) links.push({ queue: dlq, source: { role: 'on-failure', arn: sourceArn } });
   }
+  const resolve = (value: unknown) => tryResolveString(value, context);
+  for (const { bucket, streamArn, indexQueueArn } of archiveLinks(stack.template, resolve)) {
+    const index = byArn.get(indexQueueArn);
+    if (index) links.push({ queue: index, source: { role: 'on-failure', arn: streamArn }, archive: { bucket } });
+  }
+  const linked = new Set(links.map((link) => link.queue.arn));
+  for (const { queueUrl, sourceArn } of runtimeDlqLinks(stack.template, resolve)) {
+    const dlq = stack.queues.find((queue) => queue.url === queueUrl);
+    if (dlq && !linked.has(dlq.arn)) links.push({ queue: dlq, source: { role: 'runtime', arn: sourceArn } });
+  }
   return groupDlqs(links);
 }
 
@@ -90,8 +105,8 @@ function dlqsOf(stack: DeployedStack, context: ResolveContext): DlqInfo[] {
 function onFailureDestinations(template: Template, context: ResolveContext): { destination: string; sourceArn: string }[] {
   return resourcesOfType(template, ResourceType.EVENT_SOURCE_MAPPING).flatMap(({ properties }) => {
     const config = properties.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined;
-    const destination = tryResolve(config?.OnFailure?.Destination, context);
-    const sourceArn = tryResolve(properties.EventSourceArn, context);
+    const destination = tryResolveString(config?.OnFailure?.Destination, context);
+    const sourceArn = tryResolveString(properties.EventSourceArn, context);
     return destination && sourceArn ? [{ destination, sourceArn }] : [];
   });
 }
@@ -100,6 +115,10 @@ function resolveContext(stack: DeployedStack, account: Account): ResolveContext 
   const resources = new Map<string, LocalResource>(Object.entries(stack.physicalIds).map(([logicalId, physicalId]) => [logicalId, { ref: physicalId, attributes: {} }]));
   for (const queue of stack.queues) resources.set(queue.logicalId, { ref: queue.url, attributes: { Arn: queue.arn, QueueName: queue.name, QueueUrl: queue.url } });
   for (const stream of stack.streams) resources.set(stream.logicalId, { ref: stream.name, attributes: { Arn: stream.arn } });
+  for (const [logicalId, resource] of Object.entries(stack.template.Resources)) {
+    const name = stack.physicalIds[logicalId];
+    if (resource.Type === ResourceType.BUCKET && name) resources.set(logicalId, { ref: name, attributes: { Arn: `arn:${account.partition}:s3:::${name}` } });
+  }
   for (const table of stack.tables) resources.set(table.logicalId, { ref: table.name, attributes: { Arn: table.arn, ...(table.streamArn && { StreamArn: table.streamArn }) } });
   const pseudo = {
     'AWS::Region': account.region,
@@ -111,13 +130,4 @@ function resolveContext(stack: DeployedStack, account: Account): ResolveContext 
     'AWS::NoValue': '',
   };
   return { resources, pseudo };
-}
-
-function tryResolve(value: unknown, context: ResolveContext): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return resolveString(value, context);
-  } catch {
-    return undefined;
-  }
 }

@@ -8,6 +8,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { configuredEndpoint, configuredEndpoints, DlqService, type Env, type ServiceEndpoints } from './endpoints';
@@ -40,6 +41,7 @@ export function dlqClients(options: DlqClientOptions): DlqClients {
     kinesis: kinesisClient(base, endpoints.KINESIS),
     dynamodb: new DynamoDBClient({ ...base, ...at(endpoints.DYNAMODB) }),
     dynamodbStreams: new DynamoDBStreamsClient({ ...base, ...at(endpoints.DYNAMODB_STREAMS) }),
+    s3: s3Client(base, endpoints.S3),
     region: options.region,
   };
 }
@@ -67,6 +69,15 @@ function kinesisClient(base: BaseConfig, endpoint: string | undefined): KinesisC
   return new KinesisClient({ ...base, ...at(endpoint), requestHandler: new NodeHttpHandler() });
 }
 
+/**
+ * Path-style addressing when an endpoint is configured: an emulator (fauxqs, moto) or a proxy
+ * serves every bucket at one host, where a virtual-hosted name (`<bucket>.localhost`) would not
+ * resolve. AWS itself gets the SDK's default, virtual-hosted style.
+ */
+function s3Client(base: BaseConfig, endpoint: string | undefined): S3Client {
+  return new S3Client({ ...base, ...(endpoint !== undefined && { endpoint, forcePathStyle: true }) });
+}
+
 function at(endpoint: string | undefined): { endpoint?: string } {
   return endpoint === undefined ? {} : { endpoint };
 }
@@ -78,5 +89,5 @@ export function cloudFormationClient(region: string | undefined, env: Env = proc
 
 /** Closes every client's sockets. */
 export function destroyDlqClients(clients: DlqClients): void {
-  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams]) client.destroy();
+  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3]) client.destroy();
 }

@@ -16,6 +16,7 @@ export const DlqService = {
   KINESIS: 'KINESIS',
   DYNAMODB: 'DYNAMODB',
   DYNAMODB_STREAMS: 'DYNAMODB_STREAMS',
+  S3: 'S3',
   CLOUDFORMATION: 'CLOUDFORMATION',
 } as const;
 export type DlqService = (typeof DlqService)[keyof typeof DlqService];

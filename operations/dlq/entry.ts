@@ -5,29 +5,36 @@
  *   `eo-*` message attributes (`effectively-once/failure-attributes`);
  * - `pointer`: Lambda's on-failure record of a Kinesis or DynamoDB Streams batch (a range, no data);
  * - `bare`: a message SQS moved after `maxReceiveCount`, with no context at all.
+ * A fifth is not a message: `archived`, an object of a failure archive (`onFailure: 's3'`), which
+ * holds Lambda's on-failure record and the batch's records themselves.
  */
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { isStreamOnFailureRecord, streamBatchInfoOf, type StreamBatchInfo, type StreamOnFailureRecord } from '../../aws/lambda/on-failure-record';
+import { MalformedOnFailureObjectError, parseOnFailureObject, type ArchivedFailure } from '../../aws/lambda/on-failure-object';
 
 export const EntryKind = {
   WRAPPER: 'wrapper',
   ATTRIBUTES: 'attributes',
   POINTER: 'pointer',
   BARE: 'bare',
+  ARCHIVED: 'archived',
 } as const;
 export type EntryKind = (typeof EntryKind)[keyof typeof EntryKind];
 
 /** The error type a bare message is grouped and filtered under: SQS gives no reason. */
 export const BARE_ERROR_TYPE = 'MovedBySqs';
 
+/** The error type of an archive object that is not an on-failure record. */
+export const MALFORMED_OBJECT_ERROR_TYPE = 'MalformedOnFailureObjectError';
+
 /** What every kind has, for grouping and filtering. */
 interface EntryBase {
-  readonly message: Message;
+  /** The SQS message id; an archive object's key. */
   readonly messageId: string;
-  /** The error name (wrapper, attributes), the on-failure condition (pointer) or {@link BARE_ERROR_TYPE}. */
+  /** The error name (wrapper, attributes), the on-failure condition (pointer, archived) or {@link BARE_ERROR_TYPE}. */
   readonly errorType: string;
-  /** The consumer (wrapper, attributes) or the function name (pointer); unknown for bare messages. */
+  /** The consumer (wrapper, attributes) or the function name (pointer, archived); unknown for bare messages. */
   readonly consumer?: string;
   readonly eventId?: string;
   /** ISO-8601: the first failure, or when the message was sent. */
@@ -35,14 +42,37 @@ interface EntryBase {
   readonly lastSeen: string;
 }
 
+/** A DLQ message, received with all its attributes. */
+interface MessageEntry extends EntryBase {
+  readonly message: Message;
+}
+
+/** An object of a failure archive. */
+export interface ArchivedObject {
+  readonly bucket: string;
+  readonly key: string;
+  /** ISO-8601: when Lambda wrote it. */
+  readonly lastModified: string;
+}
+
 export type DlqEntry =
-  | (EntryBase & { readonly kind: typeof EntryKind.WRAPPER; readonly failure: FailureEnvelope })
-  | (EntryBase & { readonly kind: typeof EntryKind.ATTRIBUTES; readonly context: Readonly<Record<string, string>> })
-  | (EntryBase & { readonly kind: typeof EntryKind.POINTER; readonly pointer: StreamOnFailureRecord; readonly range: StreamBatchInfo })
-  | (EntryBase & { readonly kind: typeof EntryKind.BARE });
+  | (MessageEntry & { readonly kind: typeof EntryKind.WRAPPER; readonly failure: FailureEnvelope })
+  | (MessageEntry & { readonly kind: typeof EntryKind.ATTRIBUTES; readonly context: Readonly<Record<string, string>> })
+  | (MessageEntry & { readonly kind: typeof EntryKind.POINTER; readonly pointer: StreamOnFailureRecord; readonly range: StreamBatchInfo })
+  | (MessageEntry & { readonly kind: typeof EntryKind.BARE })
+  | ArchivedEntry;
+
+/** An entry read from a DLQ message (every kind but `archived`). */
+export type MessageDlqEntry = Exclude<DlqEntry, ArchivedEntry>;
+
+/** An archive object: its record and records when it reads as one (`failure`), else what is wrong (`problem`). */
+export type ArchivedEntry = EntryBase & { readonly kind: typeof EntryKind.ARCHIVED; readonly object: ArchivedObject } & (
+  | { readonly failure: ArchivedFailure; readonly problem?: undefined }
+  | { readonly failure?: undefined; readonly problem: string }
+);
 
 /** Classifies a message received with all system and message attributes. */
-export function entryOf(message: Message): DlqEntry {
+export function entryOf(message: Message): MessageDlqEntry {
   const body = parseJson(message.Body ?? '');
   if (isFailureEnvelope(body)) return wrapperEntry(message, body);
   if (isStreamOnFailureRecord(body)) return pointerEntry(message, body);
@@ -51,7 +81,21 @@ export function entryOf(message: Message): DlqEntry {
   return { kind: EntryKind.BARE, ...base(message), errorType: BARE_ERROR_TYPE, firstSeen: sent, lastSeen: sent };
 }
 
-function wrapperEntry(message: Message, failure: FailureEnvelope): DlqEntry {
+/** Classifies an archive object by its body. */
+export function archivedEntryOf(object: ArchivedObject, body: string): ArchivedEntry {
+  const base = { kind: EntryKind.ARCHIVED, messageId: object.key, object, firstSeen: object.lastModified, lastSeen: object.lastModified };
+  let failure: ArchivedFailure;
+  try {
+    failure = parseOnFailureObject(body);
+  } catch (error) {
+    if (!(error instanceof MalformedOnFailureObjectError)) throw error;
+    return { ...base, errorType: MALFORMED_OBJECT_ERROR_TYPE, problem: error.message };
+  }
+  const failedAt = failure.record.timestamp || object.lastModified;
+  return { ...base, failure, errorType: failure.record.requestContext.condition, consumer: functionNameOf(failure.record.requestContext.functionArn), firstSeen: failedAt, lastSeen: failedAt };
+}
+
+function wrapperEntry(message: Message, failure: FailureEnvelope): MessageDlqEntry {
   return {
     kind: EntryKind.WRAPPER,
     ...base(message),
@@ -64,7 +108,7 @@ function wrapperEntry(message: Message, failure: FailureEnvelope): DlqEntry {
   };
 }
 
-function pointerEntry(message: Message, pointer: StreamOnFailureRecord): DlqEntry {
+function pointerEntry(message: Message, pointer: StreamOnFailureRecord): MessageDlqEntry {
   const failedAt = pointer.timestamp || sentAt(message);
   return {
     kind: EntryKind.POINTER,
@@ -78,7 +122,7 @@ function pointerEntry(message: Message, pointer: StreamOnFailureRecord): DlqEntr
   };
 }
 
-function attributeEntry(message: Message): DlqEntry {
+function attributeEntry(message: Message): MessageDlqEntry {
   const context = Object.fromEntries(
     Object.entries(message.MessageAttributes ?? {}).flatMap(([name, value]) => (name.startsWith('eo-') && value.StringValue !== undefined ? [[name, value.StringValue]] : [])),
   );

@@ -1,10 +1,13 @@
 /**
  * `dlq inspect`: what is in a DLQ, grouped by kind, error type and consumer, with counts, first
  * and last seen and one example each; for on-failure pointers, each range read back from its
- * stream to count the records it still holds. The DLQ is left as it was.
+ * stream to count the records it still holds; for a failure archive, each object's batch with
+ * its records, read from the object. The DLQ (or archive) is left as it was.
  */
 import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
-import { entryOf, EntryKind, type DlqEntry } from './entry';
+import { readArchive } from './archive-objects';
+import { viewOfArchivedRecord, type ArchivedRecordView } from './archived-records';
+import { entryOf, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { matches, type EntryFilter } from './filter';
 import { describeMissing, readerFor, readRange, retentionHoursOf } from './stream-range';
 import { peekQueue, type SweepOptions } from './sweep';
@@ -64,13 +67,33 @@ export interface RangeReport {
   readonly reason?: string;
 }
 
+/** A failure archive's object: the batch given up on, with its records. */
+export interface ArchivedBatchReport {
+  readonly bucket: string;
+  readonly key: string;
+  readonly condition: string;
+  readonly consumer?: string;
+  readonly failedAt: string;
+  readonly streamArn?: string;
+  readonly shardId?: string;
+  readonly startSequenceNumber?: string;
+  readonly endSequenceNumber?: string;
+  readonly attempts?: number;
+  readonly records: readonly ArchivedRecordView[];
+  /** Why the object cannot be redriven, when it is not an on-failure record. */
+  readonly problem?: string;
+}
+
 export interface Inspection {
   readonly queue: DlqInfo;
+  /** Messages read; for a failure archive, objects. */
   readonly total: number;
   /** The DLQ held more than `limit` messages: the counts are of the first `limit`. */
   readonly truncated: boolean;
   readonly groups: readonly FailureGroup[];
   readonly ranges: readonly RangeReport[];
+  /** A failure archive's objects, oldest first; empty for a DLQ. */
+  readonly archived: readonly ArchivedBatchReport[];
 }
 
 export interface InspectOptions {
@@ -82,14 +105,20 @@ export interface InspectOptions {
   readonly now?: () => Date;
 }
 
-/** Inspects the DLQ `queue` names (see {@link findDlq}). */
+/** Inspects the DLQ `queue` names (see {@link findDlq}); for a failure archive's index queue, the archive. */
 export async function inspectQueue(request: DlqContext & { readonly queue: string }, options: InspectOptions = {}): Promise<Inspection> {
   const dlq = findDlq(request.topology, request.queue);
-  const { messages, truncated } = await peekQueue(request.clients.sqs, dlq.url, { limit: options.limit ?? 10_000, ...options.sweep });
+  const limit = options.limit ?? 10_000;
+  if (dlq.archive) {
+    const { entries: all, truncated } = await readArchive(request.clients.s3, dlq.archive.bucket, limit);
+    const entries = all.filter((entry) => matches(entry, options.filter ?? {}));
+    return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges: [], archived: entries.map(archivedReport) };
+  }
+  const { messages, truncated } = await peekQueue(request.clients.sqs, dlq.url, { limit, ...options.sweep });
   const entries = messages.map(entryOf).filter((entry) => matches(entry, options.filter ?? {}));
   const ranges: RangeReport[] = [];
   for (const entry of entries) if (entry.kind === EntryKind.POINTER) ranges.push(await rangeReport(request, entry, options.now?.() ?? new Date()));
-  return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges };
+  return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges, archived: [] };
 }
 
 /** Groups by kind, error type and consumer; the most frequent first. */
@@ -122,8 +151,13 @@ function summarise(members: readonly DlqEntry[]): FailureGroup {
 function identityOf(entry: DlqEntry): string {
   if (entry.eventId) return `event:${entry.eventId}`;
   if (entry.kind === EntryKind.WRAPPER) return `record:${entry.failure.source.arn}:${entry.failure.source.itemIdentifier}`;
-  if (entry.kind === EntryKind.POINTER) return `range:${entry.range.streamArn}:${entry.range.shardId}:${entry.range.startSequenceNumber}:${entry.range.endSequenceNumber}`;
+  if (entry.kind === EntryKind.POINTER) return rangeIdentity(entry.range);
+  if (entry.kind === EntryKind.ARCHIVED) return entry.failure ? rangeIdentity(entry.failure.range) : `object:${entry.object.key}`;
   return `message:${entry.message.MD5OfBody ?? entry.messageId}`;
+}
+
+function rangeIdentity(range: { streamArn: string; shardId: string; startSequenceNumber: string; endSequenceNumber: string }): string {
+  return `range:${range.streamArn}:${range.shardId}:${range.startSequenceNumber}:${range.endSequenceNumber}`;
 }
 
 function exampleOf(entry: DlqEntry): FailureExample {
@@ -137,7 +171,36 @@ function exampleOf(entry: DlqEntry): FailureExample {
       return { ...base, message: `${entry.range.batchSize} records of ${entry.range.shardId} ${entry.range.startSequenceNumber}..${entry.range.endSequenceNumber}`, source: entry.range.streamArn, attempts: entry.pointer.requestContext.approximateInvokeCount };
     case EntryKind.BARE:
       return { ...base, message: 'moved by SQS after maxReceiveCount receives: no failure context', attempts: Number(entry.message.Attributes?.ApproximateReceiveCount) || undefined, source: entry.message.Attributes?.DeadLetterQueueSourceArn, original: excerpt(entry.message.Body ?? '') };
+    case EntryKind.ARCHIVED:
+      return { ...base, ...archivedExample(entry) };
   }
+}
+
+function archivedExample(entry: ArchivedEntry): Omit<FailureExample, 'messageId'> {
+  if (entry.failure === undefined) return { message: `s3://${entry.object.bucket}/${entry.object.key}: ${entry.problem}` };
+  const { range, record, event } = entry.failure;
+  const [first] = event.Records;
+  return {
+    message: `${event.Records.length} records of ${range.shardId} ${range.startSequenceNumber}..${range.endSequenceNumber}, kept whole in s3://${entry.object.bucket}`,
+    source: range.streamArn,
+    attempts: record.requestContext.approximateInvokeCount,
+    original: first === undefined ? undefined : viewOfArchivedRecord(first).body,
+  };
+}
+
+function archivedReport(entry: ArchivedEntry): ArchivedBatchReport {
+  const base = { bucket: entry.object.bucket, key: entry.object.key, condition: entry.errorType, consumer: entry.consumer, failedAt: entry.firstSeen };
+  if (entry.failure === undefined) return { ...base, records: [], problem: entry.problem };
+  const { range, record, event } = entry.failure;
+  return {
+    ...base,
+    streamArn: range.streamArn,
+    shardId: range.shardId,
+    startSequenceNumber: range.startSequenceNumber,
+    endSequenceNumber: range.endSequenceNumber,
+    attempts: record.requestContext.approximateInvokeCount,
+    records: event.Records.map(viewOfArchivedRecord),
+  };
 }
 
 function wrapperExample(failure: FailureEnvelope): Omit<FailureExample, 'messageId'> {

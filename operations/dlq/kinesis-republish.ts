@@ -9,6 +9,7 @@ import { PutRecordsCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { fullJitterDelay, type Sleep } from '../../lambdas/runtime/backoff';
 import type { StreamRecord } from '../../aws/streams/stream-reader';
+import { MalformedEntryError } from './errors';
 
 const PUT_RECORDS_LIMIT = 500;
 /** Attempts per chunk; each resends only the records the previous one did not accept. */
@@ -19,9 +20,18 @@ export interface KinesisPut {
   readonly partitionKey: string;
 }
 
-/** The record a Lambda-shaped Kinesis record came from. */
+/** The record a Lambda-shaped Kinesis record read back from the stream came from. */
 export function putOfKinesisRecord(record: StreamRecord): KinesisPut {
-  const { kinesis } = record.lambdaRecord as KinesisStreamRecord;
+  return putOfLambdaKinesisRecord(record.lambdaRecord as KinesisStreamRecord);
+}
+
+/**
+ * The put that made a Kinesis record as Lambda hands it over (an invocation event's record).
+ * @throws MalformedEntryError when it has no `kinesis.data` and `kinesis.partitionKey`
+ */
+export function putOfLambdaKinesisRecord(record: KinesisStreamRecord): KinesisPut {
+  const kinesis = (record as Partial<KinesisStreamRecord> | undefined)?.kinesis;
+  if (typeof kinesis?.data !== 'string' || typeof kinesis.partitionKey !== 'string') throw new MalformedEntryError('a record of the batch is not a Kinesis record (no kinesis.data and kinesis.partitionKey)');
   return { data: Buffer.from(kinesis.data, 'base64'), partitionKey: kinesis.partitionKey };
 }
 

@@ -1,9 +1,12 @@
 /**
  * `dlq list`: every DLQ of the stack with its depth and the age of its oldest message. SQS reports
  * no such age (CloudWatch's `ApproximateAgeOfOldestMessage` is a metric, not a queue attribute),
- * so it is computed from the `SentTimestamp` of the messages peeked, which are left in place.
+ * so it is computed from the `SentTimestamp` of the messages peeked, which are left in place. For
+ * a failure archive's index queue, the archive's objects are counted too, and the oldest is the
+ * oldest object.
  */
 import { depthOf } from '../../aws/sqs/peek';
+import { listArchivedObjects } from './archive-objects';
 import { sentAt } from './entry';
 import { peekQueue, type SweepOptions } from './sweep';
 import type { DlqContext, DlqInfo } from './types';
@@ -25,6 +28,8 @@ export interface DlqListing extends DlqInfo {
   /** Messages peeked; when `truncated`, the oldest age is a lower bound. */
   readonly peeked: number;
   readonly truncated: boolean;
+  /** A failure archive's objects: the failures themselves (`visible` counts their announcements). */
+  readonly archivedObjects?: number;
 }
 
 export interface ListOptions {
@@ -42,16 +47,18 @@ export function listDlqs(context: DlqContext, options: ListOptions = {}): Promis
 
 async function listOne(context: DlqContext, dlq: DlqInfo, options: ListOptions): Promise<DlqListing> {
   const depth = await depthOf(context.clients.sqs, dlq.url);
+  const limit = options.peekLimit ?? LIST_DEFAULTS.peekLimit;
+  if (dlq.archive) {
+    const { objects, truncated } = await listArchivedObjects(context.clients.s3, dlq.archive.bucket, limit);
+    return { ...dlq, ...depth, ...oldest(objects[0]?.lastModified, options), peeked: objects.length, truncated, archivedObjects: objects.length };
+  }
   if (depth.visible === 0) return { ...dlq, ...depth, peeked: 0, truncated: false };
-  const { messages, truncated } = await peekQueue(context.clients.sqs, dlq.url, { limit: options.peekLimit ?? LIST_DEFAULTS.peekLimit, ...options.sweep });
-  const oldest = messages.map(sentAt).sort()[0];
+  const { messages, truncated } = await peekQueue(context.clients.sqs, dlq.url, { limit, ...options.sweep });
+  return { ...dlq, ...depth, ...oldest(messages.map(sentAt).sort()[0], options), peeked: messages.length, truncated };
+}
+
+function oldest(at: string | undefined, options: ListOptions): Pick<DlqListing, 'oldestSentAt' | 'oldestAgeSeconds'> {
+  if (at === undefined) return {};
   const now = (options.now ?? (() => new Date()))().getTime();
-  return {
-    ...dlq,
-    ...depth,
-    oldestSentAt: oldest,
-    oldestAgeSeconds: oldest === undefined ? undefined : Math.max(0, Math.round((now - Date.parse(oldest)) / 1000)),
-    peeked: messages.length,
-    truncated,
-  };
+  return { oldestSentAt: at, oldestAgeSeconds: Math.max(0, Math.round((now - Date.parse(at)) / 1000)) };
 }

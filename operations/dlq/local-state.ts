@@ -68,12 +68,12 @@ export function localDlqContext(state: LocalStateFile): DlqContext & { destroy()
  * Clients for the engines a state names, signed with the credentials its `env` holds (those the
  * engines' contract layer knows as the local account's). Explicit endpoints make the SQS client
  * send to the endpoint (fauxqs's queue URLs name `sqs.<region>.localhost`) and Kinesis speak
- * HTTP/1.1 (kinesalite has no HTTP/2).
+ * HTTP/1.1 (kinesalite has no HTTP/2). fauxqs serves S3 on the SQS port, path-style.
  */
 export function localDlqClients(state: Pick<LocalStateFile, 'endpoints' | 'env' | 'topology'>): DlqClients {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = state.env;
   if (!accessKeyId || !secretAccessKey) throw new LocalStackNotRunningError('the local state names no AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its env (an older `eo local up` wrote it)');
   const { sqs, kinesis, dynamodb } = state.endpoints;
   const region = state.env.AWS_REGION ?? state.topology.region;
-  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints: { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb } });
+  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints: { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb, S3: sqs } });
 }

@@ -1,7 +1,8 @@
 /**
  * Redrives one DLQ message to where it came from, by kind: our wrappers and the attribute fallback
  * to the source their context or the stack names, Lambda's on-failure pointers by reading their
- * range back from the stream, bare messages to the queue SQS moved them from. Writes nothing in a
+ * range back from the stream, bare messages to the queue SQS moved them from, and an archive
+ * object's batch from the records it holds (the stream is not read: they may be past its retention). Writes nothing in a
  * dry run; reads (queue URLs, stream ranges, table items) happen either way, so that a dry run
  * reports what a real run would do.
  *
@@ -13,10 +14,10 @@ import { SourceKind } from '../../lambdas/runtime';
 import { type FailureEnvelope } from '../../aws/dlq-format';
 import { streamNameOf } from '../../aws/streams/kinesis-reader';
 import type { StreamBatchInfo } from '../../aws/lambda/on-failure-record';
-import type { DynamoDBRecord } from 'aws-lambda';
-import { EntryKind, type DlqEntry } from './entry';
+import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
+import { EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { MalformedEntryError } from './errors';
-import { putKinesisRecords, putOfKinesisRecord, type KinesisPut } from './kinesis-republish';
+import { putKinesisRecords, putOfKinesisRecord, putOfLambdaKinesisRecord, type KinesisPut } from './kinesis-republish';
 import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, queueUrlOf, sendToQueue } from './sqs-republish';
 import { describeMissing, isTableStreamArn, readerFor, readRange, retentionHoursOf } from './stream-range';
 import { changeOfOriginal, changeOfStreamRecord, reemitChange, tableNameOfStreamArn, type TableChange } from './table-reemit';
@@ -54,6 +55,8 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
       return redrivePointer(entry.range, context);
     case EntryKind.BARE:
       return redriveBare(entry.message, context);
+    case EntryKind.ARCHIVED:
+      return redriveArchived(entry, context);
   }
 }
 
@@ -96,6 +99,14 @@ async function redrivePointer(range: StreamBatchInfo, context: EntryRedrive): Pr
   if (read.missing === 0 || outcome.status === 'failed') return outcome;
   const target = 'target' in outcome && outcome.target ? outcome.target : range.streamArn;
   return { status: 'past-retention', target, records: read.records.length, missing: read.missing, reason: describeMissing(range, read, retentionHoursOf(context.topology, range.streamArn), context.now()) };
+}
+
+/** Kinesis: the same data and partition key; a table's stream: each change re-emitted by the guarded touch. */
+async function redriveArchived(entry: ArchivedEntry, context: EntryRedrive): Promise<EntryOutcome> {
+  if (entry.failure === undefined) return { status: 'failed', reason: `s3://${entry.object.bucket}/${entry.object.key} is not a Lambda on-failure object: ${entry.problem}` };
+  const { range, event } = entry.failure;
+  if (isTableStreamArn(range.streamArn)) return toTable(range.streamArn, event.Records.map((record) => changeOfStreamRecord(record as DynamoDBRecord)), context);
+  return toKinesis(range.streamArn, event.Records.map((record) => putOfLambdaKinesisRecord(record as KinesisStreamRecord)), context);
 }
 
 async function toQueue(sourceArn: string, body: ReturnType<typeof messageFromBare>, message: Message, context: EntryRedrive, groupId?: string): Promise<EntryOutcome> {

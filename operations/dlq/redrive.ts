@@ -3,9 +3,15 @@
  * each only after its republish succeeded. A stop at any point loses nothing: a message is either
  * still in the DLQ, or republished and deleted, or (a crash between the two) republished and still
  * in the DLQ, so the next redrive republishes it once more, which the idempotent consumers absorb.
+ *
+ * A failure archive's index queue stands for the archive: its objects are redriven the same way
+ * (records put back, then the object deleted), oldest first; then each announcement of an object
+ * the bucket no longer holds is deleted, which brings the alarm back to OK.
  */
 import { DeleteMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { entryOf, sentAt, type DlqEntry, type EntryKind } from './entry';
+import { deleteArchivedObject, listArchivedObjects, readArchivedEntry } from './archive-objects';
+import { clearAnnouncements, type AnnouncementSweep } from './archive-announcements';
+import { entryOf, sentAt, type ArchivedEntry, type DlqEntry, type EntryKind, type MessageDlqEntry } from './entry';
 import { InvalidOptionError } from './errors';
 import { describeFilter, matches, type EntryFilter } from './filter';
 import { createPacer, type Pacer } from './pacer';
@@ -84,6 +90,8 @@ export interface RedriveResult {
   /** Why the redrive stopped before the DLQ was read to its end (`--max`, a failure). */
   readonly stoppedEarly?: string;
   readonly details: readonly RedriveDetail[];
+  /** A failure archive's index queue, after the objects: announcements deleted and kept. */
+  readonly announcements?: AnnouncementSweep;
 }
 
 /**
@@ -95,9 +103,23 @@ export interface RedriveResult {
 export async function redriveQueue(request: RedriveRequest, options: RedriveOptions = {}): Promise<RedriveResult> {
   validate(options);
   const dlq = findDlq(request.topology, request.queue);
-  const run = new RedriveRun(dlq, { ...request, dlq, dryRun: options.dryRun ?? false, now: options.now ?? (() => new Date()) }, options);
-  await sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep });
-  return run.result();
+  const context: EntryRedrive = { ...request, dlq, dryRun: options.dryRun ?? false, now: options.now ?? (() => new Date()) };
+  const run = new RedriveRun(dlq, context, options);
+  if (dlq.archive === undefined) {
+    await sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep });
+    return run.result();
+  }
+  await redriveArchive(run, context, dlq.archive.bucket);
+  const announcements = context.dryRun ? undefined : await clearAnnouncements(context.clients, dlq, dlq.archive.bucket, options.sweep);
+  return { ...run.result(), ...(announcements && { announcements }) };
+}
+
+/** The archive's objects, oldest first, each read only when its turn comes. */
+async function redriveArchive(run: RedriveRun, context: EntryRedrive, bucket: string): Promise<void> {
+  const { objects } = await listArchivedObjects(context.clients.s3, bucket);
+  for (const object of objects) {
+    if ((await run.visitArchived(await readArchivedEntry(context.clients.s3, object))) === Verdict.STOP) return;
+  }
 }
 
 function validate(options: RedriveOptions): void {
@@ -126,9 +148,19 @@ class RedriveRun {
     this.startedAt = context.now().getTime();
   }
 
-  public async visit(message: Message): Promise<Verdict> {
+  /** One DLQ message: redriven, then deleted from the DLQ. */
+  public visit(message: Message): Promise<Verdict> {
     const entry = entryOf(message);
-    if (Date.parse(sentAt(message)) > this.startedAt) return this.record(entry, { status: 'skipped', reason: ARRIVED_DURING_REDRIVE }, Verdict.KEEP);
+    return this.visitEntry(entry, Date.parse(sentAt(message)), () => this.deleteMessage(entry));
+  }
+
+  /** One archive object: its records put back, then the object deleted. */
+  public visitArchived(entry: ArchivedEntry): Promise<Verdict> {
+    return this.visitEntry(entry, Date.parse(entry.object.lastModified), () => deleteArchivedObject(this.context.clients.s3, entry.object));
+  }
+
+  private async visitEntry(entry: DlqEntry, arrivedAt: number, remove: () => Promise<void>): Promise<Verdict> {
+    if (arrivedAt > this.startedAt) return this.record(entry, { status: 'skipped', reason: ARRIVED_DURING_REDRIVE }, Verdict.KEEP);
     if (!matches(entry, this.options.filter ?? {})) return this.record(entry, { status: 'skipped', reason: NOT_SELECTED }, Verdict.KEEP);
     if (this.options.max !== undefined && this.attempted >= this.options.max) return this.stop(`--max ${this.options.max} reached`);
     this.attempted += 1;
@@ -138,21 +170,33 @@ class RedriveRun {
       outcome = await redriveEntry(entry, this.context);
     } catch (error) {
       this.record(entry, { status: 'failed', reason: `republish failed: ${messageOf(error)}` }, Verdict.STOP);
-      return this.stop('a republish failed: the message stays in the DLQ; run the redrive again once the cause is fixed');
+      return this.stop(`a republish failed: the ${this.what} stays in the ${this.where}; run the redrive again once the cause is fixed`);
     }
-    return this.settle(entry, outcome);
+    return this.settle(entry, outcome, remove);
   }
 
-  /** Deletes a redriven message; anything else stays in the DLQ. */
-  private async settle(entry: DlqEntry, outcome: EntryOutcome): Promise<Verdict> {
+  /** Removes what was redriven (from the DLQ, or from the archive); anything else stays. */
+  private async settle(entry: DlqEntry, outcome: EntryOutcome, remove: () => Promise<void>): Promise<Verdict> {
     if (outcome.status !== 'redriven' || this.context.dryRun) return this.record(entry, outcome, Verdict.KEEP);
     try {
-      await this.context.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: this.dlq.url, ReceiptHandle: entry.message.ReceiptHandle }));
+      await remove();
     } catch (error) {
-      this.record(entry, { status: 'failed', reason: `republished to ${outcome.target}, but not deleted from the DLQ (${messageOf(error)}): the next redrive republishes it again, which the consumers absorb` }, Verdict.STOP);
-      return this.stop('a delete from the DLQ failed');
+      this.record(entry, { status: 'failed', reason: `republished to ${outcome.target}, but not deleted from the ${this.where} (${messageOf(error)}): the next redrive republishes it again, which the consumers absorb` }, Verdict.STOP);
+      return this.stop(`a delete from the ${this.where} failed`);
     }
     return this.record(entry, outcome, Verdict.DONE);
+  }
+
+  private async deleteMessage(entry: MessageDlqEntry): Promise<void> {
+    await this.context.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: this.dlq.url, ReceiptHandle: entry.message.ReceiptHandle }));
+  }
+
+  private get what(): string {
+    return this.dlq.archive ? 'object' : 'message';
+  }
+
+  private get where(): string {
+    return this.dlq.archive ? 'archive' : 'DLQ';
   }
 
   private record(entry: DlqEntry, outcome: EntryOutcome, verdict: Verdict): Verdict {

@@ -36,9 +36,13 @@ export type ReemitOutcome =
   | { readonly status: 're-emitted' | 'would-re-emit' }
   | { readonly status: 'superseded' | 'unreplayable'; readonly reason: string };
 
-/** The change in a stream record read back from the stream. */
+/**
+ * The change in a stream record (read back from the stream, or kept in an archive object).
+ * @throws MalformedEntryError when the record names no item (`dynamodb.Keys`)
+ */
 export function changeOfStreamRecord(record: DynamoDBRecord): TableChange {
-  return changeOf(record.eventName ?? '', record.dynamodb ?? {});
+  if (!record?.dynamodb?.Keys) throw new MalformedEntryError('a record of the batch is not a DynamoDB stream record (no dynamodb.Keys)');
+  return changeOf(record.eventName ?? '', record.dynamodb);
 }
 
 /** The change in one of our wrappers: `original.body` is the record's `dynamodb` part as JSON. */

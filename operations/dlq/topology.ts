@@ -1,6 +1,13 @@
 /** Finding a DLQ of the stack by what an operator types. */
 import { UnknownQueueError } from './errors';
-import type { DlqInfo, DlqSource, StackTopology } from './types';
+import type { ArchiveRef, DlqInfo, DlqSource, QueueRef, StackTopology } from './types';
+
+/** A queue, one source that feeds it, and the archive it stands for (if it is an index queue). */
+export interface DlqLink {
+  readonly queue: QueueRef;
+  readonly source: DlqSource;
+  readonly archive?: ArchiveRef;
+}
 
 /**
  * The DLQ `query` names: its URL, ARN or name, the output that holds its URL
@@ -19,11 +26,12 @@ export function findDlq(topology: StackTopology, query: string): DlqInfo {
 }
 
 /** One entry per queue, with every source that feeds it. */
-export function groupDlqs(links: readonly { queue: { name: string; url: string; arn: string }; source: DlqSource }[]): DlqInfo[] {
+export function groupDlqs(links: readonly DlqLink[]): DlqInfo[] {
   const byArn = new Map<string, DlqInfo>();
-  for (const { queue, source } of links) {
+  for (const { queue, source, archive } of links) {
     const known = byArn.get(queue.arn);
-    byArn.set(queue.arn, { name: queue.name, url: queue.url, arn: queue.arn, sources: [...(known?.sources ?? []), source] });
+    const archived = archive ?? known?.archive;
+    byArn.set(queue.arn, { name: queue.name, url: queue.url, arn: queue.arn, sources: [...(known?.sources ?? []), source], ...(archived && { archive: archived }) });
   }
   return [...byArn.values()];
 }

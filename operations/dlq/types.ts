@@ -6,6 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** The clients the operations use; AWS's or the local engines'. */
@@ -14,6 +15,8 @@ export interface DlqClients {
   readonly kinesis: KinesisClient;
   readonly dynamodb: DynamoDBClient;
   readonly dynamodbStreams: DynamoDBStreamsClient;
+  /** Reads and deletes the objects of failure archives (`onFailure: 's3'`). */
+  readonly s3: S3Client;
   /** Put in the Lambda-shaped records read back from streams. */
   readonly region: string;
 }
@@ -21,9 +24,10 @@ export interface DlqClients {
 /**
  * How a queue feeds a DLQ: `redrive` when SQS moves messages there after `maxReceiveCount`
  * (the source is a queue), `on-failure` when a stream mapping sends its on-failure records there
- * (the source is a Kinesis stream or a table's stream).
+ * (the source is a Kinesis stream or a table's stream), `runtime` when only the consumer's runtime
+ * sends its failures there (a stream consumer whose mapping keeps its failures in an archive).
  */
-export type DlqRole = 'redrive' | 'on-failure';
+export type DlqRole = 'redrive' | 'on-failure' | 'runtime';
 
 export interface DlqSource {
   readonly role: DlqRole;
@@ -37,9 +41,20 @@ export interface QueueRef {
   readonly arn: string;
 }
 
+/**
+ * A failure archive (`onFailure: 's3'`): the bucket a stream mapping writes each batch it gives up
+ * on to, whole. Its index queue, which EventBridge announces each object to and the alarm
+ * watches, stands for it as a DLQ; the bucket is what holds the failures.
+ */
+export interface ArchiveRef {
+  readonly bucket: string;
+}
+
 /** A dead-letter queue of the stack, with every source that feeds it. */
 export interface DlqInfo extends QueueRef {
   readonly sources: readonly DlqSource[];
+  /** Set when the queue is a failure archive's index: the failures are the bucket's objects. */
+  readonly archive?: ArchiveRef;
 }
 
 export interface StreamRef {

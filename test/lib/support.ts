@@ -14,6 +14,8 @@ export interface TestAppOptions {
   readonly bundle?: boolean;
   /** Where to write the cloud assembly. */
   readonly outdir?: string;
+  /** Record each asset's path in its resource's metadata, as the CDK CLI asks for: local mode finds the bundles by it. */
+  readonly assetMetadata?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface TestAppOptions {
 export function testApp(options: TestAppOptions = {}): App {
   const skipBundling = options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] };
   return new App({
-    context: { ...cdkJson.context, ...skipBundling },
+    context: { ...cdkJson.context, ...skipBundling, ...(options.assetMetadata && { 'aws:cdk:enable-asset-metadata': true }) },
     builtinCloudFormationValidation: false,
     outdir: options.outdir,
   });

@@ -80,6 +80,8 @@ test('the config file holds a profile with region, credentials, CLI v2 settings 
       '  endpoint_url = http://127.0.0.1:8002',
       'sns =',
       '  endpoint_url = http://127.0.0.1:8002',
+      's3 =',
+      '  endpoint_url = http://127.0.0.1:8002',
       'dynamodb =',
       '  endpoint_url = http://127.0.0.1:8001',
       'dynamodb_streams =',
@@ -111,6 +113,7 @@ test('sourcing the env file sets both region variables, the profile, credentials
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_SQS: ENDPOINTS.sqs,
     AWS_ENDPOINT_URL_SNS: ENDPOINTS.sqs,
+    AWS_ENDPOINT_URL_S3: ENDPOINTS.sqs,
     AWS_ENDPOINT_URL_DYNAMODB: ENDPOINTS.dynamodb,
     AWS_ENDPOINT_URL_DYNAMODB_STREAMS: ENDPOINTS.dynamodb,
     AWS_ENDPOINT_URL_KINESIS: ENDPOINTS.kinesis,
@@ -135,7 +138,7 @@ test('the banner gives the source line, the exports for AWS CLI v1 and v2 and th
   const exportLine = text.split('\n').find((line) => line.startsWith('export '));
   expect(exportLine).toBe(
     `export AWS_CONFIG_FILE=${path.resolve('.eo', 'aws-config')} AWS_PROFILE=eo-local AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 ` +
-      'AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_ENDPOINT_URL_SQS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_SNS=http://127.0.0.1:8002 ' +
+      'AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_ENDPOINT_URL_SQS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_SNS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_S3=http://127.0.0.1:8002 ' +
       'AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http://127.0.0.1:8001 AWS_ENDPOINT_URL_KINESIS=http://127.0.0.1:8003',
   );
   expect(text).toContain('unset AWS_SESSION_TOKEN AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');

@@ -55,6 +55,10 @@ test.each([
   { change: { maximumRetryAttempts: -2 }, message: 'maximumRetryAttempts must be -1 or 0..10000 (given -2)' },
   { change: { maximumRecordAgeSeconds: 604_801 }, message: 'maximumRecordAgeSeconds must be -1 or 0..604800 (given 604801)' },
   { change: { onFailureQueueUrl: 'http://q', clients: { kinesis } }, message: 'clients.sqs is required with an onFailureQueueUrl' },
+  {
+    change: { onFailureQueueUrl: 'http://q', onFailureArchive: { mappingUuid: 'u', write: async () => undefined } },
+    message: 'a mapping has one on-failure destination: an onFailureQueueUrl or an onFailureArchive, not both',
+  },
   { change: { kind: 'dynamodb-stream' as const }, message: 'clients.dynamodbStreams is required' },
 ])('a stream mapping refuses it: $message', ({ change, message }) => {
   expect(() => new StreamMapping({ ...streamConfig, ...change })).toThrow(message);

@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, KinesisClient } from '@aws-sdk/client-kinesis';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Readable } from 'node:stream';
@@ -23,6 +24,7 @@ const QUEUE = 'arn:aws:sqs:us-east-1:123456789012:dlq';
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:notifications';
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const STREAM = 'arn:aws:kinesis:us-east-1:123456789012:stream/orders';
+const ARCHIVE_OBJECT = 'arn:aws:s3:::orders-archive/aws/lambda/x';
 
 test.each([
   ['an implicit deny', refusal('dynamodb:BatchGetItem', TABLE), `User: ${SESSION} is not authorized to perform: dynamodb:BatchGetItem on resource: ${TABLE} because no identity-based policy allows the dynamodb:BatchGetItem action`],
@@ -91,6 +93,13 @@ describe('the SDK reads each denial as the service\'s own error', () => {
     const given = refusal('kinesis:GetRecords', STREAM);
     const send = (denial: AwsDenial) => new KinesisClient({ ...CLIENT_CONFIG, requestHandler: answering(denial) }).send(new GetRecordsCommand({ ShardIterator: 'i' }));
     expect(await sdkError('kinesis', send, given)).toEqual({ name: 'AccessDeniedException', message: notAuthorizedMessage(given), status: 400 });
+  });
+
+  test('S3 (REST XML, its own request id header)', async () => {
+    const given = refusal('s3:PutObject', ARCHIVE_OBJECT);
+    expect(awsDenial('s3', given, { requestId: 'r-1' })).toMatchObject({ code: 'AccessDenied', status: 403, headers: { 'x-amz-request-id': 'r-1' } });
+    const send = (denial: AwsDenial) => new S3Client({ ...CLIENT_CONFIG, forcePathStyle: true, requestHandler: answering(denial) }).send(new PutObjectCommand({ Bucket: 'orders-archive', Key: 'aws/lambda/x', Body: 'x' }));
+    expect(await sdkError('s3', send, given)).toEqual({ name: 'AccessDenied', message: notAuthorizedMessage(given), status: 403 });
   });
 
   test.each([

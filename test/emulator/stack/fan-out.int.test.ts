@@ -4,7 +4,8 @@
  * events put on the rule's target queue as the rule would (there is no EventBridge engine), and a
  * producer's retried publish counted once. A subscription or target whose queue policy does not
  * let the service send is refused up front, since AWS would accept it and drop every delivery. A
- * stream mapping whose on-failure destination is an S3 bucket is refused too, until local mode runs it.
+ * stream mapping whose on-failure bucket its function's role may not write to is refused too: it
+ * would lose every batch it gives up on (failure-archive.int.test.ts runs one that may).
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -174,13 +175,13 @@ describe('EventBridge to the counter queue', () => {
 });
 
 describe('an S3 on-failure destination', () => {
-  test("is refused at start by name: local mode does not emulate onFailure: 's3' yet", async () => {
+  test("is refused at start, by name, when the function's role may not put objects in the bucket", async () => {
     const synthesized = editedAssembly((template) => {
       template.Resources.OrdersArchive = { Type: 'AWS::S3::Bucket', Properties: {} };
       const mapping = resourcesOfType(template, ResourceType.EVENT_SOURCE_MAPPING).find((resource) => JSON.stringify(resource.properties.FunctionName).includes('OrderProjection'));
       const properties = template.Resources[mapping?.logicalId ?? '']?.Properties as { DestinationConfig: { OnFailure: { Destination: unknown } } };
       properties.DestinationConfig.OnFailure.Destination = { 'Fn::GetAtt': ['OrdersArchive', 'Arn'] };
     });
-    await expect(start(synthesized)).rejects.toThrow(/stream mapping sends failed batches to the S3 bucket OrdersArchive: local mode does not emulate S3 on-failure destinations yet/);
+    await expect(start(synthesized)).rejects.toThrow(/OrderProjection\w*'s stream mapping sends failed batches to the bucket \S+, but User: arn:aws:sts::\d+:assumed-role\/\S+ is not authorized to perform: s3:PutObject on resource: arn:aws:s3:::\S+\/aws\/lambda\/\* because no identity-based policy allows the s3:PutObject action: every batch it gives up on would be lost/);
   }, 90_000);
 });

@@ -55,7 +55,7 @@ function queueRef(queue: CreatedQueue): QueueRef {
 
 /** The context the operations get; `sqs` may carry test middleware. */
 export function contextOf(clients: LocalClients, dynamodbStreams: DynamoDBStreamsClient, topology: StackTopology, sqs: SQSClient = clients.sqs): DlqContext {
-  return { clients: { sqs, kinesis: clients.kinesis, dynamodb: clients.dynamodb, dynamodbStreams, region: LOCAL_REGION }, topology };
+  return { clients: { sqs, kinesis: clients.kinesis, dynamodb: clients.dynamodb, s3: clients.s3, dynamodbStreams, region: LOCAL_REGION }, topology };
 }
 
 /** Visible messages. */
