@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { checkDurationRange, checkIntegerRange, checkPattern } from './validation';
 import { LAMBDA_LIMITS } from '../aws/limits';
 import { CONSUMER_ENV } from '../aws/consumer-env';
+import type { ConsumerAlarmsProps } from './consumer-alarms';
 
 /** What a consumer name must look like: it becomes part of dedup keys and resource names. */
 export const CONSUMER_NAME_PATTERN = /^[a-z][a-z0-9-]{1,62}$/;
@@ -137,6 +138,14 @@ export interface ConsumerProps {
    * @default 1 day (`CONSUMER_DEFAULTS.redriveAllowance`)
    */
   readonly redriveAllowance?: Duration;
+  /**
+   * The consumer's alarms besides its DLQ's (function errors and throttles, conflicting
+   * duplicates, the mapping's failed invocations and dropped events, a queue's oldest message),
+   * each with ALARM and OK actions on `alarmTopic`: tune one (`{ threshold, periods }`) or turn it
+   * off (`false`). See `ConsumerAlarms` (consumer-alarms.ts).
+   * @default - every alarm, with the defaults of `CONSUMER_ALARM_DEFAULTS`
+   */
+  readonly alarms?: ConsumerAlarmsProps;
 }
 
 /** Throws on the first invalid prop shared by every consumer. */

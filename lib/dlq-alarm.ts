@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -18,10 +18,18 @@ export interface DlqAlarmProps {
   readonly description?: string;
 }
 
+/** The ids of the metrics the alarm adds up, as its metric math names them. */
+export const DLQ_HELD_METRICS = { visible: 'visible', inFlight: 'inFlight' } as const;
+
 /**
  * Alarms as soon as a dead-letter queue holds a message. A DLQ's normal depth is zero: anything
  * else is a question for a human, so a single one-minute datapoint is enough, and the OK action
  * tells the same people when the queue is drained.
+ *
+ * "Holds" counts the messages in flight too (visible + not visible, one metric math expression):
+ * whoever reads a DLQ (`eo dlq inspect`, a redrive, a colleague's console) hides what it receives
+ * for its visibility timeout, and an alarm on the visible ones alone would send OK, then ALARM
+ * again, while no message ever left.
  */
 export class DlqAlarm extends Construct {
   /** The CloudWatch alarm. */
@@ -34,11 +42,17 @@ export class DlqAlarm extends Construct {
   }
 
   private addAlarm(props: DlqAlarmProps): Alarm {
-    const depth = props.queue.metricApproximateNumberOfMessagesVisible({
-      statistic: 'Maximum',
-      period: Duration.minutes(1),
+    const period = Duration.minutes(1);
+    const held = new MathExpression({
+      expression: `${DLQ_HELD_METRICS.visible} + ${DLQ_HELD_METRICS.inFlight}`,
+      label: 'Messages held (visible + in flight)',
+      period,
+      usingMetrics: {
+        [DLQ_HELD_METRICS.visible]: props.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+        [DLQ_HELD_METRICS.inFlight]: props.queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period }),
+      },
     });
-    return depth.createAlarm(this, 'Alarm', {
+    return held.createAlarm(this, 'Alarm', {
       alarmDescription: props.description ?? `Messages are waiting in dead-letter queue ${props.queue.node.path}.`,
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

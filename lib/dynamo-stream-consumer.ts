@@ -6,12 +6,14 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DYNAMODB_STREAM_RETENTION } from './defaults';
+import type { ConsumerAlarms } from './consumer-alarms';
 import type { DlqAlarm } from './dlq-alarm';
 import type { IteratorAgeAlarm } from './iterator-age-alarm';
 import type { FailureArchive } from './failure-archive';
 import {
   addFailureArchive,
   addIteratorAgeAlarm,
+  addStreamConsumerAlarms,
   addStreamDlq,
   addStreamFunction,
   type StreamConsumerProps,
@@ -41,6 +43,8 @@ export class DynamoStreamConsumer extends Construct {
   public readonly function: NodejsFunction;
   /** The alarm on the function's iterator age. */
   public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+  /** The alarms besides the DLQ's and the iterator age's: errors, throttles, conflicting duplicates, failed invocations, dropped events. */
+  public readonly consumerAlarms: ConsumerAlarms;
   /** With `onFailure: 's3'`: the bucket that keeps failed batches whole, and its alarmed index queue. */
   public readonly failureArchive?: FailureArchive;
 
@@ -56,12 +60,13 @@ export class DynamoStreamConsumer extends Construct {
     this.dlqAlarm = dlq.alarm;
     this.failureArchive = addFailureArchive(this, props);
     this.function = addStreamFunction(this, props, this.deadLetterQueue, DYNAMODB_STREAM_RETENTION);
-    this.addEventSource(props);
+    const mappingUuid = this.addEventSource(props);
     this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
+    this.consumerAlarms = addStreamConsumerAlarms(this, this.function, mappingUuid, props);
   }
 
-  /** Also grants the function read access to the stream and send access to the DLQ. */
-  private addEventSource(props: DynamoStreamConsumerProps): void {
+  /** Also grants the function read access to the stream and send access to the DLQ; returns the mapping's UUID. */
+  private addEventSource(props: DynamoStreamConsumerProps): string {
     const source = new DynamoEventSource(props.table, streamEventSourceProps(props, this.deadLetterQueue, this.failureArchive));
     this.function.addEventSource(source);
     // addConsumerFunction always gives the function a role of its own.
@@ -71,5 +76,6 @@ export class DynamoStreamConsumer extends Construct {
         'dynamodb:ListStreams, which the DynamoDB event source needs, supports no resource-level ' +
         'permissions; every other statement of this role names its resources.',
     });
+    return source.eventSourceMappingId;
   }
 }

@@ -12,6 +12,8 @@ export {
   QUEUE_CONSUMER_DEFAULTS,
   STREAM_CONSUMER_DEFAULTS,
 } from './defaults';
+export { CONSUMER_ALARM_DEFAULTS, ConsumerAlarms, MAPPING_METRICS } from './consumer-alarms';
+export type { AlarmTuning, ConsumerAlarmsProps, ConsumerAlarmsWiring, OldestMessageAgeTuning, WatchedQueue } from './consumer-alarms';
 export { DlqAlarm } from './dlq-alarm';
 export type { DlqAlarmProps } from './dlq-alarm';
 export { DynamoStreamConsumer } from './dynamo-stream-consumer';

@@ -5,12 +5,14 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAM_CONSUMER_DEFAULTS } from './defaults';
+import type { ConsumerAlarms } from './consumer-alarms';
 import type { DlqAlarm } from './dlq-alarm';
 import type { IteratorAgeAlarm } from './iterator-age-alarm';
 import type { FailureArchive } from './failure-archive';
 import {
   addFailureArchive,
   addIteratorAgeAlarm,
+  addStreamConsumerAlarms,
   addStreamDlq,
   addStreamFunction,
   type StreamConsumerProps,
@@ -64,6 +66,8 @@ export class KinesisConsumer extends Construct {
   public readonly function: NodejsFunction;
   /** The alarm on the function's iterator age. */
   public readonly iteratorAgeAlarm: IteratorAgeAlarm;
+  /** The alarms besides the DLQ's and the iterator age's: errors, throttles, conflicting duplicates, failed invocations, dropped events. */
+  public readonly consumerAlarms: ConsumerAlarms;
   /** With `onFailure: 's3'`: the bucket that keeps failed batches whole, and its alarmed index queue. */
   public readonly failureArchive?: FailureArchive;
   /** The shape of the records' data that the function decodes. */
@@ -81,8 +85,9 @@ export class KinesisConsumer extends Construct {
     this.failureArchive = addFailureArchive(this, props);
     this.function = addStreamFunction(this, props, this.deadLetterQueue, retention);
     this.envelope = new DeliveredEnvelope(this.function, props.envelope).envelope;
-    this.addEventSource(props);
+    const mappingUuid = this.addEventSource(props);
     this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
+    this.consumerAlarms = addStreamConsumerAlarms(this, this.function, mappingUuid, props);
   }
 
   private addStream(retentionPeriod: Duration): Stream {
@@ -93,10 +98,11 @@ export class KinesisConsumer extends Construct {
     });
   }
 
-  /** Also grants the function read access to the stream and send access to the DLQ. */
-  private addEventSource(props: KinesisConsumerProps): void {
+  /** Also grants the function read access to the stream and send access to the DLQ; returns the mapping's UUID. */
+  private addEventSource(props: KinesisConsumerProps): string {
     const source = new KinesisEventSource(this.stream, streamEventSourceProps(props, this.deadLetterQueue, this.failureArchive));
     this.function.addEventSource(source);
+    return source.eventSourceMappingId;
   }
 }
 

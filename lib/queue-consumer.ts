@@ -3,6 +3,7 @@ import type { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { ConsumerAlarms, MAPPING_METRICS } from './consumer-alarms';
 import type { ITopic, SubscriptionFilter } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -136,6 +137,8 @@ export class QueueConsumer extends Construct {
   public readonly dlqAlarm: DlqAlarm;
   /** The consumer function. */
   public readonly function: NodejsFunction;
+  /** The alarms besides the DLQ's: errors, throttles, conflicting duplicates, failed invocations, oldest message age. */
+  public readonly consumerAlarms: ConsumerAlarms;
   private readonly delivered: DeliveredEnvelope;
 
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
@@ -150,7 +153,15 @@ export class QueueConsumer extends Construct {
     this.queue = this.addQueue(settings, names.source);
     this.function = this.addFunction(props, settings);
     this.delivered = new DeliveredEnvelope(this.function, props.envelope);
-    this.addEventSource(settings);
+    const source = this.addEventSource(settings);
+    this.consumerAlarms = new ConsumerAlarms(this, 'ConsumerAlarms', {
+      consumerName: props.consumerName,
+      serviceName: props.serviceName ?? props.consumerName,
+      function: this.function,
+      mappingUuid: source.eventSourceMappingId,
+      topic: props.alarmTopic,
+      queue: { queue: this.queue, visibilityTimeout: settings.visibilityTimeout, maxReceiveCount: settings.maxReceiveCount },
+    }, props.alarms);
     this.node.addValidation({ validate: () => fifoProblems(this.queue, this.deadLetterQueue) });
   }
 
@@ -230,15 +241,16 @@ export class QueueConsumer extends Construct {
   }
 
   /** Also grants the function receive, delete and change-visibility on the source queue. */
-  private addEventSource(settings: QueueSettings): void {
-    this.function.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: settings.batchSize,
-        maxBatchingWindow: settings.maxBatchingWindow,
-        maxConcurrency: settings.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+  private addEventSource(settings: QueueSettings): SqsEventSource {
+    const source = new SqsEventSource(this.queue, {
+      batchSize: settings.batchSize,
+      maxBatchingWindow: settings.maxBatchingWindow,
+      maxConcurrency: settings.maxConcurrency,
+      reportBatchItemFailures: true,
+      metricsConfig: MAPPING_METRICS,
+    });
+    this.function.addEventSource(source);
+    return source;
   }
 }
 

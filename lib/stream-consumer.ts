@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { addConsumerFunction } from './consumer-function';
 import { type ConsumerProps, validateConsumerProps } from './consumer-props';
 import { CONSUMER_DEFAULTS, DLQ_RETENTION, STREAM_CONSUMER_DEFAULTS } from './defaults';
+import { ConsumerAlarms, MAPPING_METRICS } from './consumer-alarms';
 import { FailureArchive } from './failure-archive';
 import { IteratorAgeAlarm } from './iterator-age-alarm';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
@@ -184,5 +185,12 @@ export function streamEventSourceProps(props: StreamConsumerProps, deadLetterQue
     maxRecordAge: props.maxRecordAge ?? STREAM_CONSUMER_DEFAULTS.maxRecordAge,
     onFailure: archive ? archive.destination() : new SqsDlq(deadLetterQueue),
     reportBatchItemFailures: true,
+    metricsConfig: MAPPING_METRICS,
   };
+}
+
+/** A stream consumer's alarms besides its DLQ's and its iterator age's, on its mapping `mappingUuid`. */
+export function addStreamConsumerAlarms(scope: Construct, fn: NodejsFunction, mappingUuid: string, props: StreamConsumerProps): ConsumerAlarms {
+  const wiring = { consumerName: props.consumerName, serviceName: props.serviceName ?? props.consumerName, function: fn, mappingUuid, topic: props.alarmTopic };
+  return new ConsumerAlarms(scope, 'ConsumerAlarms', wiring, props.alarms);
 }

@@ -1,9 +1,9 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type QueueAttributeName, type SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../engines/account';
 import { evaluateAlarm } from './evaluation';
 import { alarmNotification, alarmSubject, type AlarmLocation } from './notification';
-import { AlarmState, type AlarmStateValue, type AlarmTransition, type Datapoint, type QueueDepthAlarm } from './types';
+import { AlarmState, type AlarmStateValue, type AlarmTransition, type Datapoint, type QueueDepthAlarm, type QueueDepthMetricName } from './types';
 
 /** Defaults of {@link AlarmEvaluatorOptions}, named once for the code and its docs. */
 export const ALARM_EVALUATOR_DEFAULTS = {
@@ -14,7 +14,13 @@ export const ALARM_EVALUATOR_DEFAULTS = {
  * The queue attribute read as `ApproximateNumberOfMessagesVisible`: SQS's API name for the
  * messages available for retrieval (neither in flight nor delayed), and the one fauxqs reports.
  */
-export const VISIBLE_DEPTH_ATTRIBUTE = 'ApproximateNumberOfMessages';
+export const VISIBLE_DEPTH_ATTRIBUTE: QueueAttributeName = 'ApproximateNumberOfMessages';
+
+/** The queue attribute each depth metric is read from. */
+const DEPTH_ATTRIBUTES: Readonly<Record<QueueDepthMetricName, QueueAttributeName>> = {
+  ApproximateNumberOfMessagesVisible: VISIBLE_DEPTH_ATTRIBUTE,
+  ApproximateNumberOfMessagesNotVisible: 'ApproximateNumberOfMessagesNotVisible',
+};
 
 /** Options of {@link AlarmEvaluator}. */
 export interface AlarmEvaluatorOptions {
@@ -48,7 +54,8 @@ interface Tracked {
   /** Closed periods, oldest first, at most `evaluationPeriods`. */
   readonly datapoints: Datapoint[];
   periodStart: Date;
-  periodMax: number | undefined;
+  /** The Maximum of each of the alarm's metrics in the open period (metric math adds them at its close, as CloudWatch does). */
+  periodMax: (number | undefined)[];
 }
 
 /**
@@ -138,25 +145,39 @@ export class AlarmEvaluator {
   }
 
   private async sample(tracked: Tracked): Promise<void> {
-    const { Attributes } = await this.options.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: tracked.alarm.queueUrl, AttributeNames: [VISIBLE_DEPTH_ATTRIBUTE] }),
-    );
-    const depth = Number(Attributes?.[VISIBLE_DEPTH_ATTRIBUTE]);
-    if (!Number.isFinite(depth)) throw new Error(`Queue ${tracked.alarm.queueName} reported no ${VISIBLE_DEPTH_ATTRIBUTE}`);
-    tracked.periodMax = Math.max(tracked.periodMax ?? depth, depth);
+    const attributes = tracked.alarm.metrics.map((metric) => DEPTH_ATTRIBUTES[metric.metricName]);
+    const { Attributes } = await this.options.sqs.send(new GetQueueAttributesCommand({ QueueUrl: tracked.alarm.queueUrl, AttributeNames: attributes }));
+    const depths = attributes.map((attribute) => {
+      const depth = Number(Attributes?.[attribute]);
+      if (!Number.isFinite(depth)) throw new Error(`Queue ${tracked.alarm.queueName} reported no ${attribute}`);
+      return depth;
+    });
+    tracked.periodMax = depths.map((depth, index) => Math.max(tracked.periodMax[index] ?? depth, depth));
   }
 
   private async closePeriod(): Promise<unknown[]> {
+    const errors = await this.sampleUnsampled();
     const now = new Date();
-    const errors: unknown[] = [];
     for (const tracked of this.tracked.values()) {
-      tracked.datapoints.push({ timestamp: tracked.periodStart, value: tracked.periodMax });
+      tracked.datapoints.push({ timestamp: tracked.periodStart, value: periodValue(tracked.periodMax) });
       tracked.datapoints.splice(0, tracked.datapoints.length - tracked.alarm.evaluationPeriods);
       tracked.periodStart = now;
-      tracked.periodMax = undefined;
+      tracked.periodMax = [];
       errors.push(...(await this.transition(tracked, now)));
     }
     return errors;
+  }
+
+  /**
+   * Samples the alarms whose open period has no sample yet. SQS publishes a datapoint every minute
+   * for a queue in use, so a period without one is an artefact of a busy machine (the samples
+   * queued behind slow ones), which the alarm would read as missing data: for a DLQ alarm that
+   * treats missing data as not breaching, an OK while the queue holds messages.
+   */
+  private async sampleUnsampled(): Promise<unknown[]> {
+    const unsampled = [...this.tracked.values()].filter((tracked) => periodValue(tracked.periodMax) === undefined);
+    const results = await Promise.allSettled(unsampled.map((tracked) => this.sample(tracked)));
+    return results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
   }
 
   /** Evaluates the window; on a change of state, records it and notifies the actions. */
@@ -185,7 +206,13 @@ export class AlarmEvaluator {
 }
 
 function track(alarm: QueueDepthAlarm, now: Date): Tracked {
-  return { alarm, state: AlarmState.INSUFFICIENT_DATA, transitions: 0, datapoints: [], periodStart: now, periodMax: undefined };
+  return { alarm, state: AlarmState.INSUFFICIENT_DATA, transitions: 0, datapoints: [], periodStart: now, periodMax: [] };
+}
+
+/** The period's datapoint: the sum of its metrics' Maximums, or none when a metric had no sample. */
+function periodValue(maximums: readonly (number | undefined)[]): number | undefined {
+  if (maximums.length === 0 || maximums.some((maximum) => maximum === undefined)) return undefined;
+  return maximums.reduce<number>((total, maximum) => total + (maximum ?? 0), 0);
 }
 
 function actionsFor(alarm: QueueDepthAlarm, state: AlarmStateValue): readonly string[] {

@@ -3,6 +3,6 @@ export type { AlarmEvaluatorOptions } from './alarm-evaluator';
 export { evaluateAlarm, formatDouble, isBreaching, thresholdReason } from './evaluation';
 export type { Evaluation } from './evaluation';
 export { alarmArn, alarmNotification, alarmSubject, cloudWatchTime, regionName } from './notification';
-export type { AlarmLocation, AlarmNotification, AlarmTrigger } from './notification';
+export type { AlarmLocation, AlarmNotification, AlarmTrigger, MathTrigger, MetricTrigger, TriggerMetric } from './notification';
 export { AlarmState } from './types';
-export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, QueueDepthAlarm, TreatMissingData } from './types';
+export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, QueueDepthAlarm, QueueDepthMetric, QueueDepthMetricName, TreatMissingData } from './types';

@@ -56,14 +56,8 @@ export interface AlarmNotification {
   readonly Trigger: AlarmTrigger;
 }
 
-/** The `Trigger` of a notification for a single-metric alarm. */
-export interface AlarmTrigger {
-  readonly MetricName: string;
-  readonly Namespace: string;
-  readonly StatisticType: 'Statistic';
-  readonly Statistic: string;
-  readonly Unit: null;
-  readonly Dimensions: ReadonlyArray<{ readonly value: string; readonly name: string }>;
+/** What every `Trigger` has: the rule the alarm evaluates. */
+interface TriggerRule {
   readonly Period: number;
   readonly EvaluationPeriods: number;
   readonly DatapointsToAlarm: number;
@@ -72,6 +66,32 @@ export interface AlarmTrigger {
   readonly TreatMissingData: string;
   readonly EvaluateLowSampleCountPercentile: '';
 }
+
+/** The `Trigger` of a notification for a single-metric alarm. */
+export interface MetricTrigger extends TriggerRule {
+  readonly MetricName: string;
+  readonly Namespace: string;
+  readonly StatisticType: 'Statistic';
+  readonly Statistic: string;
+  readonly Unit: null;
+  readonly Dimensions: ReadonlyArray<{ readonly value: string; readonly name: string }>;
+}
+
+/** One entry of a metric math alarm's `Metrics`: the expression, or a metric it uses. */
+export type TriggerMetric =
+  | { readonly Expression: string; readonly Id: string; readonly Label?: string; readonly ReturnData: true }
+  | {
+      readonly Id: string;
+      readonly MetricStat: { readonly Metric: { readonly Dimensions: ReadonlyArray<{ readonly value: string; readonly name: string }>; readonly MetricName: string; readonly Namespace: string }; readonly Period: number; readonly Stat: string };
+      readonly ReturnData: false;
+    };
+
+/** The `Trigger` of a notification for a metric math alarm. */
+export interface MathTrigger extends TriggerRule {
+  readonly Metrics: readonly TriggerMetric[];
+}
+
+export type AlarmTrigger = MetricTrigger | MathTrigger;
 
 /** `arn:aws:cloudwatch:<region>:<account>:alarm:<name>`. */
 export function alarmArn(alarm: QueueDepthAlarm, location: AlarmLocation): string {
@@ -108,14 +128,12 @@ export function alarmNotification(alarm: QueueDepthAlarm, transition: AlarmTrans
   };
 }
 
+/**
+ * The alarm's `Trigger`: the metric, its statistic and dimensions for a single-metric alarm; for a
+ * metric math alarm, `Metrics` as the alarm declares them (the expression, then each metric).
+ */
 function alarmTrigger(alarm: QueueDepthAlarm): AlarmTrigger {
-  return {
-    MetricName: alarm.metricName,
-    Namespace: alarm.namespace,
-    StatisticType: 'Statistic',
-    Statistic: alarm.statistic.toUpperCase(),
-    Unit: null,
-    Dimensions: [{ value: alarm.queueName, name: 'QueueName' }],
+  const rule: TriggerRule = {
     Period: alarm.periodSeconds,
     EvaluationPeriods: alarm.evaluationPeriods,
     DatapointsToAlarm: alarm.datapointsToAlarm,
@@ -124,6 +142,17 @@ function alarmTrigger(alarm: QueueDepthAlarm): AlarmTrigger {
     TreatMissingData: alarm.treatMissingData,
     EvaluateLowSampleCountPercentile: '',
   };
+  const dimensions = [{ value: alarm.queueName, name: 'QueueName' }];
+  const [single] = alarm.metrics;
+  if (alarm.expression === undefined && single !== undefined) {
+    return { MetricName: single.metricName, Namespace: alarm.namespace, StatisticType: 'Statistic', Statistic: alarm.statistic.toUpperCase(), Unit: null, Dimensions: dimensions, ...rule };
+  }
+  const expression = alarm.expression ?? { id: 'e1', expression: '' };
+  const metrics: TriggerMetric[] = [
+    { Expression: expression.expression, Id: expression.id, ...(expression.label !== undefined && { Label: expression.label }), ReturnData: true },
+    ...alarm.metrics.map((metric): TriggerMetric => ({ Id: metric.id ?? metric.metricName, MetricStat: { Metric: { Dimensions: dimensions, MetricName: metric.metricName, Namespace: alarm.namespace }, Period: alarm.periodSeconds, Stat: alarm.statistic }, ReturnData: false })),
+  ];
+  return { ...rule, Metrics: metrics };
 }
 
 /**

@@ -16,15 +16,28 @@ export type ComparisonOperator =
 /** How CloudWatch treats a period without a datapoint. */
 export type TreatMissingData = 'breaching' | 'notBreaching' | 'ignore' | 'missing';
 
+/** The SQS depth metrics an alarm may watch: visible messages, and messages in flight (received, not yet deleted). */
+export type QueueDepthMetricName = 'ApproximateNumberOfMessagesVisible' | 'ApproximateNumberOfMessagesNotVisible';
+
+/** One metric of a depth alarm, with the id its metric math names it by (a single-metric alarm has none). */
+export interface QueueDepthMetric {
+  readonly id?: string;
+  readonly metricName: QueueDepthMetricName;
+}
+
 /**
- * A CloudWatch alarm on an SQS queue's visible depth, as the template declares it
- * (`AWS::CloudWatch::Alarm` with the queue's `QueueName` dimension), plus the queue's URL.
+ * A CloudWatch alarm on an SQS queue's depth, as the template declares it (`AWS::CloudWatch::Alarm`
+ * with the queue's `QueueName` dimension), plus the queue's URL: one metric, or a metric math
+ * sum of several of the same queue (`visible + inFlight`), each its own Maximum per period.
  */
 export interface QueueDepthAlarm {
   readonly alarmName: string;
   readonly alarmDescription?: string;
   readonly namespace: 'AWS/SQS';
-  readonly metricName: 'ApproximateNumberOfMessagesVisible';
+  /** What the alarm adds up; one entry for a single-metric alarm. */
+  readonly metrics: readonly QueueDepthMetric[];
+  /** Metric math only: the expression's id, text and label. */
+  readonly expression?: { readonly id: string; readonly expression: string; readonly label?: string };
   readonly queueName: string;
   /** Where to read the depth; the alarm itself only knows the queue by name. */
   readonly queueUrl: string;

@@ -23,6 +23,7 @@ import { leftovers } from './leftovers';
 import { NOT_APPLIED_BY_MOTO, NOT_CREATED_BY_MOTO } from './moto-gaps';
 import { awsCli, destroyClients, disableMapping, listMappings, motoClients, queueAttributes, type MotoClients } from './readback';
 import { asAttribute, compareWithTemplate, readMapping, readProperty, readQueue, readStream, readTable, readTopic } from './template-compare';
+import { heldMessagesAlarm } from '../helpers/alarms';
 
 const STACK = 'EffectivelyOnce';
 /** Bootstrap and deploy take about half a minute each on a quiet machine; CI machines are not. */
@@ -226,9 +227,9 @@ interface AlarmProperties {
   readonly OKActions: string[];
 }
 
-/** The depth alarm every DLQ has (docs/operations.md, "1. The alarm"): above 0 on one 1-minute Maximum. */
+/** The depth alarm every DLQ has (docs/operations.md, "1. The alarm"): messages held (visible + in flight) above 0 on one 1-minute Maximum. */
 function depthAlarmOf(queueName: string): Record<string, unknown> {
-  return { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: queueName }], Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, TreatMissingData: 'notBreaching' };
+  return heldMessagesAlarm(queueName);
 }
 
 describe('the DLQ CLI in AWS mode', () => {

@@ -2,6 +2,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { EventPipelineStack } from '../../example';
 import { QueueConsumer } from '../../lib';
 import { FIXTURE_HANDLER, grantedActions, logicalId, testApp } from '../lib/support';
+import { heldMessagesAlarm, heldMessagesQueue } from '../helpers/alarms';
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -36,8 +37,8 @@ describe('EventPipelineStack', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 4);
     template.resourceCountIs('AWS::SNS::Topic', 3);
     template.resourceCountIs('AWS::KMS::Key', 3);
-    // A depth alarm per DLQ, an iterator age alarm per stream consumer.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    // A depth alarm per DLQ, an iterator age alarm per stream consumer, five more per consumer (lib/consumer-alarms.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6 + 4 * 5);
     // One more than before the fan-out: the page views topic's subscription of the counter queue.
     template.resourceCountIs('AWS::SNS::Subscription', 2);
   });
@@ -265,9 +266,7 @@ describe('EventPipelineStack', () => {
     for (const dlq of dlqs) {
       expect(resources[dlq]?.Type).toBe('AWS::SQS::Queue'); // a queue of this stack, not a foreign ARN
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        ...heldMessagesAlarm({ 'Fn::GetAtt': [dlq, 'QueueName'] }),
         AlarmActions: [{ Ref: alarmTopicId }],
         OKActions: [{ Ref: alarmTopicId }],
       });
@@ -276,8 +275,8 @@ describe('EventPipelineStack', () => {
 
   test('every function dead-letters to a queue that is alarmed as a DLQ', () => {
     const depthAlarmed = ofType('AWS::CloudWatch::Alarm')
-      .filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')
-      .map(([, alarm]) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]);
+      .map(([, alarm]) => heldMessagesQueue(alarm.Properties) as { 'Fn::GetAtt': [string, string] } | undefined)
+      .flatMap((queueName) => (queueName ? [queueName['Fn::GetAtt'][0]] : []));
     const dlqUrls = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables.DLQ_URL.Ref);
     expect(dlqUrls.sort()).toEqual(depthAlarmed.sort());
   });
@@ -303,7 +302,8 @@ describe('EventPipelineStack consumers', () => {
     expect(added.every((id) => id.startsWith('AuditTrail'))).toBe(true);
     const types = added.map((id) => extended.Resources[id]?.Type);
     expect(types.filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
-    expect(types.filter((type) => type === 'AWS::CloudWatch::Alarm')).toHaveLength(1);
+    // Its DLQ's depth alarm and its five own (lib/consumer-alarms.ts).
+    expect(types.filter((type) => type === 'AWS::CloudWatch::Alarm')).toHaveLength(6);
     const [, alarm] = Object.entries(extended.Resources).find(([id, r]) => id.startsWith('AuditTrail') && r.Type === 'AWS::CloudWatch::Alarm') ?? [];
     expect(alarm?.Properties.AlarmActions).toEqual([{ Ref: alarmTopicId }]);
   });

@@ -4,6 +4,7 @@ import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambd
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DlqAlarm, IteratorAgeAlarm } from '../../lib';
 import { logicalId, testStack } from './support';
+import { heldMessagesAlarm } from '../helpers/alarms';
 
 describe('DlqAlarm', () => {
   const { stack, alarmTopic } = testStack();
@@ -11,24 +12,19 @@ describe('DlqAlarm', () => {
   new DlqAlarm(stack, 'DlqAlarm', { queue, topic: alarmTopic });
   const template = Template.fromStack(stack);
 
-  test('alarms on the first visible message, and says so again when the queue is empty', () => {
+  test('alarms on the first message held (visible or in flight), and says so again when the queue is empty', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', 1);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [
-        { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue'), 'QueueName'] } },
-      ],
-      Statistic: 'Maximum',
-      Period: 60,
-      EvaluationPeriods: 1,
-      DatapointsToAlarm: 1,
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0,
-      TreatMissingData: 'notBreaching',
+      ...heldMessagesAlarm({ 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue'), 'QueueName'] }),
       AlarmActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic') }],
       OKActions: [{ Ref: logicalId(template, 'AWS::SNS::Topic') }],
     });
+  });
+
+  test('counts the messages someone is reading: an inspect hides them, and they are still there', () => {
+    const [alarm] = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarm?.Properties.MetricName).toBeUndefined();
+    expect(JSON.stringify(alarm?.Properties.Metrics)).toContain('ApproximateNumberOfMessagesNotVisible');
   });
 });
 

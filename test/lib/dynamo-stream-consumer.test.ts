@@ -28,11 +28,12 @@ describe('DynamoStreamConsumer', () => {
     const dlqId = logicalId(template, 'AWS::SQS::Queue');
     const functionId = logicalId(template, 'AWS::Lambda::Function');
 
-    test('creates a DLQ, one function, one mapping and two alarms', () => {
+    test('creates a DLQ, one function, one mapping and seven alarms', () => {
       template.resourceCountIs('AWS::SQS::Queue', 1);
       template.resourceCountIs('AWS::Lambda::Function', 1);
       template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+      // The DLQ's, the iterator age's, and the consumer's own five (errors, throttles, conflicting duplicates, failed invocations, dropped events).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     });
 
     test('the mapping reads the table stream with bisect, bounded retries and the DLQ on failure', () => {

@@ -10,6 +10,7 @@ import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DLQ_RETENTION, DynamoStreamConsumer, KinesisConsumer, type OnFailureDestination } from '../../lib';
 import { FIXTURE_HANDLER, grantedActions, logicalId, testStack } from './support';
+import { heldMessagesAlarm } from '../helpers/alarms';
 
 function archivedKinesisConsumer(onFailure: { onFailure?: OnFailureDestination } = { onFailure: 's3' }) {
   const { stack, alarmTopic } = testStack();
@@ -78,10 +79,7 @@ describe("KinesisConsumer with onFailure: 's3'", () => {
 
   test('alarms on the index queue holding anything, notifying on ALARM and on OK', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [index, 'QueueName'] } }],
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
+      ...heldMessagesAlarm({ 'Fn::GetAtt': [index, 'QueueName'] }),
       AlarmActions: [Match.anyValue()],
       OKActions: [Match.anyValue()],
     });

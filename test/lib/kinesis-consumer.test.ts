@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Stream } from 'aws-cdk-lib/aws-kinesis';
 import { KinesisConsumer, type KinesisConsumerProps } from '../../lib';
 import { FIXTURE_HANDLER, logicalId, testStack } from './support';
+import { heldMessagesAlarm } from '../helpers/alarms';
 
 /** Builds a KinesisConsumer with `overrides` and returns its template. */
 function synth(overrides: Partial<KinesisConsumerProps> = {}): Template {
@@ -23,12 +24,13 @@ describe('KinesisConsumer', () => {
     const dlqId = logicalId(template, 'AWS::SQS::Queue');
     const functionId = logicalId(template, 'AWS::Lambda::Function');
 
-    test('creates a stream, a DLQ, one function, one mapping and two alarms', () => {
+    test('creates a stream, a DLQ, one function, one mapping and seven alarms', () => {
       template.resourceCountIs('AWS::Kinesis::Stream', 1);
       template.resourceCountIs('AWS::SQS::Queue', 1);
       template.resourceCountIs('AWS::Lambda::Function', 1);
       template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+      // The DLQ's, the iterator age's, and the consumer's own five (errors, throttles, conflicting duplicates, failed invocations, dropped events).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     });
 
     test('the stream is encrypted with aws/kinesis and keeps records 24 hours', () => {
@@ -81,10 +83,7 @@ describe('KinesisConsumer', () => {
     });
 
     test('alarms on the DLQ depth and on the iterator age', () => {
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/SQS',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
-      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', heldMessagesAlarm({ 'Fn::GetAtt': [dlqId, 'QueueName'] }));
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
         MetricName: 'IteratorAge',

@@ -5,6 +5,7 @@ import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { DEFAULT_TABLE_ACTIONS, QueueConsumer, type QueueConsumerProps } from '../../lib';
 import { FIXTURE_HANDLER, grantedActions, logicalId, synthQueueConsumer, testStack } from './support';
+import { heldMessagesMetrics } from '../helpers/alarms';
 
 describe('QueueConsumer', () => {
   describe('with defaults', () => {
@@ -12,11 +13,12 @@ describe('QueueConsumer', () => {
     const queueId = logicalId(template, 'AWS::SQS::Queue', 'CounterQueue');
     const dlqId = logicalId(template, 'AWS::SQS::Queue', 'CounterDlq');
 
-    test('creates the source queue, its DLQ, one function, one mapping and one alarm', () => {
+    test('creates the source queue, its DLQ, one function, one mapping and six alarms', () => {
       template.resourceCountIs('AWS::SQS::Queue', 2);
       template.resourceCountIs('AWS::Lambda::Function', 1);
       template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 1);
+      // The DLQ's, and the consumer's own five (errors, throttles, conflicting duplicates, failed invocations, oldest message).
+      template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
     });
 
     test('the source queue redrives to the DLQ after 6 receives, and hides messages for 6 timeouts', () => {
@@ -116,10 +118,7 @@ describe('QueueConsumer', () => {
     });
 
     test('the DLQ is alarmed', () => {
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
-      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: heldMessagesMetrics({ 'Fn::GetAtt': [dlqId, 'QueueName'] }) });
     });
   });
 

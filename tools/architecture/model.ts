@@ -23,9 +23,11 @@ export interface MappingView {
 /** A CloudWatch alarm and what it watches. */
 export interface AlarmView {
   readonly alarm: Resource;
-  /** What the page says it fires on, e.g. `DLQ depth > 0`. */
+  /** What the page says it fires on, e.g. `DLQ messages held > 0`. */
   readonly condition: string;
   readonly subject?: Resource;
+  /** The runtime's metrics name their consumer by its service name (`service` dimension), not by a resource. */
+  readonly service?: string;
   /** The topics its alarm and OK actions notify. */
   readonly topics: readonly Resource[];
 }
@@ -109,7 +111,8 @@ function consumerView(fn: Resource, resources: ReadonlyMap<string, Resource>, al
   if (mappings.length === 0) return undefined;
   const environment = ((fn.properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
   const contextDlq = queueNamedBy(environment.DLQ_URL, resources);
-  const watched = new Set([fn, contextDlq, ...mappings.flatMap((m) => [m.redrive?.dlq, m.onFailure])].filter(Boolean));
+  const watched = new Set([fn, contextDlq, ...mappings.flatMap((m) => [m.mapping, m.source, m.redrive?.dlq, m.onFailure])].filter(Boolean));
+  const isOwn = (alarm: AlarmView): boolean => (alarm.subject !== undefined && watched.has(alarm.subject)) || (alarm.service !== undefined && alarm.service === environment.POWERTOOLS_SERVICE_NAME);
   return {
     name: typeof environment.CONSUMER_NAME === 'string' ? environment.CONSUMER_NAME : fn.path,
     group: fn.path.split('/').slice(0, -1).join('/') || fn.path,
@@ -117,7 +120,7 @@ function consumerView(fn: Resource, resources: ReadonlyMap<string, Resource>, al
     environment,
     mappings,
     contextDlq,
-    alarms: alarms.filter((alarm) => alarm.subject !== undefined && watched.has(alarm.subject)),
+    alarms: alarms.filter(isOwn),
     uses: usesOf(fn, environment, resources, new Set(mappings.map((mapping) => mapping.source))),
   };
 }
@@ -172,12 +175,14 @@ function grantedTo(fn: Resource, resources: ReadonlyMap<string, Resource>): Reso
 
 function alarmView(alarm: Resource, resources: ReadonlyMap<string, Resource>): AlarmView {
   const props = alarm.properties;
-  const subject = referenced(props.Dimensions, resources);
+  // A metric math alarm names its resource inside its metrics.
+  const subject = referenced(props.Dimensions ?? props.Metrics, resources);
   const topics = [...new Set([...referencedIds(props.AlarmActions), ...referencedIds(props.OKActions)])]
     .map((id) => resources.get(id))
     .filter((topic): topic is Resource => topic?.type === TYPE.topic)
     .sort((a, b) => a.path.localeCompare(b.path));
-  return { alarm, condition: conditionOf(props), subject, topics };
+  const service = (props.Dimensions as { Name: string; Value: unknown }[] | undefined)?.find((dimension) => dimension.Name === 'service')?.Value;
+  return { alarm, condition: conditionOf(props), subject, ...(typeof service === 'string' && { service }), topics };
 }
 
 const COMPARISON: Readonly<Record<string, string>> = {
@@ -187,10 +192,37 @@ const COMPARISON: Readonly<Record<string, string>> = {
   LessThanOrEqualToThreshold: '<=',
 };
 
+/** How the page names the metrics of a consumer's other alarms (lib/consumer-alarms.ts). */
+const METRIC_LABELS: Readonly<Record<string, string>> = {
+  'AWS/Lambda Errors': 'function errors',
+  'AWS/Lambda Throttles': 'throttles',
+  'EffectivelyOnce ConflictingDuplicates': 'conflicting duplicates',
+  'AWS/Lambda FailedInvokeEventCount': 'failed invocations',
+  'AWS/Lambda DroppedEventCount': 'dropped events',
+  'AWS/SQS ApproximateAgeOfOldestMessage': 'oldest message',
+};
+
+/** ` for 5 min` when the alarm waits for more than one one-minute period. */
+function forPeriods(props: Readonly<Record<string, unknown>>): string {
+  const periods = numberOf(props.EvaluationPeriods) ?? 1;
+  const minutes = (periods * (numberOf(props.Period) ?? 60)) / 60;
+  return periods > 1 ? ` for ${minutes} min` : '';
+}
+
+/** An alarm on a queue's depth: its visible messages, or a metric math sum of its depth metrics (visible + in flight). */
+function isDepthAlarm(props: Readonly<Record<string, unknown>>): boolean {
+  const depth = (namespace: unknown, metricName: unknown) => namespace === 'AWS/SQS' && String(metricName).startsWith('ApproximateNumberOfMessages');
+  if (props.Metrics === undefined) return depth(props.Namespace, props.MetricName);
+  const stats = (props.Metrics as { MetricStat?: { Metric?: { Namespace?: string; MetricName?: string } } }[]).flatMap((query) => (query.MetricStat?.Metric ? [query.MetricStat.Metric] : []));
+  return stats.length > 0 && stats.every((metric) => depth(metric.Namespace, metric.MetricName));
+}
+
 function conditionOf(props: Readonly<Record<string, unknown>>): string {
   const operator = COMPARISON[String(props.ComparisonOperator)] ?? String(props.ComparisonOperator);
   const threshold = numberOf(props.Threshold);
-  if (props.Namespace === 'AWS/SQS' && props.MetricName === 'ApproximateNumberOfMessagesVisible') return `DLQ depth ${operator} ${threshold}`;
+  if (isDepthAlarm(props)) return `DLQ messages held ${operator} ${threshold}`;
   if (props.Namespace === 'AWS/Lambda' && props.MetricName === 'IteratorAge' && threshold !== undefined) return `iterator age ${operator} ${threshold / 1000} s`;
+  const label = METRIC_LABELS[`${String(props.Namespace)} ${String(props.MetricName)}`];
+  if (label !== undefined) return `${label} ${operator} ${props.MetricName === 'ApproximateAgeOfOldestMessage' ? `${threshold} s` : threshold}${forPeriods(props)}`;
   return `${String(props.Namespace)} ${String(props.MetricName)} ${operator} ${threshold}`;
 }

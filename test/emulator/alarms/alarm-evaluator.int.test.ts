@@ -5,10 +5,11 @@
  */
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { destroyClients, type LocalClients } from '../../../emulator/engines';
+import { destroyClients, sqsClient, type LocalClients } from '../../../emulator/engines';
 import { AlarmEvaluator, AlarmState, evaluateAlarm, type AlarmEvaluatorOptions, type AlarmNotification, type Datapoint, type QueueDepthAlarm } from '../../../emulator/alarms';
-import { createQueue, receiveAll, subscribeQueueToTopic, testClients, uniqueName, type CreatedQueue } from '../../helpers/engines';
+import { createQueue, receiveAll, subscribeQueueToTopic, testClients, testEndpoints, uniqueName, type CreatedQueue } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
+import { injectFaults, serviceError } from '../../helpers/sdk';
 
 let clients: LocalClients;
 const evaluators: AlarmEvaluator[] = [];
@@ -29,14 +30,18 @@ async function topicWithInbox(): Promise<{ topicArn: string; inbox: CreatedQueue
   return { topicArn: TopicArn, inbox };
 }
 
-/** The DLQ alarm as the constructs synthesize it. */
-function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] }): QueueDepthAlarm {
+/** The DLQ alarm as the constructs synthesize it: messages held, visible + in flight (`visibleOnly`: the visible ones alone). */
+function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] }, options: { visibleOnly?: boolean } = {}): QueueDepthAlarm {
   const queueName = dlq.arn.split(':').pop() ?? '';
+  const held = {
+    metrics: [{ id: 'visible', metricName: 'ApproximateNumberOfMessagesVisible' }, { id: 'inFlight', metricName: 'ApproximateNumberOfMessagesNotVisible' }],
+    expression: { id: 'expr_1', expression: 'visible + inFlight', label: 'Messages held (visible + in flight)' },
+  } as const;
   return {
     alarmName: `${queueName}-depth`,
     alarmDescription: 'Messages are waiting in the dead-letter queue.',
     namespace: 'AWS/SQS',
-    metricName: 'ApproximateNumberOfMessagesVisible',
+    ...(options.visibleOnly ? { metrics: [{ metricName: 'ApproximateNumberOfMessagesVisible' }] } : held),
     queueName,
     queueUrl: dlq.url,
     statistic: 'Maximum',
@@ -50,6 +55,9 @@ function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] })
     okActions: actions.ok,
   };
 }
+
+/** The rule part of the `Trigger` of a notification for {@link dlqAlarm}. */
+const TRIGGER_RULE = { Period: 60, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, TreatMissingData: 'notBreaching', EvaluateLowSampleCountPercentile: '' } as const;
 
 function evaluator(alarms: QueueDepthAlarm[], options: Partial<AlarmEvaluatorOptions> = {}): AlarmEvaluator {
   const created = new AlarmEvaluator({ alarms, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: 1_000, periodMs: 1_000, ...options });
@@ -109,19 +117,15 @@ test('a message in the queue raises ALARM with CloudWatch notification, and drai
     AlarmActions: [topicArn],
     InsufficientDataActions: [],
     Trigger: {
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Namespace: 'AWS/SQS',
-      StatisticType: 'Statistic',
-      Statistic: 'MAXIMUM',
-      Unit: null,
-      Dimensions: [{ value: definition.queueName, name: 'QueueName' }],
-      Period: 60,
-      EvaluationPeriods: 1,
-      DatapointsToAlarm: 1,
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0,
-      TreatMissingData: 'notBreaching',
-      EvaluateLowSampleCountPercentile: '',
+      ...TRIGGER_RULE,
+      Metrics: [
+        { Expression: 'visible + inFlight', Id: 'expr_1', Label: 'Messages held (visible + in flight)', ReturnData: true },
+        ...['visible', 'inFlight'].map((id, index) => ({
+          Id: id,
+          MetricStat: { Metric: { Dimensions: [{ value: definition.queueName, name: 'QueueName' }], MetricName: ['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible'][index], Namespace: 'AWS/SQS' }, Period: 60, Stat: 'Maximum' },
+          ReturnData: false,
+        })),
+      ],
     },
   });
   await drain(dlq);
@@ -129,6 +133,60 @@ test('a message in the queue raises ALARM with CloudWatch notification, and drai
   const [cleared] = await notifications(inbox, 1);
   expect(cleared?.alarm).toMatchObject({ OldStateValue: 'ALARM', NewStateValue: 'OK' });
   expect(cleared?.Subject).toBe(`OK: "${definition.alarmName}" in US East (N. Virginia)`);
+});
+
+test("a single-metric alarm's Trigger names its metric, statistic and dimensions", async () => {
+  const [dlq, { topicArn, inbox }] = await Promise.all([createQueue(clients.sqs, uniqueName('dlq')), topicWithInbox()]);
+  const definition = dlqAlarm(dlq, { alarm: [topicArn], ok: [] }, { visibleOnly: true });
+  const alarms = evaluator([definition], { notifyInitialTransition: false });
+  await alarms.evaluateNow();
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'x' }));
+  await alarms.evaluateNow();
+  const [raised] = await notifications(inbox, 1);
+  expect(raised?.alarm.Trigger).toEqual({
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Namespace: 'AWS/SQS',
+    StatisticType: 'Statistic',
+    Statistic: 'MAXIMUM',
+    Unit: null,
+    Dimensions: [{ value: definition.queueName, name: 'QueueName' }],
+    ...TRIGGER_RULE,
+  });
+});
+
+test('a message someone is reading (received, not deleted) keeps the held alarm in ALARM; an alarm on the visible ones alone sends a false OK', async () => {
+  const [dlq, { topicArn, inbox }] = await Promise.all([createQueue(clients.sqs, uniqueName('dlq')), topicWithInbox()]);
+  const held = dlqAlarm(dlq, { alarm: [topicArn], ok: [topicArn] });
+  const visibleOnly = { ...dlqAlarm(dlq, { alarm: [topicArn], ok: [topicArn] }, { visibleOnly: true }), alarmName: `${held.alarmName}-visible` };
+  const alarms = evaluator([held, visibleOnly], { notifyInitialTransition: false });
+  await alarms.evaluateNow();
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: '{"failed":"event"}' }));
+  await alarms.evaluateNow();
+  expect(alarms.states()).toEqual({ [held.alarmName]: 'ALARM', [visibleOnly.alarmName]: 'ALARM' });
+  await receiveAll(clients.sqs, dlq.url, { max: 1, waitMs: 1_000, deleteMessages: false });
+  await alarms.evaluateNow();
+  expect(alarms.states()).toEqual({ [held.alarmName]: 'ALARM', [visibleOnly.alarmName]: 'OK' });
+  const sent = (await notifications(inbox)).map((notification) => `${notification.alarm.AlarmName}: ${notification.alarm.NewStateValue}`);
+  expect(sent.sort()).toEqual([`${held.alarmName}: ALARM`, `${visibleOnly.alarmName}: ALARM`, `${visibleOnly.alarmName}: OK`].sort());
+});
+
+test('a period whose samples all failed is sampled again as it closes: a busy machine does not read as missing data, a false OK', async () => {
+  const dlq = await createQueue(clients.sqs, uniqueName('dlq'));
+  const sqs = sqsClient(testEndpoints().sqs);
+  const alarms = evaluator([dlqAlarm(dlq, { alarm: [], ok: [] })], { sqs });
+  try {
+    await alarms.evaluateNow();
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'x' }));
+    await alarms.evaluateNow();
+    expect(alarms.history().map((transition) => transition.newState)).toEqual(['OK', 'ALARM']);
+    // One failed GetQueueAttributes stands for the samples a busy event loop did not take in time.
+    const faults = injectFaults(sqs, { commandName: 'GetQueueAttributesCommand', times: 1, error: () => serviceError('ServiceUnavailable', 503) });
+    await expect(alarms.evaluateNow()).rejects.toThrow('ServiceUnavailable');
+    expect(faults.failures).toBe(1);
+    expect(alarms.history().map((transition) => transition.newState)).toEqual(['OK', 'ALARM']);
+  } finally {
+    sqs.destroy();
+  }
 });
 
 test('ALARM goes to the alarm actions and OK to the OK actions, each to every topic listed', async () => {
@@ -161,9 +219,9 @@ test('on its timers, the Maximum of a period catches a message that came and wen
   await pollUntil(async () => (alarms.states()[definition.alarmName] === 'OK' ? true : undefined), 'the alarm to clear', { timeoutMs: 3_000 });
 });
 
-test('whilePaused: a DLQ read by receiving its messages keeps its ALARM, and the timers run again after', async () => {
+test('whilePaused: a DLQ read by receiving its messages keeps the ALARM of an alarm on visible messages alone, and the timers run again after', async () => {
   const dlq = await createQueue(clients.sqs, uniqueName('dlq'), { VisibilityTimeout: '30' });
-  const definition = dlqAlarm(dlq, { alarm: [], ok: [] });
+  const definition = dlqAlarm(dlq, { alarm: [], ok: [] }, { visibleOnly: true });
   const alarms = evaluator([definition], { sampleIntervalMs: 50, periodMs: 300 });
   await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'poison' }));
   alarms.start();

@@ -44,7 +44,7 @@ describe(ARCHITECTURE_DOC, () => {
     expect(page).toContain('| `page-view-counter` | SQS queue `PageViewCounter/Queue` | 100 | 1 s | maxReceiveCount 6; the function dead-letters with context at receive 5 |');
     expect(page).toContain('| `order-projection` | Kinesis stream `OrderProjection/Stream` | 100 | none | 3 retries, bisect on error, records older than 1 hour skipped |');
     expect(page).toContain('| `shipment-notifier` | DynamoDB stream of `OrdersTable` | 100 | none |');
-    for (const row of rows) expect(row).toMatch(/DLQ depth > 0/);
+    for (const row of rows) expect(row).toMatch(/DLQ messages held > 0/);
   });
 });
 

@@ -16,6 +16,7 @@ import { EventPipelineStack } from '../../../example';
 import { renderArchitecture } from '../../../tools/architecture/document';
 import { applyChanges, newConsumer, planConsumer, WriteError, type ConsumerRequest } from '../../../tools/scaffold';
 import type { Template as CfnTemplate } from '../../../aws/cloudformation/template';
+import { heldMessagesQueue } from '../../helpers/alarms';
 
 jest.setTimeout(120_000);
 
@@ -107,7 +108,7 @@ function count(template: CfnTemplate, type: string, where: (props: Record<string
   return Object.values(template.Resources).filter((resource) => resource.Type === type && where(resource.Properties ?? {})).length;
 }
 
-const isDepthAlarm = (props: Record<string, unknown>): boolean => props.MetricName === 'ApproximateNumberOfMessagesVisible';
+const isDepthAlarm = (props: Record<string, unknown>): boolean => heldMessagesQueue(props) !== undefined;
 
 beforeAll(() => {
   copy = copyRepository();
