@@ -3,7 +3,19 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { addEncryptedTopic, AlarmTopic, DynamoStreamConsumer, grantPublishToEncryptedTopic, IdempotencyTable, KinesisConsumer, QueueConsumer, TableAction, tableDefaults } from '../lib';
+import {
+  addEncryptedTopic,
+  AlarmTopic,
+  DynamoStreamConsumer,
+  grantPublishToEncryptedTopic,
+  IdempotencyTable,
+  KinesisConsumer,
+  type PipelineConsumer,
+  PipelineDashboard,
+  QueueConsumer,
+  TableAction,
+  tableDefaults,
+} from '../lib';
 import { GENERATED_CONSUMERS } from './consumers';
 import { PAGE_VIEW_COUNTER_SHARDS } from './counter-shards';
 
@@ -12,7 +24,8 @@ const DEFAULT_HANDLERS_DIR = path.join(__dirname, 'handlers');
 
 /**
  * Adds one consumer, and whatever only it uses, to the pipeline. It receives the stack, whose
- * public members are the shared resources (alarm topic, idempotency table, tables, topics).
+ * public members are the shared resources (alarm topic, idempotency table, tables, topics). When
+ * it returns its consumer construct (as `eo new consumer`'s do), the stack's dashboard draws it.
  */
 export type AddConsumer = (pipeline: EventPipelineStack) => unknown;
 
@@ -68,6 +81,8 @@ export class EventPipelineStack extends Stack {
   public readonly ledgerTable: Table;
   /** ledger FIFO queue -> account-ledger. */
   public readonly accountLedger: QueueConsumer;
+  /** One dashboard over the examples and the added consumers, named after the stack (output `DashboardName`). */
+  public readonly dashboard: PipelineDashboard;
   private readonly handlersDir: string;
 
   constructor(scope: Construct, id: string, props: EventPipelineStackProps = {}) {
@@ -85,7 +100,8 @@ export class EventPipelineStack extends Stack {
     this.ledgerTable = this.addLedgerTable();
     this.accountLedger = this.addAccountLedger(this.handlerEntry('account-ledger.ts'));
     this.addOutputs();
-    for (const addConsumer of props.consumers ?? GENERATED_CONSUMERS) addConsumer(this);
+    const added = (props.consumers ?? GENERATED_CONSUMERS).map((addConsumer) => addConsumer(this));
+    this.dashboard = this.addDashboard(added.filter(isPipelineConsumer));
   }
 
   /** The path of a handler file, e.g. `handlerEntry('page-view-counter.ts')`. */
@@ -200,6 +216,18 @@ export class EventPipelineStack extends Stack {
     });
   }
 
+  /**
+   * The dashboard, after every consumer. Named after the stack, so that its output is a plain
+   * string: local mode creates no dashboard, and could not resolve a `Ref` to one.
+   */
+  private addDashboard(added: readonly PipelineConsumer[]): PipelineDashboard {
+    const dashboardName = this.stackName;
+    const consumers = [this.pageViewCounter, this.orderProjection, this.shipmentNotifier, this.accountLedger, ...added];
+    const dashboard = new PipelineDashboard(this, 'Dashboard', { dashboardName, consumers });
+    new CfnOutput(this, 'DashboardName', { value: dashboardName });
+    return dashboard;
+  }
+
   /** Plain outputs, not exports: the CLI and the local engines read them; no stack imports them. */
   private addOutputs(): void {
     const outputs: Record<string, string> = {
@@ -222,4 +250,9 @@ export class EventPipelineStack extends Stack {
       new CfnOutput(this, id, { value });
     }
   }
+}
+
+/** Whether an {@link AddConsumer} returned a consumer construct, which the dashboard can draw. */
+function isPipelineConsumer(added: unknown): added is PipelineConsumer {
+  return added instanceof QueueConsumer || added instanceof KinesisConsumer || added instanceof DynamoStreamConsumer;
 }

@@ -35,6 +35,10 @@ export interface DynamoStreamConsumerProps extends StreamConsumerProps {
 export class DynamoStreamConsumer extends Construct {
   /** The consumer's name. */
   public readonly consumerName: string;
+  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name. */
+  public readonly serviceName: string;
+  /** The event source mapping's UUID (its `Ref`), the `EventSourceMappingUUID` dimension of its metrics. */
+  public readonly mappingUuid: string;
   /** The DLQ: the on-failure destination, and where the function sends permanent failures. */
   public readonly deadLetterQueue: Queue;
   /** The alarm on the DLQ's depth. */
@@ -55,14 +59,15 @@ export class DynamoStreamConsumer extends Construct {
       throw new Error(`table must have a stream (given ${props.table.node.path}, which has none)`);
     }
     this.consumerName = props.consumerName;
+    this.serviceName = props.serviceName ?? props.consumerName;
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;
     this.failureArchive = addFailureArchive(this, props);
     this.function = addStreamFunction(this, props, this.deadLetterQueue, DYNAMODB_STREAM_RETENTION);
-    const mappingUuid = this.addEventSource(props);
+    this.mappingUuid = this.addEventSource(props);
     this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
-    this.consumerAlarms = addStreamConsumerAlarms(this, this.function, mappingUuid, props);
+    this.consumerAlarms = addStreamConsumerAlarms(this, this.function, this.mappingUuid, props);
   }
 
   /** Also grants the function read access to the stream and send access to the DLQ; returns the mapping's UUID. */

@@ -28,6 +28,8 @@ export { IteratorAgeAlarm } from './iterator-age-alarm';
 export type { IteratorAgeAlarmProps } from './iterator-age-alarm';
 export { KinesisConsumer } from './kinesis-consumer';
 export type { KinesisConsumerProps } from './kinesis-consumer';
+export { PipelineDashboard } from './pipeline-dashboard';
+export type { PipelineConsumer, PipelineDashboardProps } from './pipeline-dashboard';
 export { QueueConsumer } from './queue-consumer';
 export type { QueueConsumerProps, QueueSubscriptionOptions } from './queue-consumer';
 export type { OnFailureDestination, StreamConsumerProps } from './stream-consumer';

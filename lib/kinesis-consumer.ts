@@ -56,6 +56,10 @@ const KINESIS_ENVELOPES: readonly EnvelopeFormat[] = [EnvelopeFormat.NATIVE, Env
 export class KinesisConsumer extends Construct {
   /** The consumer's name. */
   public readonly consumerName: string;
+  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name. */
+  public readonly serviceName: string;
+  /** The event source mapping's UUID (its `Ref`), the `EventSourceMappingUUID` dimension of its metrics. */
+  public readonly mappingUuid: string;
   /** The source stream. */
   public readonly stream: IStream;
   /** The DLQ: the on-failure destination, and where the function sends permanent failures. */
@@ -78,6 +82,7 @@ export class KinesisConsumer extends Construct {
     validateKinesisConsumerProps(props);
     const retention = props.retentionPeriod ?? STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod;
     this.consumerName = props.consumerName;
+    this.serviceName = props.serviceName ?? props.consumerName;
     this.stream = props.stream ?? this.addStream(retention);
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
@@ -85,9 +90,9 @@ export class KinesisConsumer extends Construct {
     this.failureArchive = addFailureArchive(this, props);
     this.function = addStreamFunction(this, props, this.deadLetterQueue, retention);
     this.envelope = new DeliveredEnvelope(this.function, props.envelope).envelope;
-    const mappingUuid = this.addEventSource(props);
+    this.mappingUuid = this.addEventSource(props);
     this.iteratorAgeAlarm = addIteratorAgeAlarm(this, this.function, props);
-    this.consumerAlarms = addStreamConsumerAlarms(this, this.function, mappingUuid, props);
+    this.consumerAlarms = addStreamConsumerAlarms(this, this.function, this.mappingUuid, props);
   }
 
   private addStream(retentionPeriod: Duration): Stream {

@@ -129,6 +129,10 @@ interface QueueSettings {
 export class QueueConsumer extends Construct {
   /** The consumer's name. */
   public readonly consumerName: string;
+  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name. */
+  public readonly serviceName: string;
+  /** The event source mapping's UUID (its `Ref`), the `EventSourceMappingUUID` dimension of its metrics. */
+  public readonly mappingUuid: string;
   /** The source queue. */
   public readonly queue: Queue;
   /** The dead-letter queue: the queue's redrive target, and where the function sends failures. */
@@ -146,6 +150,7 @@ export class QueueConsumer extends Construct {
     validateQueueConsumerProps(props);
     const settings = queueSettings(props);
     this.consumerName = props.consumerName;
+    this.serviceName = props.serviceName ?? props.consumerName;
     const names = this.queueNames(settings.fifo);
     const dlq = this.addDlq(props, names);
     this.deadLetterQueue = dlq.queue;
@@ -153,12 +158,12 @@ export class QueueConsumer extends Construct {
     this.queue = this.addQueue(settings, names.source);
     this.function = this.addFunction(props, settings);
     this.delivered = new DeliveredEnvelope(this.function, props.envelope);
-    const source = this.addEventSource(settings);
+    this.mappingUuid = this.addEventSource(settings).eventSourceMappingId;
     this.consumerAlarms = new ConsumerAlarms(this, 'ConsumerAlarms', {
       consumerName: props.consumerName,
-      serviceName: props.serviceName ?? props.consumerName,
+      serviceName: this.serviceName,
       function: this.function,
-      mappingUuid: source.eventSourceMappingId,
+      mappingUuid: this.mappingUuid,
       topic: props.alarmTopic,
       queue: { queue: this.queue, visibilityTimeout: settings.visibilityTimeout, maxReceiveCount: settings.maxReceiveCount },
     }, props.alarms);

@@ -39,6 +39,8 @@ describe('EventPipelineStack', () => {
     template.resourceCountIs('AWS::KMS::Key', 3);
     // A depth alarm per DLQ, an iterator age alarm per stream consumer, five more per consumer (lib/consumer-alarms.ts).
     template.resourceCountIs('AWS::CloudWatch::Alarm', 6 + 4 * 5);
+    // One dashboard over all four (lib/pipeline-dashboard.ts).
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // One more than before the fan-out: the page views topic's subscription of the counter queue.
     template.resourceCountIs('AWS::SNS::Subscription', 2);
   });
@@ -60,12 +62,13 @@ describe('EventPipelineStack', () => {
     });
   });
 
-  test('outputs every queue URL, the stream, the tables and the topics, without exports', () => {
+  test('outputs every queue URL, the stream, the tables, the topics and the dashboard, without exports', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Export?: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual([
       'AccountLedgerDlqUrl',
       'AlarmTopicArn',
       'CountersTableName',
+      'DashboardName',
       'IdempotencyTableName',
       'LedgerQueueUrl',
       'LedgerTableName',
@@ -308,7 +311,13 @@ describe('EventPipelineStack consumers', () => {
     expect(alarm?.Properties.AlarmActions).toEqual([{ Ref: alarmTopicId }]);
   });
 
-  test('leaves the examples exactly as they are', () => {
-    for (const [id, resource] of Object.entries(resources)) expect(extended.Resources[id]).toEqual(resource);
+  test('leaves the examples exactly as they are, but for the dashboard, which draws the added one after them', () => {
+    const dashboard = logicalId(template, 'AWS::CloudWatch::Dashboard');
+    for (const [id, resource] of Object.entries(resources)) if (id !== dashboard) expect(extended.Resources[id]).toEqual(resource);
+    const parts = (body: unknown): unknown[] => (body as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const examples = parts(resources[dashboard]?.Properties.DashboardBody);
+    const withAdded = parts(extended.Resources[dashboard]?.Properties.DashboardBody);
+    expect(withAdded.slice(0, examples.length - 1)).toEqual(examples.slice(0, -1));
+    expect(JSON.stringify(withAdded.slice(examples.length - 1))).toContain('audit-trail: deliveries');
   });
 });
