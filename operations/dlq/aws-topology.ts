@@ -4,20 +4,16 @@
  * declare other ones):
  * - the stack's resources (`ListStackResources`) give each queue, stream and table by logical id
  *   and type, with its physical id;
- * - each queue's live `RedrivePolicy` says which queue is whose DLQ;
- * - each event source mapping's `DestinationConfig.OnFailure` says which queue is a stream's
- *   on-failure destination. Those come from the template (`GetTemplate`), resolved against the
- *   live ARNs by the same intrinsics resolver as local mode's;
- * - a mapping whose on-failure destination is a bucket, with the rule that announces the bucket's
- *   objects to a queue, makes that queue the DLQ that stands for the archive;
- * - a queue the function's `DLQ_URL` names that nothing above found is the runtime's DLQ.
+ * - each queue's live `RedrivePolicy`, and the template (`GetTemplate`: mappings' on-failure
+ *   destinations, archives' rules, functions' `DLQ_URL`), resolved against the live ARNs by the
+ *   same intrinsics resolver as local mode's, say which queue is whose DLQ, by the same rules as
+ *   local mode's (dlq-links.ts).
  */
 import { tryResolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
-import { ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
+import { ResourceType, type Template } from '../../aws/cloudformation/template';
 import { urlSuffixOf } from '../../aws/partitions';
-import { archiveLinks } from './archive-topology';
-import { runtimeDlqLinks } from './runtime-dlqs';
-import { groupDlqs, type DlqLink } from './topology';
+import { dlqLinks } from './dlq-links';
+import { groupDlqs } from './topology';
 import type { DlqInfo, QueueRef, StackTopology, StreamRef, TableRef } from './types';
 
 /** A queue of the stack, with where its redrive policy sends what SQS gives up on. */
@@ -76,39 +72,9 @@ function accountOf(stackId: string): Account {
   return { partition, region, accountId };
 }
 
-/** Redrive targets of queues first, then on-failure destinations of mappings. */
+/** Every DLQ of the stack, with every source that feeds it (dlq-links.ts). */
 function dlqsOf(stack: DeployedStack, context: ResolveContext): DlqInfo[] {
-  const byArn = new Map(stack.queues.map((queue) => [queue.arn, queue]));
-  const links: DlqLink[] = [];
-  for (const queue of stack.queues) {
-    const dlq = queue.deadLetterTargetArn === undefined ? undefined : byArn.get(queue.deadLetterTargetArn);
-    if (dlq) links.push({ queue: dlq, source: { role: 'redrive', arn: queue.arn } });
-  }
-  for (const { destination, sourceArn } of onFailureDestinations(stack.template, context)) {
-    const dlq = byArn.get(destination);
-    if (dlq) links.push({ queue: dlq, source: { role: 'on-failure', arn: sourceArn } });
-  }
-  const resolve = (value: unknown) => tryResolveString(value, context);
-  for (const { bucket, streamArn, indexQueueArn } of archiveLinks(stack.template, resolve)) {
-    const index = byArn.get(indexQueueArn);
-    if (index) links.push({ queue: index, source: { role: 'on-failure', arn: streamArn }, archive: { bucket } });
-  }
-  const linked = new Set(links.map((link) => link.queue.arn));
-  for (const { queueUrl, sourceArn } of runtimeDlqLinks(stack.template, resolve)) {
-    const dlq = stack.queues.find((queue) => queue.url === queueUrl);
-    if (dlq && !linked.has(dlq.arn)) links.push({ queue: dlq, source: { role: 'runtime', arn: sourceArn } });
-  }
-  return groupDlqs(links);
-}
-
-/** Each mapping's on-failure queue ARN and source ARN; a mapping whose values do not resolve is left out. */
-function onFailureDestinations(template: Template, context: ResolveContext): { destination: string; sourceArn: string }[] {
-  return resourcesOfType(template, ResourceType.EVENT_SOURCE_MAPPING).flatMap(({ properties }) => {
-    const config = properties.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined;
-    const destination = tryResolveString(config?.OnFailure?.Destination, context);
-    const sourceArn = tryResolveString(properties.EventSourceArn, context);
-    return destination && sourceArn ? [{ destination, sourceArn }] : [];
-  });
+  return groupDlqs(dlqLinks(stack.queues, stack.template, (value) => tryResolveString(value, context)));
 }
 
 function resolveContext(stack: DeployedStack, account: Account): ResolveContext {

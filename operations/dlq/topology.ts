@@ -1,13 +1,7 @@
 /** Finding a DLQ of the stack by what an operator types. */
 import { UnknownQueueError } from './errors';
-import type { ArchiveRef, DlqInfo, DlqSource, QueueRef, StackTopology } from './types';
-
-/** A queue, one source that feeds it, and the archive it stands for (if it is an index queue). */
-export interface DlqLink {
-  readonly queue: QueueRef;
-  readonly source: DlqSource;
-  readonly archive?: ArchiveRef;
-}
+import type { QueueLink } from './dlq-links';
+import type { DlqInfo, QueueRef, StackTopology } from './types';
 
 /**
  * The DLQ `query` names: its URL, ARN or name, the output that holds its URL
@@ -26,7 +20,7 @@ export function findDlq(topology: StackTopology, query: string): DlqInfo {
 }
 
 /** One entry per queue, with every source that feeds it. */
-export function groupDlqs(links: readonly DlqLink[]): DlqInfo[] {
+export function groupDlqs(links: readonly QueueLink<QueueRef>[]): DlqInfo[] {
   const byArn = new Map<string, DlqInfo>();
   for (const { queue, source, archive } of links) {
     const known = byArn.get(queue.arn);
