@@ -5,6 +5,23 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { notifyOnAlarmAndOk } from './alarm-actions';
 
+/**
+ * A queue's messages held, visible + in flight (each its Maximum per minute): what the DLQ alarm
+ * watches, and what the dashboard draws beside it.
+ */
+export function heldMessages(queue: IQueue, label: string): MathExpression {
+  const period = Duration.minutes(1);
+  return new MathExpression({
+    expression: `${DLQ_HELD_METRICS.visible} + ${DLQ_HELD_METRICS.inFlight}`,
+    label,
+    period,
+    usingMetrics: {
+      [DLQ_HELD_METRICS.visible]: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+      [DLQ_HELD_METRICS.inFlight]: queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period }),
+    },
+  });
+}
+
 /** Props of {@link DlqAlarm}. */
 export interface DlqAlarmProps {
   /** The dead-letter queue to watch. */
@@ -42,16 +59,7 @@ export class DlqAlarm extends Construct {
   }
 
   private addAlarm(props: DlqAlarmProps): Alarm {
-    const period = Duration.minutes(1);
-    const held = new MathExpression({
-      expression: `${DLQ_HELD_METRICS.visible} + ${DLQ_HELD_METRICS.inFlight}`,
-      label: 'Messages held (visible + in flight)',
-      period,
-      usingMetrics: {
-        [DLQ_HELD_METRICS.visible]: props.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
-        [DLQ_HELD_METRICS.inFlight]: props.queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period }),
-      },
-    });
+    const held = heldMessages(props.queue, 'Messages held (visible + in flight)');
     return held.createAlarm(this, 'Alarm', {
       alarmDescription: props.description ?? `Messages are waiting in dead-letter queue ${props.queue.node.path}.`,
       threshold: 0,

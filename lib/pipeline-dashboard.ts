@@ -12,10 +12,10 @@
  * them, so a graph shows what its alarm saw.
  */
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, AlarmStatusWidget, Dashboard, GraphWidget, type IAlarm, type IMetric, MathExpression, Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, AlarmStatusWidget, Dashboard, GraphWidget, type IAlarm, type IMetric, Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, MetricName } from '../aws/metrics';
-import { DLQ_HELD_METRICS } from './dlq-alarm';
+import { heldMessages } from './dlq-alarm';
 import { DynamoStreamConsumer } from './dynamo-stream-consumer';
 import type { KinesisConsumer } from './kinesis-consumer';
 import { QueueConsumer } from './queue-consumer';
@@ -122,17 +122,7 @@ function failures(consumer: PipelineConsumer): GraphWidget {
 
 /** The DLQ's messages held (visible + in flight), the sum its depth alarm watches (lib/dlq-alarm.ts). */
 function dlqHeld(consumer: PipelineConsumer): GraphWidget {
-  const queue = consumer.deadLetterQueue;
-  const held = new MathExpression({
-    expression: `${DLQ_HELD_METRICS.visible} + ${DLQ_HELD_METRICS.inFlight}`,
-    label: 'held (visible + in flight)',
-    period: PERIOD,
-    usingMetrics: {
-      [DLQ_HELD_METRICS.visible]: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD }),
-      [DLQ_HELD_METRICS.inFlight]: queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period: PERIOD }),
-    },
-  });
-  return countGraph(consumer, 'DLQ held', [held]);
+  return countGraph(consumer, 'DLQ held', [heldMessages(consumer.deadLetterQueue, 'held (visible + in flight)')]);
 }
 
 /** How far behind the consumer is, with its alarm's threshold when it has one. */
