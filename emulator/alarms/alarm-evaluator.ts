@@ -1,39 +1,27 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { GetQueueAttributesCommand, type QueueAttributeName, type SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../engines/account';
+import type { MetricSource } from '../metrics';
 import { evaluateAlarm } from './evaluation';
 import { alarmNotification, alarmSubject, type AlarmLocation } from './notification';
-import { AlarmState, type AlarmStateValue, type AlarmTransition, type Datapoint, type QueueDepthAlarm, type QueueDepthMetricName } from './types';
+import { AlarmState, type AlarmStateValue, type AlarmTransition, type Datapoint, type MetricAlarm } from './types';
 
 /** Defaults of {@link AlarmEvaluatorOptions}, named once for the code and its docs. */
 export const ALARM_EVALUATOR_DEFAULTS = {
   notifyInitialTransition: true,
 } as const;
 
-/**
- * The queue attribute read as `ApproximateNumberOfMessagesVisible`: SQS's API name for the
- * messages available for retrieval (neither in flight nor delayed), and the one fauxqs reports.
- */
-export const VISIBLE_DEPTH_ATTRIBUTE: QueueAttributeName = 'ApproximateNumberOfMessages';
-
-/** The queue attribute each depth metric is read from. */
-const DEPTH_ATTRIBUTES: Readonly<Record<QueueDepthMetricName, QueueAttributeName>> = {
-  ApproximateNumberOfMessagesVisible: VISIBLE_DEPTH_ATTRIBUTE,
-  ApproximateNumberOfMessagesNotVisible: 'ApproximateNumberOfMessagesNotVisible',
-};
-
 /** Options of {@link AlarmEvaluator}. */
 export interface AlarmEvaluatorOptions {
-  readonly alarms: readonly QueueDepthAlarm[];
-  /** Reads the queues' depth (fauxqs: a client with `useQueueUrlAsEndpoint: false`). */
-  readonly sqs: SQSClient;
+  readonly alarms: readonly MetricAlarm[];
+  /** Where the alarms' metrics are sampled and read (local mode's {@link MetricSampler}). */
+  readonly metrics: MetricSource;
   /** Publishes the notifications. */
   readonly sns: SNSClient;
   /** @default LOCAL_REGION */
   readonly region?: string;
   /** @default LOCAL_ACCOUNT_ID */
   readonly accountId?: string;
-  /** How often each queue's depth is sampled; at most `periodMs`. */
+  /** How often the metrics are sampled (gauges such as a queue's depth are read then); at most `periodMs`. */
   readonly sampleIntervalMs: number;
   /** The local length of one period (local mode compresses time, e.g. 60 s to 1 s). */
   readonly periodMs: number;
@@ -48,29 +36,32 @@ export interface AlarmEvaluatorOptions {
 }
 
 interface Tracked {
-  readonly alarm: QueueDepthAlarm;
+  readonly alarm: MetricAlarm;
   state: AlarmStateValue;
   transitions: number;
   /** Closed periods, oldest first, at most `evaluationPeriods`. */
   readonly datapoints: Datapoint[];
   periodStart: Date;
-  /** The Maximum of each of the alarm's metrics in the open period (metric math adds them at its close, as CloudWatch does). */
-  periodMax: (number | undefined)[];
+  /** The metric source's position when the open period began: its datapoints are the ones recorded since. */
+  periodStartPosition: number;
 }
 
 /**
- * Evaluates CloudWatch alarms on SQS queue depth locally: samples each queue, takes the Maximum
- * per period, evaluates "M out of N" against the threshold, and on every state change publishes
- * CloudWatch's notification to the actions' topics. Alarms start in INSUFFICIENT_DATA, as on AWS.
+ * Evaluates CloudWatch alarms locally: samples their metrics, takes each metric's statistic per
+ * period (adding them up for metric math), evaluates "M out of N" against the threshold, and on
+ * every state change publishes CloudWatch's notification to the actions' topics. Alarms start in
+ * INSUFFICIENT_DATA, as on AWS.
  *
  * @example
- * const evaluator = new AlarmEvaluator({ alarms, sqs, sns, sampleIntervalMs: 250, periodMs: 1000 });
+ * const evaluator = new AlarmEvaluator({ alarms, metrics: sampler, sns, sampleIntervalMs: 250, periodMs: 1000 });
  * evaluator.start();
  * // ...
  * await evaluator.stop();
  */
 export class AlarmEvaluator {
   private readonly tracked: ReadonlyMap<string, Tracked>;
+  /** Every metric an alarm reads. */
+  private readonly watched: MetricAlarm['metrics'][number]['key'][];
   private readonly transitions: AlarmTransition[] = [];
   private readonly location: AlarmLocation;
   private timers: NodeJS.Timeout[] = [];
@@ -80,13 +71,17 @@ export class AlarmEvaluator {
     validate(options);
     const now = new Date();
     this.location = { region: options.region ?? LOCAL_REGION, accountId: options.accountId ?? LOCAL_ACCOUNT_ID, configuredAt: now };
-    this.tracked = new Map(options.alarms.map((alarm) => [alarm.alarmName, track(alarm, now)]));
+    this.tracked = new Map(options.alarms.map((alarm) => [alarm.alarmName, track(alarm, now, options.metrics.position())]));
+    this.watched = options.alarms.flatMap((alarm) => alarm.metrics.map((metric) => metric.key));
   }
 
   /** Samples every `sampleIntervalMs` and closes a period every `periodMs`; the timers do not hold the process open. */
   public start(): void {
     if (this.timers.length > 0) return;
-    for (const tracked of this.tracked.values()) tracked.periodStart = new Date();
+    for (const tracked of this.tracked.values()) {
+      tracked.periodStart = new Date();
+      tracked.periodStartPosition = this.options.metrics.position();
+    }
     const report = (errors: unknown[]): void => errors.forEach((error) => this.options.onError?.(error));
     const tick = (task: () => Promise<unknown[]>): void => void this.serially(task).then(report, (error: unknown) => report([error]));
     const every = (ms: number, task: () => Promise<unknown[]>): NodeJS.Timeout => setInterval(() => tick(task), ms).unref();
@@ -103,8 +98,8 @@ export class AlarmEvaluator {
 
   /**
    * Runs `work` with the timers stopped, then starts them again if they were running. For reading
-   * queues by receiving their messages: the evaluator would take the moment they are invisible for
-   * an empty queue, and flip the alarm to OK.
+   * queues by receiving their messages under an alarm on visible messages alone: the evaluator
+   * would take the moment they are invisible for an empty queue, and flip the alarm to OK.
    */
   public async whilePaused<T>(work: () => Promise<T>): Promise<T> {
     const running = this.timers.length > 0;
@@ -139,45 +134,49 @@ export class AlarmEvaluator {
     return run;
   }
 
-  private async sampleAll(): Promise<unknown[]> {
-    const results = await Promise.allSettled([...this.tracked.values()].map((tracked) => this.sample(tracked)));
-    return results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
-  }
-
-  private async sample(tracked: Tracked): Promise<void> {
-    const attributes = tracked.alarm.metrics.map((metric) => DEPTH_ATTRIBUTES[metric.metricName]);
-    const { Attributes } = await this.options.sqs.send(new GetQueueAttributesCommand({ QueueUrl: tracked.alarm.queueUrl, AttributeNames: attributes }));
-    const depths = attributes.map((attribute) => {
-      const depth = Number(Attributes?.[attribute]);
-      if (!Number.isFinite(depth)) throw new Error(`Queue ${tracked.alarm.queueName} reported no ${attribute}`);
-      return depth;
-    });
-    tracked.periodMax = depths.map((depth, index) => Math.max(tracked.periodMax[index] ?? depth, depth));
+  /** Samples every alarm's metrics (the counters, and the gauges the alarms watch). */
+  private sampleAll(): Promise<unknown[]> {
+    return this.options.metrics.sample(this.watched);
   }
 
   private async closePeriod(): Promise<unknown[]> {
     const errors = await this.sampleUnsampled();
     const now = new Date();
+    const end = this.options.metrics.position();
     for (const tracked of this.tracked.values()) {
-      tracked.datapoints.push({ timestamp: tracked.periodStart, value: periodValue(tracked.periodMax) });
+      tracked.datapoints.push({ timestamp: tracked.periodStart, value: this.periodValue(tracked, end) });
       tracked.datapoints.splice(0, tracked.datapoints.length - tracked.alarm.evaluationPeriods);
       tracked.periodStart = now;
-      tracked.periodMax = [];
+      tracked.periodStartPosition = end;
       errors.push(...(await this.transition(tracked, now)));
     }
     return errors;
   }
 
   /**
-   * Samples the alarms whose open period has no sample yet. SQS publishes a datapoint every minute
-   * for a queue in use, so a period without one is an artefact of a busy machine (the samples
-   * queued behind slow ones), which the alarm would read as missing data: for a DLQ alarm that
-   * treats missing data as not breaching, an OK while the queue holds messages.
+   * The period's datapoint: the statistic of its one metric, or the sum of its metrics'
+   * statistics for metric math; none when a metric has no datapoint in it. A period holds what
+   * was recorded after it began and up to position `end`, so that a datapoint recorded in the
+   * millisecond a period closes belongs to exactly one period.
+   */
+  private periodValue(tracked: Tracked, end: number): number | undefined {
+    const values = tracked.alarm.metrics.map((metric) => this.options.metrics.statisticBetween(metric.key, metric.statistic, tracked.periodStartPosition, end));
+    if (values.length === 0 || values.some((value) => value === undefined)) return undefined;
+    return values.reduce<number>((total, value) => total + (value ?? 0), 0);
+  }
+
+  /**
+   * Samples the metrics of the alarms whose open period has no datapoint yet. SQS publishes a
+   * datapoint every minute for a queue in use, so a period without one is an artefact of a busy
+   * machine (the samples queued behind slow ones), which the alarm would read as missing data: for
+   * a DLQ alarm that treats missing data as not breaching, an OK while the queue holds messages.
+   * (A counter that did not grow still has none after this: an idle source publishes nothing.)
    */
   private async sampleUnsampled(): Promise<unknown[]> {
-    const unsampled = [...this.tracked.values()].filter((tracked) => periodValue(tracked.periodMax) === undefined);
-    const results = await Promise.allSettled(unsampled.map((tracked) => this.sample(tracked)));
-    return results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    const end = this.options.metrics.position();
+    const unsampled = [...this.tracked.values()].filter((tracked) => this.periodValue(tracked, end) === undefined);
+    if (unsampled.length === 0) return [];
+    return this.options.metrics.sample(unsampled.flatMap((tracked) => tracked.alarm.metrics.map((metric) => metric.key)));
   }
 
   /** Evaluates the window; on a change of state, records it and notifies the actions. */
@@ -194,7 +193,7 @@ export class AlarmEvaluator {
     return errors;
   }
 
-  private async publish(alarm: QueueDepthAlarm, transition: AlarmTransition, topics: readonly string[]): Promise<{ notified: string[]; errors: unknown[] }> {
+  private async publish(alarm: MetricAlarm, transition: AlarmTransition, topics: readonly string[]): Promise<{ notified: string[]; errors: unknown[] }> {
     const Message = JSON.stringify(alarmNotification(alarm, transition, this.location));
     const Subject = alarmSubject(alarm.alarmName, transition.newState, this.location.region);
     const results = await Promise.allSettled(topics.map((TopicArn) => this.options.sns.send(new PublishCommand({ TopicArn, Subject, Message }))));
@@ -205,17 +204,11 @@ export class AlarmEvaluator {
   }
 }
 
-function track(alarm: QueueDepthAlarm, now: Date): Tracked {
-  return { alarm, state: AlarmState.INSUFFICIENT_DATA, transitions: 0, datapoints: [], periodStart: now, periodMax: [] };
+function track(alarm: MetricAlarm, now: Date, position: number): Tracked {
+  return { alarm, state: AlarmState.INSUFFICIENT_DATA, transitions: 0, datapoints: [], periodStart: now, periodStartPosition: position };
 }
 
-/** The period's datapoint: the sum of its metrics' Maximums, or none when a metric had no sample. */
-function periodValue(maximums: readonly (number | undefined)[]): number | undefined {
-  if (maximums.length === 0 || maximums.some((maximum) => maximum === undefined)) return undefined;
-  return maximums.reduce<number>((total, maximum) => total + (maximum ?? 0), 0);
-}
-
-function actionsFor(alarm: QueueDepthAlarm, state: AlarmStateValue): readonly string[] {
+function actionsFor(alarm: MetricAlarm, state: AlarmStateValue): readonly string[] {
   if (state === AlarmState.ALARM) return alarm.alarmActions;
   if (state === AlarmState.OK) return alarm.okActions;
   return alarm.insufficientDataActions ?? [];
@@ -234,8 +227,9 @@ function validate(options: AlarmEvaluatorOptions): void {
   }
 }
 
-function validateAlarm(alarm: QueueDepthAlarm): void {
+function validateAlarm(alarm: MetricAlarm): void {
   const { alarmName, evaluationPeriods: n, datapointsToAlarm: m } = alarm;
   if (!Number.isInteger(n) || n < 1) throw new Error(`${alarmName}: evaluationPeriods must be an integer >= 1 (given ${n})`);
   if (!Number.isInteger(m) || m < 1 || m > n) throw new Error(`${alarmName}: datapointsToAlarm must be an integer 1..${n} (given ${m})`);
+  if (alarm.metrics.length === 0) throw new Error(`${alarmName}: an alarm needs at least one metric`);
 }

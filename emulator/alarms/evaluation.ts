@@ -2,7 +2,7 @@
  * CloudWatch's evaluation of a static-threshold alarm: "M out of N" datapoints against the
  * threshold, with the alarm's treatment of missing data, and the state reason in CloudWatch's words.
  */
-import { AlarmState, type AlarmStateValue, type ComparisonOperator, type Datapoint, type QueueDepthAlarm } from './types';
+import { AlarmState, type AlarmStateValue, type ComparisonOperator, type Datapoint, type MetricAlarm } from './types';
 
 /** The outcome of one evaluation. */
 export interface Evaluation {
@@ -10,7 +10,7 @@ export interface Evaluation {
   readonly reason: string;
 }
 
-type Rule = Pick<QueueDepthAlarm, 'comparisonOperator' | 'threshold' | 'evaluationPeriods' | 'datapointsToAlarm' | 'treatMissingData'>;
+type Rule = Pick<MetricAlarm, 'comparisonOperator' | 'threshold' | 'evaluationPeriods' | 'datapointsToAlarm' | 'treatMissingData'>;
 
 const PHRASES: Readonly<Record<ComparisonOperator, string>> = {
   GreaterThanThreshold: 'greater than',

@@ -1,8 +1,8 @@
-export { AlarmEvaluator, ALARM_EVALUATOR_DEFAULTS, VISIBLE_DEPTH_ATTRIBUTE } from './alarm-evaluator';
+export { AlarmEvaluator, ALARM_EVALUATOR_DEFAULTS } from './alarm-evaluator';
 export type { AlarmEvaluatorOptions } from './alarm-evaluator';
 export { evaluateAlarm, formatDouble, isBreaching, thresholdReason } from './evaluation';
 export type { Evaluation } from './evaluation';
 export { alarmArn, alarmNotification, alarmSubject, cloudWatchTime, regionName } from './notification';
 export type { AlarmLocation, AlarmNotification, AlarmTrigger, MathTrigger, MetricTrigger, TriggerMetric } from './notification';
-export { AlarmState } from './types';
-export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, QueueDepthAlarm, QueueDepthMetric, QueueDepthMetricName, TreatMissingData } from './types';
+export { AlarmState, isQueueDepthAlarm, watchedQueueName } from './types';
+export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, AlarmMetric, MetricAlarm, QueueDepthMetricName, TreatMissingData } from './types';

@@ -3,7 +3,9 @@
  * Lambda subscribers receive as the SNS `Message`) and a subject such as
  * `ALARM: "my-alarm" in US East (N. Virginia)`.
  */
-import type { AlarmTransition, QueueDepthAlarm } from './types';
+import { SNS_LIMITS } from '../../aws/limits';
+import type { MetricKey } from '../metrics';
+import type { AlarmTransition, MetricAlarm } from './types';
 
 /** The names CloudWatch notifications give regions (their `Region` field and subject). */
 const REGION_NAMES: Readonly<Record<string, string>> = {
@@ -27,8 +29,6 @@ const REGION_NAMES: Readonly<Record<string, string>> = {
   'sa-east-1': 'South America (Sao Paulo)',
 };
 
-/** SNS allows subjects of at most 100 characters. */
-const SUBJECT_MAX = 100;
 
 /** Where the alarm lives, for its ARN and the notification's account and region fields. */
 export interface AlarmLocation {
@@ -94,7 +94,7 @@ export interface MathTrigger extends TriggerRule {
 export type AlarmTrigger = MetricTrigger | MathTrigger;
 
 /** `arn:aws:cloudwatch:<region>:<account>:alarm:<name>`. */
-export function alarmArn(alarm: QueueDepthAlarm, location: AlarmLocation): string {
+export function alarmArn(alarm: Pick<MetricAlarm, 'alarmName'>, location: AlarmLocation): string {
   return `arn:aws:cloudwatch:${location.region}:${location.accountId}:alarm:${alarm.alarmName}`;
 }
 
@@ -109,7 +109,7 @@ export function cloudWatchTime(date: Date): string {
 }
 
 /** The notification document for one transition. */
-export function alarmNotification(alarm: QueueDepthAlarm, transition: AlarmTransition, location: AlarmLocation): AlarmNotification {
+export function alarmNotification(alarm: MetricAlarm, transition: AlarmTransition, location: AlarmLocation): AlarmNotification {
   return {
     AlarmName: alarm.alarmName,
     AlarmDescription: alarm.alarmDescription ?? null,
@@ -132,7 +132,7 @@ export function alarmNotification(alarm: QueueDepthAlarm, transition: AlarmTrans
  * The alarm's `Trigger`: the metric, its statistic and dimensions for a single-metric alarm; for a
  * metric math alarm, `Metrics` as the alarm declares them (the expression, then each metric).
  */
-function alarmTrigger(alarm: QueueDepthAlarm): AlarmTrigger {
+function alarmTrigger(alarm: MetricAlarm): AlarmTrigger {
   const rule: TriggerRule = {
     Period: alarm.periodSeconds,
     EvaluationPeriods: alarm.evaluationPeriods,
@@ -142,26 +142,35 @@ function alarmTrigger(alarm: QueueDepthAlarm): AlarmTrigger {
     TreatMissingData: alarm.treatMissingData,
     EvaluateLowSampleCountPercentile: '',
   };
-  const dimensions = [{ value: alarm.queueName, name: 'QueueName' }];
   const [single] = alarm.metrics;
   if (alarm.expression === undefined && single !== undefined) {
-    return { MetricName: single.metricName, Namespace: alarm.namespace, StatisticType: 'Statistic', Statistic: alarm.statistic.toUpperCase(), Unit: null, Dimensions: dimensions, ...rule };
+    return { MetricName: single.key.metricName, Namespace: single.key.namespace, StatisticType: 'Statistic', Statistic: single.statistic.toUpperCase(), Unit: null, Dimensions: triggerDimensions(single.key), ...rule };
   }
   const expression = alarm.expression ?? { id: 'e1', expression: '' };
   const metrics: TriggerMetric[] = [
     { Expression: expression.expression, Id: expression.id, ...(expression.label !== undefined && { Label: expression.label }), ReturnData: true },
-    ...alarm.metrics.map((metric): TriggerMetric => ({ Id: metric.id ?? metric.metricName, MetricStat: { Metric: { Dimensions: dimensions, MetricName: metric.metricName, Namespace: alarm.namespace }, Period: alarm.periodSeconds, Stat: alarm.statistic }, ReturnData: false })),
+    ...alarm.metrics.map((metric): TriggerMetric => ({
+      Id: metric.id ?? metric.key.metricName,
+      MetricStat: { Metric: { Dimensions: triggerDimensions(metric.key), MetricName: metric.key.metricName, Namespace: metric.key.namespace }, Period: alarm.periodSeconds, Stat: metric.statistic },
+      ReturnData: false,
+    })),
   ];
   return { ...rule, Metrics: metrics };
 }
 
+/** The dimensions as a notification lists them: `{ value, name }`, in the alarm's order. */
+function triggerDimensions(key: MetricKey): { value: string; name: string }[] {
+  return Object.entries(key.dimensions).map(([name, value]) => ({ value, name }));
+}
+
 /**
- * `<STATE>: "<alarm name>" in <region name>`. Within SNS's 100 characters the name is shortened
- * with `...`, and characters outside printable ASCII become `_`, as CloudWatch does.
+ * `<STATE>: "<alarm name>" in <region name>`. Within SNS's limit (less than 100 characters; the
+ * contract layer refuses a 100-character subject, as SNS does) the name is shortened with `...`,
+ * and characters outside printable ASCII become `_`, as CloudWatch does.
  */
 export function alarmSubject(alarmName: string, state: string, region: string): string {
   const where = regionName(region);
-  const budget = SUBJECT_MAX - state.length - where.length - ': "" in '.length;
+  const budget = SNS_LIMITS.maxSubjectLength - state.length - where.length - ': "" in '.length;
   const ascii = alarmName.replace(/[^\x20-\x7e]+/g, '_');
   const name = ascii.length > budget ? `${ascii.slice(0, budget - 3)}...` : ascii;
   return `${state}: "${name}" in ${where}`;

@@ -1,3 +1,5 @@
+import type { MetricKey, Statistic } from '../metrics';
+
 /** The states of a CloudWatch alarm. */
 export const AlarmState = {
   OK: 'OK',
@@ -16,32 +18,25 @@ export type ComparisonOperator =
 /** How CloudWatch treats a period without a datapoint. */
 export type TreatMissingData = 'breaching' | 'notBreaching' | 'ignore' | 'missing';
 
-/** The SQS depth metrics an alarm may watch: visible messages, and messages in flight (received, not yet deleted). */
-export type QueueDepthMetricName = 'ApproximateNumberOfMessagesVisible' | 'ApproximateNumberOfMessagesNotVisible';
-
-/** One metric of a depth alarm, with the id its metric math names it by (a single-metric alarm has none). */
-export interface QueueDepthMetric {
+/** One metric of an alarm, with the id its metric math names it by (a single-metric alarm has none). */
+export interface AlarmMetric {
   readonly id?: string;
-  readonly metricName: QueueDepthMetricName;
+  readonly key: MetricKey;
+  readonly statistic: Statistic;
 }
 
 /**
- * A CloudWatch alarm on an SQS queue's depth, as the template declares it (`AWS::CloudWatch::Alarm`
- * with the queue's `QueueName` dimension), plus the queue's URL: one metric, or a metric math
- * sum of several of the same queue (`visible + inFlight`), each its own Maximum per period.
+ * A CloudWatch alarm as the template declares it (`AWS::CloudWatch::Alarm`): one metric and its
+ * statistic, or a metric math sum of several (`visible + inFlight`), each its own statistic per
+ * period, then added, as CloudWatch does.
  */
-export interface QueueDepthAlarm {
+export interface MetricAlarm {
   readonly alarmName: string;
   readonly alarmDescription?: string;
-  readonly namespace: 'AWS/SQS';
   /** What the alarm adds up; one entry for a single-metric alarm. */
-  readonly metrics: readonly QueueDepthMetric[];
+  readonly metrics: readonly AlarmMetric[];
   /** Metric math only: the expression's id, text and label. */
   readonly expression?: { readonly id: string; readonly expression: string; readonly label?: string };
-  readonly queueName: string;
-  /** Where to read the depth; the alarm itself only knows the queue by name. */
-  readonly queueUrl: string;
-  readonly statistic: 'Maximum';
   /** The period on AWS; the local length of a period is `AlarmEvaluatorOptions.periodMs`. */
   readonly periodSeconds: number;
   readonly evaluationPeriods: number;
@@ -55,6 +50,22 @@ export interface QueueDepthAlarm {
   readonly okActions: readonly string[];
   /** Topic ARNs notified on a transition to INSUFFICIENT_DATA. @default [] */
   readonly insufficientDataActions?: readonly string[];
+}
+
+/** The SQS depth metrics: visible messages, and messages in flight (received, not yet deleted). */
+export type QueueDepthMetricName = 'ApproximateNumberOfMessagesVisible' | 'ApproximateNumberOfMessagesNotVisible';
+
+/** The queue every metric of the alarm is dimensioned by (`QueueName`), when they all name the same one. */
+export function watchedQueueName(alarm: Pick<MetricAlarm, 'metrics'>): string | undefined {
+  const names = new Set(alarm.metrics.map((metric) => (metric.key.namespace === 'AWS/SQS' ? metric.key.dimensions.QueueName : undefined)));
+  const [name] = names;
+  return names.size === 1 ? name : undefined;
+}
+
+/** True for an alarm on a queue's depth (visible, in flight, or their sum): a DLQ's alarm. */
+export function isQueueDepthAlarm(alarm: Pick<MetricAlarm, 'metrics'>): boolean {
+  const depth: readonly string[] = ['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible'] satisfies QueueDepthMetricName[];
+  return watchedQueueName(alarm) !== undefined && alarm.metrics.every((metric) => depth.includes(metric.key.metricName));
 }
 
 /** The statistic of one period; `value` is undefined when no sample succeeded in it. */

@@ -5,6 +5,7 @@
  * (./aws-cli-config.ts). The app is the one in the working directory, or `--app <dir>`: any app
  * whose stack uses the constructs, synthesized by its own CDK CLI into `--out` (its `cdk.out`).
  */
+import type { AlarmSpecs } from '../stack/alarms';
 import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Option, type Command } from 'commander';
@@ -78,7 +79,7 @@ async function up(flags: UpFlags): Promise<void> {
     const awsCliFiles = awsCliFilesBeside(flags.state);
     writeLocalState(flags.state, state);
     writeAwsCliFiles(awsCliFiles, state);
-    process.stdout.write(`${banner(state, flags)}\n`);
+    process.stdout.write(`${banner(state, flags)}\n${alarmsLine(stack.alarms)}\n`);
     await untilInterrupted();
     progress.phase('stopping the local stack');
     removeLocalState(flags.state);
@@ -144,6 +145,14 @@ export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'fu
     `State: ${flags.state} (read by ${dlqCommand(flags.state)}, run from this folder); functions' log: ${flags.functionsLog}`,
     'Press Ctrl-C to stop.',
   ].join('\n');
+}
+
+/** How many of the stack's alarms local mode evaluates, and why the others are not. */
+export function alarmsLine(alarms: AlarmSpecs): string {
+  const total = alarms.evaluated.length + alarms.notEvaluated.length;
+  const reasons = [...new Set(alarms.notEvaluated.map((alarm) => `${alarm.metric}: ${alarm.reason}`))];
+  const notEvaluated = reasons.length === 0 ? '' : `; not evaluated: ${reasons.join('; ')}`;
+  return `Alarms: ${alarms.evaluated.length} of ${total} evaluated locally, notifying their topics${notEvaluated}.`;
 }
 
 /** The `eo dlq` command that finds this stack's state. */

@@ -9,6 +9,7 @@ import { checkPutRecord, checkPutRecords } from './kinesis-rules';
 import { checkSnsPublish, type SnsPublishInput } from './sns-publish';
 import { checkSqsBatch, isSqsBatchOperation, type SqsBatchInput } from './sqs-batch';
 import { checkSqsMessage, type SqsMessageInput } from './sqs-message';
+import { checkQueueAttributeNames, type SqsGetQueueAttributesInput } from './sqs-queue-attributes';
 import { checkSqsReceive, checkVisibilityTimeout, type SqsReceiveInput } from './sqs-ranges';
 
 /** The services the contract layer has rules for. */
@@ -25,6 +26,7 @@ const SQS: Rules = {
   SendMessage: (input, facts) => checkSqsMessage(input as SqsMessageInput, facts.sqs),
   ReceiveMessage: (input) => checkSqsReceive(input as SqsReceiveInput),
   ChangeMessageVisibility: (input) => checkVisibilityTimeout((input as SqsReceiveInput).VisibilityTimeout),
+  GetQueueAttributes: (input) => checkQueueAttributeNames(input as SqsGetQueueAttributesInput),
 };
 
 const RULES: Readonly<Record<ContractService, Rules>> = {

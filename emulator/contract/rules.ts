@@ -9,12 +9,13 @@ import { SQS_ATTRIBUTE_RULES } from './sqs-attributes';
 import { SQS_BATCH_RULES } from './sqs-batch';
 import { SQS_MESSAGE_RULES } from './sqs-message';
 import { SQS_FIFO_RULES } from './sqs-fifo';
+import { SQS_QUEUE_ATTRIBUTE_RULES } from './sqs-queue-attributes';
 import { SQS_RANGE_RULES } from './sqs-ranges';
 import { CONFLICT_RULES } from './transaction-conflicts';
 
 /** Rule ids by service. */
 export const CONTRACT_RULES = {
-  sqs: { ...SQS_MESSAGE_RULES, ...SQS_ATTRIBUTE_RULES, ...SQS_BATCH_RULES, ...SQS_RANGE_RULES, ...SQS_FIFO_RULES },
+  sqs: { ...SQS_MESSAGE_RULES, ...SQS_ATTRIBUTE_RULES, ...SQS_BATCH_RULES, ...SQS_RANGE_RULES, ...SQS_FIFO_RULES, ...SQS_QUEUE_ATTRIBUTE_RULES },
   sns: SNS_RULES,
   dynamodb: { ...DYNAMODB_RULES, ...CONFLICT_RULES },
   kinesis: KINESIS_RULES,

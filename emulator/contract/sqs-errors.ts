@@ -12,6 +12,7 @@ const SQS_ERROR_SHAPES = {
   InvalidParameterValue: { shape: 'InvalidParameterValueException', queryCode: 'InvalidParameterValue' },
   InvalidMessageContents: { shape: 'InvalidMessageContents', queryCode: 'InvalidMessageContents' },
   MissingParameter: { shape: 'MissingRequiredParameterException', queryCode: 'MissingParameter' },
+  InvalidAttributeName: { shape: 'InvalidAttributeName', queryCode: 'InvalidAttributeName' },
   EmptyBatchRequest: { shape: 'EmptyBatchRequest', queryCode: 'AWS.SimpleQueueService.EmptyBatchRequest' },
   TooManyEntriesInBatchRequest: { shape: 'TooManyEntriesInBatchRequest', queryCode: 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest' },
   InvalidBatchEntryId: { shape: 'InvalidBatchEntryId', queryCode: 'AWS.SimpleQueueService.InvalidBatchEntryId' },

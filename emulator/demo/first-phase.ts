@@ -10,8 +10,8 @@ import type { DeliveryCounter } from './deliveries';
 import { expectedState } from './expected';
 import type { PendingRedrive } from './pending';
 import type { PublishedMessage } from './publisher';
-import { holdsMessages } from './redrive-phase';
-import { violationsOf, type DemoReport } from './report';
+import { dlqAlarmNames, holdsMessages } from './redrive-phase';
+import { failedSentences, invariantsOf, type DemoReport } from './report';
 import type { FinalState } from './state';
 import { isApplied, verify } from './verify';
 import type { WorkloadEvent } from './workload';
@@ -35,8 +35,9 @@ export function firstPhaseReport(input: FirstPhaseInput): DemoReport {
   const { workload, messages, state, stack, pending } = input;
   const waiting = (event: WorkloadEvent): boolean => event.envelope !== undefined && pending.eventIds.has(event.envelope.eventId) && !isApplied(event, state, COUNTER_CONSUMER);
   const expected = expectedState(workload, { skip: waiting });
-  const verification = verify({ expected, state, published: messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty: holdsMessages(state), pendingNotifications: pending.shippedOrders });
+  const verification = verify({ expected, state, published: messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty: holdsMessages(state), dlqAlarmNames: dlqAlarmNames(stack), pendingNotifications: pending.shippedOrders });
   const durationMs = Date.now() - input.started;
+  const invariants = invariantsOf(verification);
   return {
     seed: input.seed,
     published: {
@@ -55,7 +56,8 @@ export function firstPhaseReport(input: FirstPhaseInput): DemoReport {
     alarms: { notifications: verification.alarms.notifications },
     durationMs,
     eventsPerSecond: Math.round((workload.length / durationMs) * 1000),
-    violations: violationsOf(verification),
+    violations: failedSentences(invariants),
+    invariants,
   };
 }
 

@@ -4,6 +4,7 @@
  * pointers), drains again, and checks the state strictly: every effect exact with the schema-2
  * page views counted, and every notification sent. What stays in a DLQ is named, queue by queue.
  */
+import { queueDepthAlarms } from '../stack/alarms';
 import { CONSUMER_NAME as COUNTER_CONSUMER } from '../../example/handlers/page-view-counter';
 import { BARE_ERROR_TYPE, entryOf, peekQueue, redriveQueue, type DlqInfo } from '../../operations/dlq';
 import { dlqContextOfLocalStack } from '../stack/dlq-context';
@@ -11,7 +12,7 @@ import type { LocalStack } from '../stack/runtime';
 import { redriveFilter } from './curable';
 import { expectedState } from './expected';
 import type { PublishedMessage } from './publisher';
-import { redriveViolationsOf, violationsOf, type DlqRedrive, type RedriveReport } from './report';
+import { failedSentences, redriveInvariantsOf, violationsOf, type DlqRedrive, type InvariantVerdict, type RedriveReport } from './report';
 import { settledState } from './settle';
 import { dlqDepth, type DlqContents, type FinalState } from './state';
 import { verify, type Verification } from './verify';
@@ -30,6 +31,8 @@ export interface RedrivePhaseInput {
 export interface RedrivePhase {
   readonly redrive: RedriveReport;
   readonly violations: string[];
+  /** Every invariant of the phase with its verdict; `violations` are the failed ones' sentences. */
+  readonly invariants: readonly InvariantVerdict[];
   readonly state: FinalState;
   /** The strict verification of the final state. */
   readonly after: Verification;
@@ -43,7 +46,7 @@ export async function fixAndRedrive(stack: LocalStack, input: RedrivePhaseInput)
   const redriven = await redriveEveryDlq(stack);
   await input.drain();
   const state = await settledState(stack);
-  const after = verify({ expected: expectedState(input.workload, { includeSchemaV2: true }), state, published: input.messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty: input.dlqEverNonEmpty || holdsMessages(state) });
+  const after = verify({ expected: expectedState(input.workload, { includeSchemaV2: true }), state, published: input.messages, counterConsumer: COUNTER_CONSUMER, dlqEverNonEmpty: input.dlqEverNonEmpty || holdsMessages(state), dlqAlarmNames: dlqAlarmNames(stack) });
   const queues = [...redriven].map(([queue, count]) => dlqRedrive(queue, count, state.dlqs.find((dlq) => dlq.queueName === queue)));
   const redrive: RedriveReport = {
     redriven: sum(queues.map((queue) => queue.redriven)),
@@ -52,7 +55,8 @@ export async function fixAndRedrive(stack: LocalStack, input: RedrivePhaseInput)
     exactAfter: violationsOf(after).length === 0,
     alarmsConsistent: alarmsMatchQueues(stack, state),
   };
-  return { redrive, violations: redriveViolationsOf(redrive, after), state, after };
+  const invariants = redriveInvariantsOf(redrive, after);
+  return { redrive, violations: failedSentences(invariants), invariants, state, after };
 }
 
 async function deployFix(stack: LocalStack): Promise<void> {
@@ -89,11 +93,16 @@ function dlqRedrive(queue: string, redriven: number, contents: DlqContents | und
   return { queue, redriven, remaining: contents ? dlqDepth(contents) : 0, remainingByError };
 }
 
+/** The names of the DLQs' depth alarms: only their ALARM answers for a DLQ that held messages. */
+export function dlqAlarmNames(stack: Pick<LocalStack, 'alarms'>): ReadonlySet<string> {
+  return new Set(queueDepthAlarms(stack.alarms).map(({ alarm }) => alarm.alarmName));
+}
+
 /** Every depth alarm is in ALARM while its queue holds messages and OK once it is empty. */
 function alarmsMatchQueues(stack: LocalStack, state: FinalState): boolean {
   const states = stack.alarmEvaluator.states();
-  return stack.alarms.queueDepth.every((alarm) => {
-    const dlq = state.dlqs.find((candidate) => candidate.queueName === alarm.queueName);
+  return queueDepthAlarms(stack.alarms).every(({ alarm, queueName }) => {
+    const dlq = state.dlqs.find((candidate) => candidate.queueName === queueName);
     const depth = dlq ? dlqDepth(dlq) : 0;
     return states[alarm.alarmName] === (depth > 0 ? 'ALARM' : 'OK');
   });

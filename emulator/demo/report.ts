@@ -1,7 +1,8 @@
 /** The demo's report: the JSON the issue specifies, the summary table, and the invariants. */
-import { awsContractRows, type AwsContractReport } from './aws-contract';
+import { awsContractRows, awsContractViolations, type AwsContractReport } from './aws-contract';
 import type { ConsumerReport } from './consumers';
-import { notificationViolations } from './notifications';
+import { notificationViolations, type NotificationCheck } from './notifications';
+import type { DemoTimeline } from './timeline';
 import type { Mismatch, Verification } from './verify';
 
 /** One DLQ after the fix-and-redrive phase. */
@@ -48,27 +49,75 @@ export interface DemoReport {
   readonly eventsPerSecond: number;
   /** Invariants that failed; empty when the run proves the effects exact. */
   readonly violations: string[];
+  /** Every invariant checked, with its verdict (`violations` are the failed ones' sentences). @default - absent from reports built before verdicts were kept */
+  readonly invariants?: readonly InvariantVerdict[];
+  /** What happened period by period (deliveries, duplicates, effects, DLQ depth, alarm states): the HTML report's charts. @default - absent for a run that stopped early */
+  readonly timeline?: DemoTimeline;
 }
 
-/** The invariants a run must hold, as readable sentences. */
+/** One invariant of a run and whether it held; `detail` is the violation's sentence when it failed. */
+export interface InvariantVerdict {
+  readonly invariant: string;
+  readonly held: boolean;
+  readonly detail?: string;
+}
+
+/** The verdict of `invariant`: held unless there is a `violation` to report. */
+function verdictOf(invariant: string, violation: string | undefined): InvariantVerdict {
+  return violation === undefined ? { invariant, held: true } : { invariant, held: false, detail: violation };
+}
+
+/** The sentences of the verdicts that failed, in order. */
+export function failedSentences(verdicts: readonly InvariantVerdict[]): string[] {
+  return verdicts.filter((verdict) => !verdict.held).map((verdict) => verdict.detail ?? verdict.invariant);
+}
+
+/** Every invariant a run must hold, each with its verdict. */
+export function invariantsOf(verification: Verification): InvariantVerdict[] {
+  const { effects, lost, lostExamples, dlq } = verification;
+  const unexplained = dlq.messages - dlq.withContext - dlq.appliedWithoutContext;
+  return [
+    verdictOf('every counter, order and ledger entry equals the expected state', effects.exact ? undefined : `${effects.mismatches.length} counters or orders differ from the expected state`),
+    ...notificationInvariants(verification.notifications),
+    verdictOf('every valid event is applied or in a DLQ', lost > 0 ? `${lost} valid events were neither applied nor in a DLQ (e.g. ${lostExamples.join(', ')})` : undefined),
+    verdictOf('every poison message is in a DLQ with its context', dlq.poison !== dlq.poisonPublished ? `${dlq.poisonPublished - dlq.poison} poison messages are not in a DLQ with their context` : undefined),
+    verdictOf('every DLQ message carries its failure context or its event was applied', unexplained > 0 ? `${unexplained} DLQ messages carry no failure context and their events were not applied` : undefined),
+    verdictOf('a DLQ that held messages raised an ALARM notification', verification.alarms.alarmed ? undefined : 'a DLQ held messages but no ALARM notification was published'),
+  ];
+}
+
+/** One verdict per notification check, each with the sentence notifications.ts writes for it alone. */
+function notificationInvariants(check: NotificationCheck): InvariantVerdict[] {
+  const only = (field: 'missing' | 'duplicated' | 'unexpected'): string | undefined => notificationViolations({ ...check, missing: [], duplicated: [], unexpected: [], [field]: check[field] })[0];
+  return [
+    verdictOf('every shipped order is notified', only('missing')),
+    verdictOf('no order is notified more than once', only('duplicated')),
+    verdictOf('every notification is for a shipped order', only('unexpected')),
+  ];
+}
+
+/** The invariants a run must hold that failed, as readable sentences. */
 export function violationsOf(verification: Verification): string[] {
-  const violations: string[] = [];
-  if (!verification.effects.exact) violations.push(`${verification.effects.mismatches.length} counters or orders differ from the expected state`);
-  violations.push(...notificationViolations(verification.notifications));
-  if (verification.lost > 0) violations.push(`${verification.lost} valid events were neither applied nor in a DLQ (e.g. ${verification.lostExamples.join(', ')})`);
-  if (verification.dlq.poison !== verification.dlq.poisonPublished) violations.push(`${verification.dlq.poisonPublished - verification.dlq.poison} poison messages are not in a DLQ with their context`);
-  const unexplained = verification.dlq.messages - verification.dlq.withContext - verification.dlq.appliedWithoutContext;
-  if (unexplained > 0) violations.push(`${unexplained} DLQ messages carry no failure context and their events were not applied`);
-  if (!verification.alarms.alarmed) violations.push('a DLQ held messages but no ALARM notification was published');
-  return violations;
+  return failedSentences(invariantsOf(verification));
 }
 
-/** The invariants of the fix-and-redrive phase. */
+/** Every invariant of the fix-and-redrive phase, each with its verdict. */
+export function redriveInvariantsOf(redrive: RedriveReport, after: Verification): InvariantVerdict[] {
+  return [
+    verdictOf('after the redrive, every effect is exact and every invariant holds', redrive.exactAfter ? undefined : `after the redrive: ${violationsOf(after).join('; ') || 'effects differ'}`),
+    verdictOf('after the redrive, every DLQ alarm matches its queue', redrive.alarmsConsistent ? undefined : 'after the redrive, a DLQ alarm does not match its queue (ALARM while non-empty, OK once drained)'),
+  ];
+}
+
+/** The invariants of the fix-and-redrive phase that failed. */
 export function redriveViolationsOf(redrive: RedriveReport, after: Verification): string[] {
-  const violations: string[] = [];
-  if (!redrive.exactAfter) violations.push(`after the redrive: ${violationsOf(after).join('; ') || 'effects differ'}`);
-  if (!redrive.alarmsConsistent) violations.push('after the redrive, a DLQ alarm does not match its queue (ALARM while non-empty, OK once drained)');
-  return violations;
+  return failedSentences(redriveInvariantsOf(redrive, after));
+}
+
+/** The contract layer's invariant: AWS would accept every request and IAM grant every call (its sentences in aws-contract.ts). */
+export function awsContractInvariant(aws: AwsContractReport): InvariantVerdict {
+  const violations = awsContractViolations(aws);
+  return verdictOf('AWS would accept every request and IAM grant every call', violations.length > 0 ? violations.join('; ') : undefined);
 }
 
 /** What waits in which DLQ at the end, in one sentence: `PageViewCounterDlq: 3 (InvalidEnvelopeError 2, UnknownEventTypeError 1)`. */
@@ -107,7 +156,12 @@ function verdict(report: DemoReport): string {
 
 /** The summary table printed at the end of a run. */
 export function summaryTable(report: DemoReport): string {
-  return renderRows([
+  return renderRows(summaryRows(report));
+}
+
+/** The rows of the summary table, label and value: the terminal and the HTML report show the same. */
+export function summaryRows(report: DemoReport): [string, string][] {
+  return [
     ['seed', String(report.seed)],
     ['logical events published', String(report.published.logicalEvents)],
     ['messages published (producer retries, poison)', `${report.published.messages} (${report.published.producerRetries}, ${report.published.poison})`],
@@ -127,7 +181,7 @@ export function summaryTable(report: DemoReport): string {
     ...(report.aws ? awsContractRows(report.aws) : []),
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${report.eventsPerSecond} events/s)`],
     ['result', verdict(report)],
-  ]);
+  ];
 }
 
 /** A two-column table with the values padded to 40 characters (longer ones widen their row). */

@@ -46,6 +46,8 @@ export interface VerifyInput {
   readonly counterConsumer: string;
   /** A DLQ should have held something at some point: then an ALARM notification is required. */
   readonly dlqEverNonEmpty: boolean;
+  /** The DLQs' alarms: only their notifications answer for a DLQ that held messages (a consumer's error alarm does not). @default - every alarm's */
+  readonly dlqAlarmNames?: ReadonlySet<string>;
   /** Shipped orders whose notification waits in a DLQ for the redrive: not missing yet. @default - none */
   readonly pendingNotifications?: ReadonlySet<string>;
 }
@@ -62,7 +64,7 @@ export function verify(input: VerifyInput): Verification {
     dlq: { messages: dlqMessages, withContext, appliedWithoutContext: appliedWithoutContext(input), ...poisonAccounting(input) },
     lost: lost.length,
     lostExamples: lost.slice(0, 5),
-    alarms: alarmAccounting(state, input.dlqEverNonEmpty),
+    alarms: alarmAccounting(state, input.dlqEverNonEmpty, input.dlqAlarmNames),
   };
 }
 
@@ -143,7 +145,8 @@ function originalText(failure: FailureEnvelope): string {
   return failure.original.encoding === 'base64' ? Buffer.from(failure.original.body, 'base64').toString('utf8') : failure.original.body;
 }
 
-function alarmAccounting(state: FinalState, dlqEverNonEmpty: boolean): Verification['alarms'] {
-  const alarmed = state.alarmNotifications.some((notification) => notification.state === 'ALARM');
-  return { notifications: state.alarmNotifications.length, alarmed: alarmed || !dlqEverNonEmpty, recoveredToOk: state.alarmNotifications.some((notification) => notification.state === 'OK') };
+function alarmAccounting(state: FinalState, dlqEverNonEmpty: boolean, dlqAlarmNames: ReadonlySet<string> | undefined): Verification['alarms'] {
+  const ofDlqs = state.alarmNotifications.filter((notification) => dlqAlarmNames === undefined || dlqAlarmNames.has(notification.alarmName));
+  const alarmed = ofDlqs.some((notification) => notification.state === 'ALARM');
+  return { notifications: state.alarmNotifications.length, alarmed: alarmed || !dlqEverNonEmpty, recoveredToOk: ofDlqs.some((notification) => notification.state === 'OK') };
 }

@@ -2,9 +2,12 @@
 // Contract (see launcher.ts): prints {"port": n} once listening; exits when stdin closes.
 import { startFauxqs } from 'fauxqs';
 import { deliverFifoGroupsWhole } from './fauxqs-fifo-batches.mjs';
+import { answerOldestMessageSentTimestamp } from './fauxqs-oldest-message.mjs';
 
 // FIFO receives as SQS makes them: each group's messages together (see the module).
 await deliverFifoGroupsWhole();
+// The send time of each queue's oldest message, for local mode's ApproximateAgeOfOldestMessage (see the module).
+await answerOldestMessageSentTimestamp();
 
 const region = process.env.AWS_REGION ?? 'us-east-1';
 const server = await startFauxqs({ port: 0, logger: false, defaultRegion: region });

@@ -35,6 +35,7 @@ export interface StreamCounts {
   recordsSkipped: number;
   invocationErrors: number;
   invalidResponses: number;
+  failedInvokeEvents: number;
 }
 
 /** A range of records that the mapping gives up on. */
@@ -152,11 +153,13 @@ export class ShardPoller {
     const result = await this.invokeBatch(batch, decision.duplicate === true);
     if (decision.crashAfterInvoke) {
       counts.crashes += 1;
+      counts.failedInvokeEvents += batch.length;
       this.rewind();
       return;
     }
     const outcome = invocationOutcome(result, batch.map(itemIdentifier), settings.reportBatchItemFailures);
     if (outcome.kind === 'succeeded') return this.commit(batch);
+    counts.failedInvokeEvents += outcome.kind === 'partial' ? outcome.failed.size : batch.length;
     if (outcome.kind === 'partial') return this.retryFrom(batch, batch.findIndex((record) => outcome.failed.has(itemIdentifier(record))));
     if (outcome.reason === 'invalid-response') counts.invalidResponses += 1;
     return this.onBatchError(batch);

@@ -95,6 +95,11 @@ export interface SqsMappingStats {
   readonly invocationErrors: number;
   /** Partial batch responses that failed their whole batch (unknown identifier, bad shape). */
   readonly invalidResponses: number;
+  /**
+   * Records whose invocation failed (an error, a crash, an unusable response) or that a partial
+   * batch response named: what Lambda counts as `FailedInvokeEventCount`.
+   */
+  readonly failedInvokeEvents: number;
 }
 
 type Counts = { -readonly [K in keyof SqsMappingStats]: number };
@@ -209,6 +214,7 @@ export class SqsMapping {
     await keeper?.release();
     if (decision.crashAfterInvoke) {
       this.counts.crashes += 1;
+      this.counts.failedInvokeEvents += records.length;
       return;
     }
     await this.acknowledge(records, result);
@@ -242,8 +248,10 @@ export class SqsMapping {
     const outcome = invocationOutcome(result, identifiers, this.config.reportBatchItemFailures);
     if (outcome.kind === 'failed') {
       if (outcome.reason === 'invalid-response') this.counts.invalidResponses += 1;
+      this.counts.failedInvokeEvents += records.length;
       return;
     }
+    if (outcome.kind === 'partial') this.counts.failedInvokeEvents += outcome.failed.size;
     const done = outcome.kind === 'partial' ? records.filter((record) => !outcome.failed.has(record.messageId)) : records;
     if (done.length === 0) return;
     const handles = done.map((record) => record.receiptHandle);
@@ -254,7 +262,7 @@ export class SqsMapping {
 }
 
 function zeroCounts(): Counts {
-  return { batches: 0, deliveries: 0, duplicateDeliveries: 0, crashes: 0, visibilityOutlived: 0, deleted: 0, invocationErrors: 0, invalidResponses: 0 };
+  return { batches: 0, deliveries: 0, duplicateDeliveries: 0, crashes: 0, visibilityOutlived: 0, deleted: 0, invocationErrors: 0, invalidResponses: 0, failedInvokeEvents: 0 };
 }
 
 /** Throws a {@link MappingConfigError} for a setting that Lambda or SQS would refuse. */

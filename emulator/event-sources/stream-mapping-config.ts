@@ -102,6 +102,11 @@ export interface StreamMappingStats {
   readonly invocationErrors: number;
   /** Partial batch responses that failed their whole batch (unknown identifier, bad shape). */
   readonly invalidResponses: number;
+  /**
+   * Records whose invocation failed (an error, a crash, an unusable response) or that a partial
+   * batch response named: what Lambda counts as `FailedInvokeEventCount`.
+   */
+  readonly failedInvokeEvents: number;
 }
 
 /** The reader for the configured stream; throws if its client is missing. */

@@ -191,5 +191,5 @@ export class StreamMapping {
 }
 
 function zeroCounts(): StreamCounts {
-  return { batches: 0, deliveries: 0, duplicateDeliveries: 0, crashes: 0, retries: 0, bisections: 0, onFailureMessages: 0, recordsSkipped: 0, invocationErrors: 0, invalidResponses: 0 };
+  return { batches: 0, deliveries: 0, duplicateDeliveries: 0, crashes: 0, retries: 0, bisections: 0, onFailureMessages: 0, recordsSkipped: 0, invocationErrors: 0, invalidResponses: 0, failedInvokeEvents: 0 };
 }

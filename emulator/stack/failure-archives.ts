@@ -25,13 +25,15 @@ export interface ArchiveWriterOptions {
   readonly clients: Pick<LocalClients, 's3' | 'sqs'>;
   /** The rule targets that announce this bucket's objects (see {@link announcingTargets}). */
   readonly announceTo: readonly LocalRuleTarget[];
+  /** The mapping's UUID (its `Ref`), which Lambda puts in each object's key. */
+  readonly mappingUuid: string;
 }
 
 /** The mapping's archive: each object put, then announced. */
 export function archiveWriter(options: ArchiveWriterOptions): OnFailureArchive {
   const { bucket, clients } = options;
   return {
-    mappingUuid: randomUUID(),
+    mappingUuid: options.mappingUuid,
     write: async (key, body) => {
       const put = await clients.s3.send(new PutObjectCommand({ Bucket: bucket.name, Key: key, Body: body, ContentType: 'application/json' }));
       if (!bucket.eventBridgeEnabled) return;

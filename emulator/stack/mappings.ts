@@ -89,7 +89,7 @@ function createMapping(resource: NamedResource, options: MappingOptions): Mappin
   }
   const kind = sourceArn.includes(':kinesis:') ? 'kinesis' : 'dynamodb-stream';
   // The archive is written and announced by the services (Lambda, S3, EventBridge), not through the function's own clients.
-  const archive = onFailureArchive(props, functionLogicalId, options);
+  const archive = onFailureArchive(resource, functionLogicalId, options);
   return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, archive, { ...options, ...clientsOf(options, functionLogicalId) }) };
 }
 
@@ -138,15 +138,16 @@ function maximumConcurrencyOf(props: Record<string, unknown>): number | undefine
  * The mapping's failure archive, when its on-failure destination is a bucket of the stack.
  * @throws Error when the bucket is not the stack's, or the function's role may not write to it
  */
-function onFailureArchive(props: Record<string, unknown>, functionLogicalId: string, options: MappingOptions): OnFailureArchive | undefined {
-  const destinationArn = onFailureArnOf(props, options);
+function onFailureArchive(resource: NamedResource, functionLogicalId: string, options: MappingOptions): OnFailureArchive | undefined {
+  const destinationArn = onFailureArnOf(resource.properties, options);
   const name = destinationArn === undefined ? undefined : bucketNameOfArn(destinationArn);
   if (name === undefined) return undefined;
   const bucket = [...options.stack.buckets.values()].find((candidate) => candidate.name === name);
   if (bucket === undefined) throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the bucket ${name}, which is not a bucket of the stack`);
   if (options.policies) assertMayArchive(options.policies, functionLogicalId, options.stack.context.resources.get(functionLogicalId)?.ref ?? functionLogicalId, bucket);
   const announceTo = announcingTargets(options.template, options.stack.context, options.ruleTargets ?? [], bucket);
-  return archiveWriter({ bucket, clients: options.clients, announceTo });
+  const mappingUuid = options.stack.context.resources.get(resource.logicalId)?.ref ?? resource.logicalId;
+  return archiveWriter({ bucket, clients: options.clients, announceTo, mappingUuid });
 }
 
 /** The ARN of the mapping's on-failure destination, if it has one. */

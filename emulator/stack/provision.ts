@@ -5,6 +5,7 @@
  * (fauxqs's S3, for the failure archives). The template's own subscriptions wait for its queue
  * policies (`fan-out.ts`).
  */
+import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
 import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
@@ -93,6 +94,7 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionedS
     provisionAll(resourcesOfType(options.template, ResourceType.BUCKET), (resource) => createBucket(options, resource, context, resources)),
   ]);
   nameFunctions(options, resources);
+  identifyMappings(options, resources);
   return { stackName: options.stackName, queues, tables, streams, topics, buckets, context };
 }
 
@@ -261,6 +263,14 @@ function nameFunctions(options: ProvisionOptions, resources: Map<string, LocalRe
   for (const fn of resourcesOfType(options.template, ResourceType.FUNCTION)) {
     const name = suffixed(stringProp(fn.properties, 'FunctionName') ?? physicalName(options.stackName, fn.logicalId, 64), options, 64);
     resources.set(fn.logicalId, { ref: name, attributes: { Arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}` } });
+  }
+}
+
+/** Each event source mapping's `Ref`: a UUID, as Lambda gives it (alarms and dashboards name a mapping by it). */
+function identifyMappings(options: ProvisionOptions, resources: Map<string, LocalResource>): void {
+  for (const mapping of resourcesOfType(options.template, ResourceType.EVENT_SOURCE_MAPPING)) {
+    const uuid = randomUUID();
+    resources.set(mapping.logicalId, { ref: uuid, attributes: { EventSourceMappingArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:event-source-mapping:${uuid}` } });
   }
 }
 

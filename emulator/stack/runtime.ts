@@ -1,21 +1,23 @@
 /**
  * The synthesized stack running on local engines: engines started, resources provisioned from the
- * template, the bundled functions loaded, event source mappings and depth alarms emulated. Used by
+ * template, the bundled functions loaded, event source mappings and alarms emulated. Used by
  * the demo and by `eo local up`.
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { AlarmEvaluator } from '../alarms';
-import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, startEngines, type EngineEndpoints, type Engines, type LocalClients } from '../engines';
+import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, sqsClient, startEngines, type EngineEndpoints, type Engines, type LocalClients } from '../engines';
 import type { ContractGateways, ContractStats, RefusalListener } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
-import { InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
+import { DROP_OUTPUT, InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
+import { emfRecorder, MetricStore } from '../metrics';
 import type { DeliveryFaults, Invoker } from '../types';
 import { alarmSpecs, type AlarmSpecs } from './alarms';
 import { assertBundled, ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
 import { credentialsEnvironment, enforceTemplateIam, mappingClients, startStackGateways } from './contract';
 import { drainStack, type StackDrainOptions } from './drain';
 import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
+import { localMetrics } from './local-metrics';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
 import { wireFanOut, type FanOut } from './fan-out';
@@ -79,6 +81,8 @@ export interface LocalStack {
   readonly mappings: readonly MappingSpec[];
   readonly alarms: AlarmSpecs;
   readonly alarmEvaluator: AlarmEvaluator;
+  /** Every metric local mode recorded: the functions' EMF lines, and what the alarm evaluator sampled (local-metrics.ts). */
+  readonly metrics: MetricStore;
   /** The local length of a 60-second alarm period. */
   readonly alarmPeriodMs: number;
   readonly deadLetterQueues: readonly DeadLetterQueue[];
@@ -116,7 +120,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
-  const { gateways, proxy } = await startContract(requireEndpoints(engines.endpoints), stoppers, options);
+  const engineEndpoints = requireEndpoints(engines.endpoints);
+  const { gateways, proxy } = await startContract(engineEndpoints, stoppers, options);
   const endpoints = gateways.endpoints;
   const clients = localClients(endpoints);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
@@ -133,13 +138,17 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const fanOut = await wireFanOut({ template: synth.template, queues: resources.queues, policies, resolve, clients });
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
   const initFailures = new InitFailureSignal();
-  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: options.output, onInitFailure: reportingTo(initFailures, options) });
+  const store = new MetricStore();
+  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: emfRecorder(store, options.output ?? DROP_OUTPUT), onInitFailure: reportingTo(initFailures, options) });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
   const clientsFor = (functionLogicalId: string) => mappingClients(gateways, functionLogicalId);
   const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, policies, ruleTargets: fanOut.ruleTargets, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
-  const alarms = alarmSpecs(synth.template, resources);
+  const fauxqs = sqsClient(engineEndpoints.sqs);
+  stoppers.unshift(async () => fauxqs.destroy());
+  const measured = localMetrics({ stack: resources, functions, functionSpecs: specs, mappings, store, sqs: clients.sqs, fauxqs, timeScale });
+  const alarms = alarmSpecs(synth.template, resources, measured.measurability);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
-  const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.queueDepth, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
+  const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.evaluated, metrics: measured.sampler, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
   phase('starting event source mappings and alarms');
   for (const spec of mappings) spec.mapping.start();
   alarmEvaluator.start();
@@ -158,6 +167,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     mappings,
     alarms,
     alarmEvaluator,
+    metrics: store,
     alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     fanOut,

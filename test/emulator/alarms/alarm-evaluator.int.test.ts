@@ -1,12 +1,14 @@
 /**
- * AlarmEvaluator against fauxqs: the DLQ alarm of the constructs (Maximum of the visible depth
- * over a period, 1 of 1, > 0, missing data not breaching, alarm and OK actions on a topic)
- * evaluated locally, its notifications read back from an SQS inbox subscribed to the topic.
+ * AlarmEvaluator against fauxqs: the DLQ alarm of the constructs (Maximum of the visible and
+ * in-flight depth over a period, 1 of 1, > 0, missing data not breaching, alarm and OK actions on
+ * a topic) evaluated locally from the queue's sampled depth, its notifications read back from an
+ * SQS inbox subscribed to the topic.
  */
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { destroyClients, sqsClient, type LocalClients } from '../../../emulator/engines';
-import { AlarmEvaluator, AlarmState, evaluateAlarm, type AlarmEvaluatorOptions, type AlarmNotification, type Datapoint, type QueueDepthAlarm } from '../../../emulator/alarms';
+import { AlarmEvaluator, AlarmState, evaluateAlarm, type AlarmEvaluatorOptions, type AlarmNotification, type Datapoint, type MetricAlarm } from '../../../emulator/alarms';
+import { MetricSampler, MetricStore, queueDepthGauges, queueMetric } from '../../../emulator/metrics';
 import { createQueue, receiveAll, subscribeQueueToTopic, testClients, testEndpoints, uniqueName, type CreatedQueue } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
 import { injectFaults, serviceError } from '../../helpers/sdk';
@@ -31,20 +33,19 @@ async function topicWithInbox(): Promise<{ topicArn: string; inbox: CreatedQueue
 }
 
 /** The DLQ alarm as the constructs synthesize it: messages held, visible + in flight (`visibleOnly`: the visible ones alone). */
-function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] }, options: { visibleOnly?: boolean } = {}): QueueDepthAlarm {
+function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] }, options: { visibleOnly?: boolean } = {}): TestAlarm {
   const queueName = dlq.arn.split(':').pop() ?? '';
+  const metric = (metricName: string, id?: string) => ({ ...(id !== undefined && { id }), key: queueMetric({ name: queueName }, metricName), statistic: 'Maximum' as const });
   const held = {
-    metrics: [{ id: 'visible', metricName: 'ApproximateNumberOfMessagesVisible' }, { id: 'inFlight', metricName: 'ApproximateNumberOfMessagesNotVisible' }],
+    metrics: [metric('ApproximateNumberOfMessagesVisible', 'visible'), metric('ApproximateNumberOfMessagesNotVisible', 'inFlight')],
     expression: { id: 'expr_1', expression: 'visible + inFlight', label: 'Messages held (visible + in flight)' },
-  } as const;
+  };
   return {
     alarmName: `${queueName}-depth`,
     alarmDescription: 'Messages are waiting in the dead-letter queue.',
-    namespace: 'AWS/SQS',
-    ...(options.visibleOnly ? { metrics: [{ metricName: 'ApproximateNumberOfMessagesVisible' }] } : held),
+    ...(options.visibleOnly ? { metrics: [metric('ApproximateNumberOfMessagesVisible')] } : held),
     queueName,
     queueUrl: dlq.url,
-    statistic: 'Maximum',
     periodSeconds: 60,
     evaluationPeriods: 1,
     datapointsToAlarm: 1,
@@ -59,8 +60,16 @@ function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] },
 /** The rule part of the `Trigger` of a notification for {@link dlqAlarm}. */
 const TRIGGER_RULE = { Period: 60, EvaluationPeriods: 1, DatapointsToAlarm: 1, ComparisonOperator: 'GreaterThanThreshold', Threshold: 0, TreatMissingData: 'notBreaching', EvaluateLowSampleCountPercentile: '' } as const;
 
-function evaluator(alarms: QueueDepthAlarm[], options: Partial<AlarmEvaluatorOptions> = {}): AlarmEvaluator {
-  const created = new AlarmEvaluator({ alarms, sqs: clients.sqs, sns: clients.sns, sampleIntervalMs: 1_000, periodMs: 1_000, ...options });
+/** An alarm on a test queue's depth, with the queue it watches. */
+type TestAlarm = MetricAlarm & { readonly queueName: string; readonly queueUrl: string };
+
+/** The alarms' queues' depth, sampled through `sqs`, in a store of their own. */
+function depthOf(alarms: readonly TestAlarm[], sqs: SQSClient): MetricSampler {
+  return new MetricSampler(new MetricStore(), [], alarms.map((alarm) => queueDepthGauges(sqs, { name: alarm.queueName, url: alarm.queueUrl })));
+}
+
+function evaluator(alarms: TestAlarm[], options: Partial<AlarmEvaluatorOptions> = {}, sqs: SQSClient = clients.sqs): AlarmEvaluator {
+  const created = new AlarmEvaluator({ alarms, metrics: depthOf(alarms, sqs), sns: clients.sns, sampleIntervalMs: 1_000, periodMs: 1_000, ...options });
   evaluators.push(created);
   return created;
 }
@@ -173,7 +182,7 @@ test('a message someone is reading (received, not deleted) keeps the held alarm 
 test('a period whose samples all failed is sampled again as it closes: a busy machine does not read as missing data, a false OK', async () => {
   const dlq = await createQueue(clients.sqs, uniqueName('dlq'));
   const sqs = sqsClient(testEndpoints().sqs);
-  const alarms = evaluator([dlqAlarm(dlq, { alarm: [], ok: [] })], { sqs });
+  const alarms = evaluator([dlqAlarm(dlq, { alarm: [], ok: [] })], {}, sqs);
   try {
     await alarms.evaluateNow();
     await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: 'x' }));

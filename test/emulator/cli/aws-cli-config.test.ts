@@ -22,7 +22,8 @@ import {
   writeAwsCliFiles,
   type AwsCliFiles,
 } from '../../../emulator/cli/aws-cli-config';
-import { banner } from '../../../emulator/cli/local-commands';
+import { alarmsLine, banner } from '../../../emulator/cli/local-commands';
+import type { AlarmSpecs } from '../../../emulator/stack/alarms';
 import type { LocalStateFile } from '../../../operations/dlq';
 
 const ENDPOINTS = { dynamodb: 'http://127.0.0.1:8001', sqs: 'http://127.0.0.1:8002', kinesis: 'http://127.0.0.1:8003' };
@@ -188,4 +189,13 @@ describe('the SDK v3, given only AWS_CONFIG_FILE and AWS_PROFILE', () => {
     await new KinesisClient({ requestHandler: new NodeHttpHandler() }).send(new ListStreamsCommand({}));
     expect(hits).toEqual(['dynamodb engine: local us-east-1 dynamodb', 'sqs engine: local us-east-1 sqs', 'kinesis engine: local us-east-1 kinesis']);
   });
+});
+
+test('the alarms line counts the alarms local mode evaluates and gives each reason for the others once', () => {
+  const alarm = (alarmName: string) => ({ alarmName }) as AlarmSpecs['evaluated'][number];
+  const throttles = (alarmName: string) => ({ alarmName, metric: 'AWS/Lambda Throttles', reason: 'local functions do not throttle', dimensionValues: [] });
+  expect(alarmsLine({ evaluated: [alarm('a'), alarm('b')], notEvaluated: [throttles('c'), throttles('d')] })).toBe(
+    'Alarms: 2 of 4 evaluated locally, notifying their topics; not evaluated: AWS/Lambda Throttles: local functions do not throttle.',
+  );
+  expect(alarmsLine({ evaluated: [alarm('a')], notEvaluated: [] })).toBe('Alarms: 1 of 1 evaluated locally, notifying their topics.');
 });

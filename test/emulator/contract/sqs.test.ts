@@ -168,3 +168,19 @@ describe('SQS receive and visibility ranges', () => {
     if (!result.ok) expect(result.error).toMatchObject({ code: 'InvalidParameterValue', rule: 'sqs.visibility-timeout' });
   });
 });
+
+describe('SQS GetQueueAttributes attribute names', () => {
+  const get = (names?: unknown[]): CheckResult => checkRequest('sqs', 'GetQueueAttributes', { QueueUrl: 'q', ...(names && { AttributeNames: names }) });
+
+  test.each([[undefined], [['All']], [['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'QueueArn', 'RedrivePolicy']]])('accepts %j', (names) => {
+    expect(get(names).ok).toBe(true);
+  });
+
+  test.each([
+    [['ApproximateAgeOfOldestMessage'], 'ApproximateAgeOfOldestMessage'],
+    [['QueueArn', 'LocalOldestMessageSentTimestamp'], 'LocalOldestMessageSentTimestamp'],
+    [['ApproximateNumberOfMessagesVisible'], 'ApproximateNumberOfMessagesVisible'],
+  ])('refuses %j with InvalidAttributeName naming %s', (names, unknown) => {
+    expect(refusal(get(names))).toMatchObject({ code: 'InvalidAttributeName', status: 400, rule: 'sqs.get-queue-attributes.attribute-name', message: `Unknown Attribute ${unknown}.`, jsonType: 'com.amazonaws.sqs#InvalidAttributeName' });
+  });
+});

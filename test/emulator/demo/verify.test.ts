@@ -55,3 +55,11 @@ test('a bare DLQ message that matches no published body is not explained', () =>
   expect(verification.dlq.appliedWithoutContext).toBe(0);
   expect(violationsOf(verification)).toEqual(['1 DLQ messages carry no failure context and their events were not applied']);
 });
+
+test("only a DLQ alarm's ALARM answers for a DLQ that held messages: a consumer's Errors alarm does not", () => {
+  const state = { ...stateWith([], []), alarmNotifications: [{ state: 'ALARM', alarmName: 'counter-errors' }, { state: 'OK', alarmName: 'page-view-dlq-depth' }] };
+  const input = { expected: { counters: {}, orders: {}, shippedOrders: [], ledger: {} }, state, published: [], counterConsumer: CONSUMER, dlqEverNonEmpty: true };
+  expect(verify({ ...input, dlqAlarmNames: new Set(['page-view-dlq-depth']) }).alarms).toEqual({ notifications: 2, alarmed: false, recoveredToOk: true });
+  expect(verify({ ...input, dlqAlarmNames: new Set(['page-view-dlq-depth', 'counter-errors']) }).alarms.alarmed).toBe(true);
+  expect(verify(input).alarms.alarmed).toBe(true);
+});

@@ -6,6 +6,7 @@
  * queue then and sends OK; this one counts visible and in-flight messages and sends no OK while
  * the DLQ holds a message. Only the redrive that empties it brings OK.
  */
+import { queueDepthAlarms } from '../../../emulator/stack/alarms';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope } from '../../../lambdas/runtime';
 import { depthOf } from '../../../aws/sqs/peek';
@@ -42,7 +43,8 @@ async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean,
 test('an inspect and a partial redrive of a non-empty DLQ send no OK; the redrive that empties it does', async () => {
   const local = (stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('reads')}` }));
   const dlqUrl = output(local.outputs, 'PageViewCounterDlqUrl');
-  const alarm = local.alarms.queueDepth.find((candidate) => candidate.queueUrl === dlqUrl);
+  const dlqName = [...local.resources.queues.values()].find((queue) => queue.url === dlqUrl)?.name;
+  const alarm = queueDepthAlarms(local.alarms).find((candidate) => candidate.queueName === dlqName)?.alarm;
   if (!alarm) throw new Error('the page-view counter DLQ has no depth alarm the evaluator runs');
   const transitions = () => local.alarmEvaluator.history().filter((transition) => transition.alarmName === alarm.alarmName).map((transition) => transition.newState);
   await until(transitions, (states) => states.includes('OK'), 'the alarm to start OK');

@@ -7,6 +7,7 @@
  * returns to OK. A batch older than the stream's retention is redriven all the same: the records
  * come from the object, not from the stream.
  */
+import { queueDepthAlarms } from '../../../emulator/stack/alarms';
 import { Buffer } from 'node:buffer';
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { publishToKinesis, outgoingMessage } from '../../../lambdas/runtime';
@@ -51,7 +52,7 @@ afterAll(async () => {
 
 const streamName = () => [...stack.resources.streams.values()][0]?.name ?? '';
 const ordersTable = () => [...stack.resources.tables.values()][0]?.name ?? '';
-const indexAlarm = () => stack.alarms.queueDepth.find((alarm) => alarm.queueUrl === archive.url)?.alarmName ?? '';
+const indexAlarm = () => queueDepthAlarms(stack.alarms).find(({ queueName }) => queueName === archive.name)?.alarm.alarmName ?? '';
 const transitionsOf = (alarmName: string) => stack.alarmEvaluator.history().filter((transition) => transition.alarmName === alarmName);
 
 /**
@@ -114,6 +115,14 @@ test('a batch given up on lands whole in the archive, the alarm fires, and the r
   // Announced through EventBridge to the index queue, whose alarm notifies the alarm topic.
   const alarmed = await waitFor(async () => transitionsOf(indexAlarm()), (transitions) => transitions.some((t) => t.newState === 'ALARM'), 'the index alarm to fire');
   expect(alarmed.find((t) => t.newState === 'ALARM')?.notified).toEqual([[...stack.resources.topics.values()][0]?.arn]);
+  // The mapping's own DroppedEventCount (the records it gave up), which local mode counts, fires the consumer's alarm too.
+  const dropped = stack.alarms.evaluated.find((alarm) => alarm.alarmName.includes('ConsumerAlarmsDroppedEvents'));
+  if (!dropped?.metrics[0]) throw new Error('the projection has no DroppedEvents alarm that local mode evaluates');
+  await waitFor(async () => transitionsOf(dropped.alarmName), (transitions) => transitions.some((t) => t.newState === 'ALARM'), 'the dropped-events alarm to fire');
+  // Every record given up is counted once the evaluator has sampled the mapping after the last batch.
+  const droppedKey = dropped.metrics[0].key;
+  const droppedCount = () => stack.metrics.datapoints(droppedKey, 0, Number.MAX_SAFE_INTEGER).reduce((total, point) => total + point.value, 0);
+  expect(await waitFor(async () => droppedCount(), (count) => count >= published.length, 'every dropped record counted')).toBe(published.length);
   await waitFor(() => depthOf(stack.clients.sqs, archive.url), (depth) => depth.visible === keys.length, 'an announcement per object');
   const [listing] = (await listDlqs(context)).filter((dlq) => dlq.archive);
   expect(listing).toMatchObject({ archivedObjects: keys.length, visible: keys.length, sources: [{ role: 'on-failure', arn: [...stack.resources.streams.values()][0]?.arn }] });
