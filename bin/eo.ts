@@ -44,6 +44,7 @@ interface DemoFlags {
   poisonRate: number;
   schemaV2Rate: number;
   json?: string;
+  html?: string;
   dumpDir?: string;
   quiet?: boolean;
   pageViewShare?: number;
@@ -84,6 +85,7 @@ async function registerDemo(program: Command): Promise<void> {
     .addOption(rateOption('--poison-rate', 'share of events that are malformed or of an unknown type', DEMO_DEFAULTS.poisonRate))
     .addOption(rateOption('--schema-v2-rate', 'share of page views in the later schema 2', DEMO_DEFAULTS.schemaV2Rate))
     .option('--json <file>', 'write the JSON report to a file (- for stdout)')
+    .option('--html <file>', 'write a self-contained HTML report (charts of the run over time, alarm states, invariants) to a file')
     .option('--dump-dir <dir>', 'write published.jsonl, state.json and the functions\' log here')
     .option('--quiet', 'no progress output')
     .addOption(rateOption('--page-view-share', 'share of valid events that are page views (the rest are order changes)', 0.7))
@@ -104,15 +106,31 @@ async function runDemoCommand(flags: DemoFlags): Promise<void> {
   ]);
   try {
     const report = await runDemo({ ...flags, progress: createProgress(process.stderr, flags.quiet) });
-    printReport(report, summaryTable(report), flags.json);
+    printReport(report, await withAlarmTimeline(report, summaryTable(report)), flags.json);
+    if (flags.html) await writeHtmlReport(report, flags.html);
     process.exitCode = report.violations.length === 0 ? 0 : 1;
   } catch (error) {
     if (!(error instanceof DemoAbortedError)) throw error;
     // A run that stopped early failed an invariant too (nothing could be verified): the report says where it stopped.
     process.stderr.write(`eo: ${error.message}\n`);
     printReport(abortedReport(error, flags.seed), abortedTable(error, flags.seed), flags.json);
+    if (flags.html) process.stderr.write(`eo: no HTML report written to ${flags.html}: the run stopped before it could be verified\n`);
     process.exitCode = 1;
   }
+}
+
+/** The summary table, then every alarm's timeline. */
+async function withAlarmTimeline(report: DemoReport, table: string): Promise<string> {
+  if (!report.timeline) return table;
+  const { alarmTimelineLines } = await import('../emulator/demo/alarm-timeline');
+  return `${table}\n${alarmTimelineLines(report.timeline)}`;
+}
+
+async function writeHtmlReport(report: DemoReport, file: string): Promise<void> {
+  if (!report.timeline) throw new Error('the demo report has no timeline to draw');
+  const { renderHtmlReport } = await import('../emulator/demo/html-report');
+  writeFileSync(file, renderHtmlReport(report, report.timeline));
+  process.stderr.write(`eo: HTML report written to ${file}\n`);
 }
 
 function printReport(report: DemoReport | ReturnType<typeof AbortedReport>, table: string, json: string | undefined): void {

@@ -18,9 +18,11 @@ import type { Progress } from '../../cli/progress';
 import { consumerReports } from './consumers';
 import { planMessages, publishMessages, type PublishedMessage } from './publisher';
 import { fixAndRedrive, holdsMessages } from './redrive-phase';
-import type { DemoReport } from './report';
+import { awsContractInvariant, type DemoReport } from './report';
 import { currentState, settledState, tableRangeReader } from './settle';
 import type { FinalState } from './state';
+import type { PhaseMark } from './timeline';
+import { buildTimeline } from './timeline-builder';
 import { generateWorkload, type WorkloadEvent } from './workload';
 
 /** What a scenario needs from whoever started the stack. */
@@ -53,9 +55,14 @@ class ScenarioRecord {
   public phase = 'planning the workload';
   public published: readonly PublishedMessage[] | undefined;
   public state: FinalState | undefined;
+  /** Each phase entered, in ms since the run started: the timeline's marks. */
+  public readonly phases: PhaseMark[] = [];
+
+  public constructor(private readonly started: number) {}
 
   public enter(phase: string, progress: Progress): void {
     this.phase = phase;
+    this.phases.push({ atMs: Date.now() - this.started, phase });
     progress.phase(phase);
   }
 }
@@ -65,7 +72,7 @@ class ScenarioRecord {
  * @throws DemoAbortedError naming the phase and the cause (a function's init failure, a stalled drain)
  */
 export async function runScenario(stack: LocalStack, context: ScenarioContext, options: ScenarioOptions): Promise<DemoReport> {
-  const record = new ScenarioRecord();
+  const record = new ScenarioRecord(context.started);
   try {
     const report = await scenario(stack, context, options, record);
     if (options.dumpDir) writeDump(options.dumpDir, { messages: record.published, state: record.state });
@@ -93,8 +100,10 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
   const durationMs = Date.now() - context.started;
   const aws = stack.contract();
   const violations = [...firstPhase.violations, ...fixed.violations, ...awsContractViolations(aws)];
+  const invariants = [...(firstPhase.invariants ?? []), ...fixed.invariants, awsContractInvariant(aws)];
   const consumers = consumerReports(stack, context.deliveries, fixed.after);
-  return { ...firstPhase, redrive: fixed.redrive, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations };
+  const timeline = buildTimeline(stack, { startedAt: context.started, endedAt: Date.now(), phases: record.phases });
+  return { ...firstPhase, redrive: fixed.redrive, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations, invariants, timeline };
 }
 
 /** The workload and the messages the producer sends for it (producer retries included). */

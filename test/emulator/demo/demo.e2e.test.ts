@@ -3,6 +3,7 @@
  * engines), on a small workload with every fault on. The test checks the report's invariants, then
  * recomputes the expected state from the dump by itself, without the demo's own verification code.
  */
+import type { DemoTimeline } from '../../../emulator/demo/timeline';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,7 +68,8 @@ function parseEnvelope(body: string): Envelope | undefined {
 test('eo demo with every fault on keeps every effect exact and loses nothing', async () => {
   const dumpDir = mkdtempSync(path.join(tmpdir(), 'eo-demo-'));
   const flags = ['--events', '600', '--seed', '7', '--duplicate-rate', '0.3', '--crash-rate', '0.3', '--slow-rate', '0.1', '--throttle-rate', '0.05', '--poison-rate', '0.03', '--producer-retry-rate', '0.1'];
-  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--dump-dir', dumpDir, '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const htmlFile = path.join(dumpDir, 'report.html');
+  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--html', htmlFile, '--dump-dir', dumpDir, '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
   const report = JSON.parse(stdout) as {
     violations: string[];
     effects: { exact: boolean };
@@ -81,6 +83,7 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
     aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
     consumers: { name: string; source: string; deliveries: number; checked: boolean; exact: boolean }[];
+    timeline: DemoTimeline;
   };
   expect(report.violations).toEqual([]);
   // Page views reach their queue through the SNS topic (raw delivery); each consumer is exact on its own.
@@ -113,6 +116,23 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
   const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
   for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
+
+  // The timeline: every consumer period by period, every alarm evaluated locally but Throttles and IteratorAge.
+  const { timeline } = report;
+  expect(timeline.consumers.map((consumer) => consumer.name)).toEqual(report.consumers.map((consumer) => consumer.name));
+  for (const [index, consumer] of timeline.consumers.entries()) {
+    const handed = consumer.points.reduce((sum, point) => sum + point.deliveries, 0);
+    expect(handed).toBeGreaterThan(0);
+    expect(handed).toBeLessThanOrEqual(report.consumers[index]?.deliveries ?? 0);
+    expect(consumer.points.reduce((sum, point) => sum + point.effects, 0)).toBeGreaterThan(0);
+    expect(consumer.alarms.length).toBeGreaterThanOrEqual(6);
+  }
+  expect(timeline.alarms.filter((alarm) => !alarm.evaluated).map((alarm) => alarm.metric).sort()).toEqual([...Array(2).fill('AWS/Lambda IteratorAge'), ...Array(4).fill('AWS/Lambda Throttles')]);
+  for (const alarm of timeline.alarms.filter((candidate) => candidate.evaluated)) expect(alarm.states.length).toBeGreaterThan(1);
+  // A crash after commit is a dead invocation: with 30% of batches crashing, some consumer's Errors alarm fired.
+  expect(timeline.alarms.some((alarm) => alarm.alarmName.includes('ConsumerAlarmsErrors') && alarm.states.some((state) => state.state === 'ALARM'))).toBe(true);
+  const html = readFileSync(htmlFile, 'utf8');
+  for (const consumer of report.consumers) expect(html).toContain(`"name":"${consumer.name}"`);
 
   const published = readFileSync(path.join(dumpDir, 'published.jsonl'), 'utf8').trim().split('\n');
   const dumped = JSON.parse(readFileSync(path.join(dumpDir, 'state.json'), 'utf8')) as Dumped;
