@@ -13,7 +13,7 @@ import { escapeHtml, jsonForScript } from '../../../emulator/demo/html-report/es
 import { awsContractInvariant, failedSentences, invariantsOf, redriveInvariantsOf, summaryRows, violationsOf, type DemoReport, type InvariantVerdict } from '../../../emulator/demo/report';
 import type { AlarmTimeline, ConsumerPoint, ConsumerTimeline, DemoTimeline } from '../../../emulator/demo/timeline';
 import type { Verification } from '../../../emulator/demo/verify';
-import { findChromium } from '../../../tools/browser/chromium';
+import { browserTestsOr, READ_DRAWN_PAGE, type DrawnPage } from '../../helpers/drawn-report';
 import { openHeadlessPage, type HeadlessPage } from '../../../tools/browser/headless-page';
 
 const PERIOD_MS = 500;
@@ -169,36 +169,9 @@ describe('the HTML report without a browser', () => {
 });
 
 /** What the test reads back from the drawn page, as plain data. */
-interface DrawnPage {
-  readonly charts: { consumer: string; viewBox: number[]; ticks: number; phases: number; legend: number; series: { series: string; points: number[][] }[] }[];
-  readonly strips: { consumer: string; rows: { alarm: string; evaluated: string; states: string[]; text: string }[] }[];
-  readonly invariants: { invariant: string; held: boolean; verdict: string }[];
-}
+const inBrowser = browserTestsOr('html-report.test.ts');
 
-const READ_DRAWN_PAGE = String.raw`(() => {
-  const all = (root, selector) => Array.from(root.querySelectorAll(selector));
-  return {
-    charts: all(document, 'svg.chart').map((svg) => ({
-      consumer: svg.dataset.consumer,
-      viewBox: svg.getAttribute('viewBox').split(' ').map(Number),
-      ticks: all(svg, '.axis text').length,
-      phases: all(svg, '.phase line').length,
-      legend: all(svg, '.legend-item').length,
-      series: all(svg, 'polyline.series').map((line) => ({ series: line.dataset.series, points: line.getAttribute('points').trim().split(/\s+/).map((pair) => pair.split(',').map(Number)) })),
-    })),
-    strips: all(document, 'svg.alarm-strip').map((svg) => ({
-      consumer: svg.dataset.consumer,
-      rows: all(svg, 'g.alarm-row').map((row) => ({ alarm: row.dataset.alarm, evaluated: row.dataset.evaluated, states: all(row, 'rect.state').map((rect) => rect.getAttribute('class')), text: row.textContent })),
-    })),
-    invariants: all(document, 'tr.invariant').map((row) => ({ invariant: row.querySelector('td').firstChild.textContent, held: row.dataset.held === 'true', verdict: row.querySelector('.verdict').textContent })),
-  };
-})()`;
-
-const chromium = findChromium();
-const chromiumRequired = Boolean(process.env.EO_REQUIRE_CHROMIUM);
-if (!chromium && !chromiumRequired) console.warn('html-report.test.ts: skipping the browser tests: no Chromium found (set CHROMIUM_PATH, or install chromium; EO_REQUIRE_CHROMIUM=1 makes this a failure)');
-
-(chromium || chromiumRequired ? describe : describe.skip)('the HTML report in headless Chromium', () => {
+(inBrowser ? describe : describe.skip)('the HTML report in headless Chromium', () => {
   const report = fixtureReport();
   const timeline = fixtureTimeline();
   let dir: string;
