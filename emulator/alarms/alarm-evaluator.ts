@@ -1,6 +1,6 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../engines/account';
-import type { MetricSource } from '../metrics';
+import type { MetricKey, MetricSource } from '../metrics';
 import { evaluateAlarm } from './evaluation';
 import { alarmNotification, alarmSubject, type AlarmLocation } from './notification';
 import { AlarmState, type AlarmStateValue, type AlarmTransition, type Datapoint, type MetricAlarm } from './types';
@@ -61,7 +61,7 @@ interface Tracked {
 export class AlarmEvaluator {
   private readonly tracked: ReadonlyMap<string, Tracked>;
   /** Every metric an alarm reads. */
-  private readonly watched: MetricAlarm['metrics'][number]['key'][];
+  private readonly watched: MetricKey[];
   private readonly transitions: AlarmTransition[] = [];
   private readonly location: AlarmLocation;
   private timers: NodeJS.Timeout[] = [];

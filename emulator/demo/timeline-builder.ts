@@ -9,6 +9,7 @@ import { METRICS_NAMESPACE, MetricName } from '../../aws/metrics';
 import { AlarmState, type AlarmTransition, type MetricAlarm } from '../alarms';
 import { metricLabel, queueMetric, type MetricKey, type MetricStore, type Statistic } from '../metrics';
 import type { MappingSpec } from '../stack/mappings';
+import { refOf } from '../stack/provision';
 import type { LocalStack } from '../stack/runtime';
 import { sourceOf } from './consumers';
 import type { AlarmTimeline, ConsumerPoint, ConsumerTimeline, DemoTimeline, PhaseMark } from './timeline';
@@ -72,8 +73,8 @@ function consumerMetrics(stack: LocalStack, mapping: MappingSpec): ConsumerMetri
   const environment = stack.functionSpecs.get(mapping.functionLogicalId)?.environment ?? {};
   const service = environment[CONSUMER_ENV.serviceName] || consumerName(stack, mapping);
   const namespace = environment[CONSUMER_ENV.metricsNamespace] || METRICS_NAMESPACE;
-  const mappingUuid = stack.resources.context.resources.get(mapping.logicalId)?.ref ?? mapping.logicalId;
-  const functionName = stack.resources.context.resources.get(mapping.functionLogicalId)?.ref ?? mapping.functionLogicalId;
+  const mappingUuid = refOf(stack.resources, mapping.logicalId);
+  const functionName = refOf(stack.resources, mapping.functionLogicalId);
   const runtime = (metricName: string): MetricKey => ({ namespace, metricName, dimensions: { service } });
   const queueName = (url: string | undefined) => [...stack.resources.queues.values()].find((queue) => queue.url === url)?.name;
   const dlqName = queueName(environment[CONSUMER_ENV.dlqUrl]);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { LocalFunction, type InitFailureListener, type OutputSink } from '../functions';
 import { localFunctionTimeoutSeconds } from './function-timeout';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
-import type { ProvisionedStack } from './provision';
+import { refOf, type ProvisionedStack } from './provision';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 /** Lambda's timeout for a function that declares none. */
@@ -53,7 +53,7 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
   const templateTimeoutSeconds = numberProp(fn.properties, 'Timeout') ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS;
   return {
     logicalId: fn.logicalId,
-    name: options.stack.context.resources.get(fn.logicalId)?.ref ?? fn.logicalId,
+    name: refOf(options.stack, fn.logicalId),
     assetDir: path.resolve(options.outDir, assetPath),
     handler: stringProp(fn.properties, 'Handler') ?? 'index.handler',
     timeoutSeconds: localFunctionTimeoutSeconds(templateTimeoutSeconds, options.timeScale),

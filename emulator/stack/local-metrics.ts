@@ -22,7 +22,7 @@ import type { LocalFunction } from '../functions';
 import { MetricSampler, oldestMessageAgeGauge, QUEUE_METRIC_NAMES, queueDepthGauges, type CounterSource, type MetricStore } from '../metrics';
 import type { Measurability } from './alarms';
 import type { MappingSpec } from './mappings';
-import type { ProvisionedStack } from './provision';
+import { refOf, type ProvisionedStack } from './provision';
 import type { FunctionSpec } from './functions';
 
 const FUNCTION_METRICS: readonly string[] = ['Invocations', 'Errors'];
@@ -62,13 +62,9 @@ export function localMetrics(options: LocalMetricsOptions): LocalMetrics {
   return { sampler: new MetricSampler(options.store, counters, gauges), measurability: measurabilityOf(options) };
 }
 
-function functionName(options: LocalMetricsOptions, logicalId: string): string {
-  return options.stack.context.resources.get(logicalId)?.ref ?? logicalId;
-}
-
 function functionCounters(options: LocalMetricsOptions): CounterSource[] {
   return [...options.functions].flatMap(([logicalId, fn]) => {
-    const dimensions = { FunctionName: functionName(options, logicalId) };
+    const dimensions = { FunctionName: refOf(options.stack, logicalId) };
     const crashedBatches = (): number => options.mappings.filter((spec) => spec.functionLogicalId === logicalId).reduce((total, spec) => total + spec.mapping.stats.crashes, 0);
     return [
       { key: { namespace: 'AWS/Lambda', metricName: 'Invocations', dimensions }, read: () => fn.stats().invocations },
@@ -79,24 +75,29 @@ function functionCounters(options: LocalMetricsOptions): CounterSource[] {
 
 function mappingCounters(options: LocalMetricsOptions): CounterSource[] {
   return options.mappings.flatMap((spec) => {
-    const dimensions = { EventSourceMappingUUID: options.stack.context.resources.get(spec.logicalId)?.ref ?? spec.logicalId };
+    const dimensions = { EventSourceMappingUUID: refOf(options.stack, spec.logicalId) };
     const counter = (metricName: string, read: () => number): CounterSource => ({ key: { namespace: 'AWS/Lambda', metricName, dimensions }, read });
     const common = [
       counter('PolledEventCount', () => spec.mapping.stats.deliveries),
       counter('InvokedEventCount', () => spec.mapping.stats.deliveries),
       counter('FailedInvokeEventCount', () => spec.mapping.stats.failedInvokeEvents),
     ];
-    const { mapping } = spec;
-    if ('deleted' in mapping.stats) return [...common, counter('DeletedEventCount', () => (mapping.stats as { deleted: number }).deleted)];
-    return [...common, counter('DroppedEventCount', () => (mapping.stats as { recordsSkipped: number }).recordsSkipped)];
+    if (spec.source === 'sqs') return [...common, counter('DeletedEventCount', () => kindCount(spec, 'deleted'))];
+    return [...common, counter('DroppedEventCount', () => kindCount(spec, 'recordsSkipped'))];
   });
+}
+
+/** A count only one kind of mapping keeps (an SQS mapping's `deleted`, a stream mapping's `recordsSkipped`); 0 on the other. */
+function kindCount(spec: MappingSpec, name: 'deleted' | 'recordsSkipped'): number {
+  const stats: Partial<Record<typeof name, number>> = spec.mapping.stats;
+  return stats[name] ?? 0;
 }
 
 /** Which metrics are recorded: the ones above for the stack's own queues, functions and mappings, and the runtime's namespace. */
 function measurabilityOf(options: LocalMetricsOptions): Measurability {
   const queues = new Set([...options.stack.queues.values()].map((queue) => queue.name));
-  const functions = new Set([...options.functions.keys()].map((logicalId) => functionName(options, logicalId)));
-  const mappings = new Map(options.mappings.map((spec) => [options.stack.context.resources.get(spec.logicalId)?.ref ?? spec.logicalId, spec.source]));
+  const functions = new Set([...options.functions.keys()].map((logicalId) => refOf(options.stack, logicalId)));
+  const mappings = new Map(options.mappings.map((spec) => [refOf(options.stack, spec.logicalId), spec.source]));
   const runtimeNamespaces = new Set([METRICS_NAMESPACE, ...options.functionSpecs.flatMap((spec) => spec.environment[CONSUMER_ENV.metricsNamespace] ?? [])]);
   const measured = { measured: true } as const;
   const not = (reason: string) => ({ measured: false, reason }) as const;

@@ -14,7 +14,7 @@ import type { RolePolicies } from '../iam';
 import { bucketNameOfArn } from '../../operations/dlq/archive-topology';
 import { announcingTargets, archiveWriter, assertMayArchive } from './failure-archives';
 import type { LocalRuleTarget } from './fan-out';
-import { queueWithArn, type LocalQueue, type ProvisionedStack } from './provision';
+import { queueWithArn, refOf, type LocalQueue, type ProvisionedStack } from './provision';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 export type Mapping = SqsMapping | StreamMapping;
@@ -144,9 +144,9 @@ function onFailureArchive(resource: NamedResource, functionLogicalId: string, op
   if (name === undefined) return undefined;
   const bucket = [...options.stack.buckets.values()].find((candidate) => candidate.name === name);
   if (bucket === undefined) throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the bucket ${name}, which is not a bucket of the stack`);
-  if (options.policies) assertMayArchive(options.policies, functionLogicalId, options.stack.context.resources.get(functionLogicalId)?.ref ?? functionLogicalId, bucket);
+  if (options.policies) assertMayArchive(options.policies, functionLogicalId, refOf(options.stack, functionLogicalId), bucket);
   const announceTo = announcingTargets(options.template, options.stack.context, options.ruleTargets ?? [], bucket);
-  const mappingUuid = options.stack.context.resources.get(resource.logicalId)?.ref ?? resource.logicalId;
+  const mappingUuid = refOf(options.stack, resource.logicalId);
   return archiveWriter({ bucket, clients: options.clients, announceTo, mappingUuid });
 }
 

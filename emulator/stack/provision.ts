@@ -109,6 +109,11 @@ function pseudoParameters(stackName: string): Record<string, string> {
   };
 }
 
+/** What `Ref` of a logical id resolves to locally (a function's name, a mapping's UUID, a queue's URL); the id itself when local mode created nothing for it. */
+export function refOf(stack: Pick<ProvisionedStack, 'context'>, logicalId: string): string {
+  return stack.context.resources.get(logicalId)?.ref ?? logicalId;
+}
+
 /** The provisioned queue with this ARN, if there is one. */
 export function queueWithArn(queues: ReadonlyMap<string, LocalQueue>, arn: string | undefined): LocalQueue | undefined {
   return [...queues.values()].find((queue) => queue.arn === arn);
