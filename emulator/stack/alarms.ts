@@ -6,7 +6,7 @@
  */
 import { isQueueDepthAlarm, watchedQueueName, type AlarmMetric, type MetricAlarm } from '../alarms';
 import { STATISTICS, metricLabel, type MetricKey, type Statistic } from '../metrics';
-import { resolveString, resolveValue, UnresolvableError } from '../../aws/cloudformation/intrinsics';
+import { resolveValue, tryResolveString } from '../../aws/cloudformation/intrinsics';
 import type { ProvisionedStack } from './provision';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type Template } from '../../aws/cloudformation/template';
 
@@ -125,12 +125,9 @@ function alarmMetric(id: string | undefined, metric: { readonly Namespace?: unkn
 function dimensionsOf(value: unknown, stack: ProvisionedStack): Record<string, string> | undefined {
   const dimensions: Record<string, string> = {};
   for (const dimension of (value as { Name: string; Value: unknown }[] | undefined) ?? []) {
-    try {
-      dimensions[dimension.Name] = resolveString(dimension.Value, stack.context);
-    } catch (error) {
-      if (error instanceof UnresolvableError) return undefined;
-      throw error;
-    }
+    const resolved = tryResolveString(dimension.Value, stack.context);
+    if (resolved === undefined) return undefined;
+    dimensions[dimension.Name] = resolved;
   }
   return dimensions;
 }
@@ -138,14 +135,7 @@ function dimensionsOf(value: unknown, stack: ProvisionedStack): Record<string, s
 /** Every dimension value of the alarm's metrics that resolves locally. */
 function dimensionValuesOf(props: Record<string, unknown>, stack: ProvisionedStack): string[] {
   const lists = props.Metrics === undefined ? [props.Dimensions] : (props.Metrics as MetricDataQuery[]).map((query) => query.MetricStat?.Metric?.Dimensions);
-  return lists.flatMap((list) => ((list as { Value: unknown }[] | undefined) ?? []).flatMap((dimension) => {
-    try {
-      return [resolveString(dimension.Value, stack.context)];
-    } catch (error) {
-      if (error instanceof UnresolvableError) return [];
-      throw error;
-    }
-  }));
+  return lists.flatMap((list) => ((list as { Value: unknown }[] | undefined) ?? []).flatMap((dimension) => tryResolveString(dimension.Value, stack.context) ?? []));
 }
 
 /** `AWS/SQS ApproximateAgeOfOldestMessage`, or the expression of a metric math alarm. */
