@@ -11,6 +11,7 @@ import { CONSUMER_NAME as PROJECTION_CONSUMER } from '../../example/handlers/ord
 import { CONSUMER_NAME as NOTIFIER_CONSUMER } from '../../example/handlers/shipment-notifier';
 import { CONSUMER_NAME as LEDGER_CONSUMER } from '../../example/handlers/account-ledger';
 import type { MappingSpec } from '../stack/mappings';
+import { queueWithUrl } from '../stack/provision';
 import type { LocalStack } from '../stack/runtime';
 import type { DeliveryCounter } from './deliveries';
 import type { Verification } from './verify';
@@ -44,7 +45,7 @@ const MISMATCHES: Readonly<Record<string, (verification: Verification) => number
 /** One line per event source mapping of the stack. */
 export function consumerReports(stack: LocalStack, deliveries: DeliveryCounter, verification: Verification): ConsumerReport[] {
   return stack.mappings.map((mapping) => {
-    const name = stack.functionSpecs.get(mapping.functionLogicalId)?.environment[CONSUMER_ENV.consumerName] ?? mapping.functionLogicalId;
+    const name = consumerNameOf(stack, mapping);
     const handed = deliveries.of(mapping.functionLogicalId);
     const mismatchesOf = MISMATCHES[name];
     const mismatches = mismatchesOf ? mismatchesOf(verification) : 0;
@@ -52,11 +53,16 @@ export function consumerReports(stack: LocalStack, deliveries: DeliveryCounter, 
   });
 }
 
+/** The consumer a mapping feeds, by its function's `CONSUMER_NAME` (the function's logical id when it has none). */
+export function consumerNameOf(stack: Pick<LocalStack, 'functionSpecs'>, mapping: Pick<MappingSpec, 'functionLogicalId'>): string {
+  return stack.functionSpecs.get(mapping.functionLogicalId)?.environment[CONSUMER_ENV.consumerName] ?? mapping.functionLogicalId;
+}
+
 /** Where a mapping's events come from, read from the running stack. */
 export function sourceOf(stack: Pick<LocalStack, 'resources' | 'fanOut'>, mapping: Pick<MappingSpec, 'source' | 'sourceQueueUrl'>): ConsumerSource {
   if (mapping.source === 'kinesis') return ConsumerSource.KINESIS;
   if (mapping.source === 'dynamodb-stream') return ConsumerSource.DYNAMODB_STREAM;
-  const queue = [...stack.resources.queues.values()].find((candidate) => candidate.url === mapping.sourceQueueUrl);
+  const queue = queueWithUrl(stack.resources.queues, mapping.sourceQueueUrl);
   if (queue !== undefined && isFifoQueue(queue.name)) return ConsumerSource.SQS_FIFO;
   return stack.fanOut.subscriptions.some((subscription) => subscription.queue.url === mapping.sourceQueueUrl) ? ConsumerSource.SNS_SQS : ConsumerSource.SQS;
 }

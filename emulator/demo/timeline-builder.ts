@@ -9,9 +9,9 @@ import { METRICS_NAMESPACE, MetricName } from '../../aws/metrics';
 import { AlarmState, type AlarmTransition, type MetricAlarm } from '../alarms';
 import { metricLabel, queueMetric, type MetricKey, type MetricStore, type Statistic } from '../metrics';
 import type { MappingSpec } from '../stack/mappings';
-import { refOf } from '../stack/provision';
+import { queueWithUrl, refOf } from '../stack/provision';
 import type { LocalStack } from '../stack/runtime';
-import { sourceOf } from './consumers';
+import { consumerNameOf, sourceOf } from './consumers';
 import type { AlarmTimeline, ConsumerPoint, ConsumerTimeline, DemoTimeline, PhaseMark } from './timeline';
 
 /** When the run started and ended (epoch ms), and when it moved on. */
@@ -40,7 +40,7 @@ export function buildTimeline(stack: LocalStack, span: TimelineSpan): DemoTimeli
   const consumers = stack.mappings.map((mapping): ConsumerTimeline => {
     const metrics = consumerMetrics(stack, mapping);
     return {
-      name: consumerName(stack, mapping),
+      name: consumerNameOf(stack, mapping),
       source: sourceOf(stack, mapping),
       points: starts.map((start) => pointOf(stack.metrics, metrics, start, periodMs, span.startedAt)),
       alarms: alarmsOf(stack, metrics.names),
@@ -65,18 +65,14 @@ function pointOf(store: MetricStore, metrics: ConsumerMetrics, start: number, pe
   };
 }
 
-function consumerName(stack: LocalStack, mapping: MappingSpec): string {
-  return stack.functionSpecs.get(mapping.functionLogicalId)?.environment[CONSUMER_ENV.consumerName] ?? mapping.functionLogicalId;
-}
-
 function consumerMetrics(stack: LocalStack, mapping: MappingSpec): ConsumerMetrics {
   const environment = stack.functionSpecs.get(mapping.functionLogicalId)?.environment ?? {};
-  const service = environment[CONSUMER_ENV.serviceName] || consumerName(stack, mapping);
+  const service = environment[CONSUMER_ENV.serviceName] || consumerNameOf(stack, mapping);
   const namespace = environment[CONSUMER_ENV.metricsNamespace] || METRICS_NAMESPACE;
   const mappingUuid = refOf(stack.resources, mapping.logicalId);
   const functionName = refOf(stack.resources, mapping.functionLogicalId);
   const runtime = (metricName: string): MetricKey => ({ namespace, metricName, dimensions: { service } });
-  const queueName = (url: string | undefined) => [...stack.resources.queues.values()].find((queue) => queue.url === url)?.name;
+  const queueName = (url: string | undefined) => queueWithUrl(stack.resources.queues, url)?.name;
   const dlqName = queueName(environment[CONSUMER_ENV.dlqUrl]);
   const sourceName = queueName(mapping.sourceQueueUrl);
   return {

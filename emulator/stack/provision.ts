@@ -114,6 +114,11 @@ export function refOf(stack: Pick<ProvisionedStack, 'context'>, logicalId: strin
   return stack.context.resources.get(logicalId)?.ref ?? logicalId;
 }
 
+/** The provisioned queue with this URL, if there is one. */
+export function queueWithUrl(queues: ReadonlyMap<string, LocalQueue>, url: string | undefined): LocalQueue | undefined {
+  return [...queues.values()].find((queue) => queue.url === url);
+}
+
 /** The provisioned queue with this ARN, if there is one. */
 export function queueWithArn(queues: ReadonlyMap<string, LocalQueue>, arn: string | undefined): LocalQueue | undefined {
   return [...queues.values()].find((queue) => queue.arn === arn);
