@@ -5,4 +5,4 @@ export type { Evaluation } from './evaluation';
 export { alarmArn, alarmNotification, alarmSubject, cloudWatchTime, regionName } from './notification';
 export type { AlarmLocation, AlarmNotification, AlarmTrigger, MathTrigger, MetricTrigger, TriggerMetric } from './notification';
 export { AlarmState, isQueueDepthAlarm, watchedQueueName } from './types';
-export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, AlarmMetric, MetricAlarm, QueueDepthMetricName, TreatMissingData } from './types';
+export type { AlarmStateValue, AlarmTransition, ComparisonOperator, Datapoint, AlarmMetric, MetricAlarm, TreatMissingData } from './types';

@@ -1,4 +1,4 @@
-import type { MetricKey, Statistic } from '../metrics';
+import { QUEUE_DEPTH_METRIC_NAMES, type MetricKey, type Statistic } from '../metrics';
 
 /** The states of a CloudWatch alarm. */
 export const AlarmState = {
@@ -52,9 +52,6 @@ export interface MetricAlarm {
   readonly insufficientDataActions?: readonly string[];
 }
 
-/** The SQS depth metrics: visible messages, and messages in flight (received, not yet deleted). */
-export type QueueDepthMetricName = 'ApproximateNumberOfMessagesVisible' | 'ApproximateNumberOfMessagesNotVisible';
-
 /** The queue every metric of the alarm is dimensioned by (`QueueName`), when they all name the same one. */
 export function watchedQueueName(alarm: Pick<MetricAlarm, 'metrics'>): string | undefined {
   const names = new Set(alarm.metrics.map((metric) => (metric.key.namespace === 'AWS/SQS' ? metric.key.dimensions.QueueName : undefined)));
@@ -64,7 +61,7 @@ export function watchedQueueName(alarm: Pick<MetricAlarm, 'metrics'>): string | 
 
 /** True for an alarm on a queue's depth (visible, in flight, or their sum): a DLQ's alarm. */
 export function isQueueDepthAlarm(alarm: Pick<MetricAlarm, 'metrics'>): boolean {
-  const depth: readonly string[] = ['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible'] satisfies QueueDepthMetricName[];
+  const depth: readonly string[] = QUEUE_DEPTH_METRIC_NAMES;
   return watchedQueueName(alarm) !== undefined && alarm.metrics.every((metric) => depth.includes(metric.key.metricName));
 }
 

@@ -7,7 +7,7 @@
 import { CONSUMER_ENV } from '../../aws/consumer-env';
 import { METRICS_NAMESPACE, MetricName } from '../../aws/metrics';
 import { AlarmState, type AlarmTransition, type MetricAlarm } from '../alarms';
-import { metricLabel, queueMetric, type MetricKey, type MetricStore, type Statistic } from '../metrics';
+import { metricLabel, QUEUE_DEPTH_METRIC_NAMES, queueMetric, type MetricKey, type MetricStore, type Statistic } from '../metrics';
 import type { MappingSpec } from '../stack/mappings';
 import { queueWithUrl, refOf } from '../stack/provision';
 import type { LocalStack } from '../stack/runtime';
@@ -79,7 +79,7 @@ function consumerMetrics(stack: LocalStack, mapping: MappingSpec): ConsumerMetri
     deliveries: { namespace: 'AWS/Lambda', metricName: 'InvokedEventCount', dimensions: { EventSourceMappingUUID: mappingUuid } },
     duplicates: runtime(MetricName.DUPLICATES),
     effects: runtime(MetricName.PROCESSED),
-    dlq: dlqName === undefined ? [] : ['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible'].map((name) => queueMetric({ name: dlqName }, name)),
+    dlq: dlqName === undefined ? [] : QUEUE_DEPTH_METRIC_NAMES.map((name) => queueMetric({ name: dlqName }, name)),
     names: new Set([service, mappingUuid, functionName, ...(dlqName === undefined ? [] : [dlqName]), ...(sourceName === undefined ? [] : [sourceName])]),
   };
 }

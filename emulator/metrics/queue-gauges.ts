@@ -13,8 +13,11 @@ export const DEPTH_ATTRIBUTES = {
   ApproximateNumberOfMessagesNotVisible: 'ApproximateNumberOfMessagesNotVisible',
 } as const;
 
+/** The depth metrics, visible then in flight: what a DLQ's alarm adds up. */
+export const QUEUE_DEPTH_METRIC_NAMES = Object.keys(DEPTH_ATTRIBUTES) as (keyof typeof DEPTH_ATTRIBUTES)[];
+
 /** The queue metrics local mode samples. */
-export const QUEUE_METRIC_NAMES: readonly string[] = [...Object.keys(DEPTH_ATTRIBUTES), 'ApproximateAgeOfOldestMessage'];
+export const QUEUE_METRIC_NAMES: readonly string[] = [...QUEUE_DEPTH_METRIC_NAMES, 'ApproximateAgeOfOldestMessage'];
 
 /** A queue as the gauges read it. */
 export interface GaugedQueue {
@@ -29,11 +32,10 @@ export function queueMetric(queue: Pick<GaugedQueue, 'name'>, metricName: string
 
 /** The queue's visible and in-flight messages, read in one `GetQueueAttributes`. */
 export function queueDepthGauges(sqs: SQSClient, queue: GaugedQueue): GaugeGroup {
-  const names = Object.keys(DEPTH_ATTRIBUTES) as (keyof typeof DEPTH_ATTRIBUTES)[];
   return {
-    keys: names.map((name) => queueMetric(queue, name)),
+    keys: QUEUE_DEPTH_METRIC_NAMES.map((name) => queueMetric(queue, name)),
     read: async () => {
-      const attributes = names.map((name) => DEPTH_ATTRIBUTES[name]);
+      const attributes = QUEUE_DEPTH_METRIC_NAMES.map((name) => DEPTH_ATTRIBUTES[name]);
       const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: attributes }));
       return attributes.map((attribute) => {
         const value = Number(Attributes?.[attribute]);
