@@ -33,17 +33,36 @@ export interface FileOutput {
  */
 export function fileOutput(path: string): FileOutput {
   const file = createWriteStream(path, { flags: 'a' });
-  const partial = new Map<string, string>();
+  const lines = new LineBuffer();
   const sink: OutputSink = (chunk, source) => {
     const prefix = `[${source.functionName} ${source.stream}] `;
-    const lines = ((partial.get(prefix) ?? '') + chunk).split('\n');
-    partial.set(prefix, lines.pop() ?? '');
-    for (const line of lines) file.write(`${prefix}${line}\n`);
+    for (const line of lines.push(prefix, chunk)) file.write(`${prefix}${line}\n`);
   };
   const close = (): Promise<void> => {
-    for (const [prefix, rest] of partial) if (rest !== '') file.write(`${prefix}${rest}\n`);
-    partial.clear();
+    for (const [prefix, rest] of lines.drain()) file.write(`${prefix}${rest}\n`);
     return new Promise((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
   };
   return { sink, close };
+}
+
+/**
+ * Reassembles lines from chunks that may end mid-line, per key (a function and stream), so that
+ * two writers' output never interleaves mid-line.
+ */
+export class LineBuffer {
+  private readonly partial = new Map<string, string>();
+
+  /** The lines `chunk` completes for `key`; what follows its last line break waits for the next chunk. */
+  public push(key: string, chunk: string): string[] {
+    const lines = ((this.partial.get(key) ?? '') + chunk).split('\n');
+    this.partial.set(key, lines.pop() ?? '');
+    return lines;
+  }
+
+  /** The unfinished line of every key that has one, and none kept after. */
+  public drain(): [key: string, rest: string][] {
+    const rests = [...this.partial].filter(([, rest]) => rest !== '');
+    this.partial.clear();
+    return rests;
+  }
 }

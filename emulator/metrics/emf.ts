@@ -4,7 +4,7 @@
  * carries as top-level fields (a number, or an array of numbers) and the dimension sets whose
  * values are top-level fields too. Each dimension set makes its own metric.
  */
-import type { OutputSink } from '../functions/output';
+import { LineBuffer, type OutputSink } from '../functions/output';
 import type { MetricStore } from './metric-store';
 import type { MetricKey } from './types';
 
@@ -76,12 +76,10 @@ function parseObject(line: string): Record<string, unknown> | undefined {
  * the chunk on to `next`. Lines are reassembled per function first (a chunk may end mid-line).
  */
 export function emfRecorder(store: MetricStore, next: OutputSink): OutputSink {
-  const partial = new Map<string, string>();
+  const lines = new LineBuffer();
   return (chunk, source) => {
     next(chunk, source);
     if (source.stream !== 'stdout') return;
-    const lines = ((partial.get(source.functionName) ?? '') + chunk).split('\n');
-    partial.set(source.functionName, lines.pop() ?? '');
-    for (const line of lines) for (const point of emfDatapoints(line)) store.put(point.key, point.value, point.at);
+    for (const line of lines.push(source.functionName, chunk)) for (const point of emfDatapoints(line)) store.put(point.key, point.value, point.at);
   };
 }
