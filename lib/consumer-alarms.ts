@@ -21,13 +21,14 @@
  * The mapping metrics exist only when the mapping lists `EventCount` in its `MetricsConfig`,
  * which every consumer's mapping does (`MAPPING_METRICS`).
  */
+import { mappingMetric, runtimeMetric } from './consumer-metrics';
 import { Duration, Token } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { MetricType, type IFunction, type MetricsConfig } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, MetricName } from '../aws/metrics';
+import { MetricName } from '../aws/metrics';
 import { notifyOnAlarmAndOk } from './alarm-actions';
 import { checkDurationRange, checkIntegerRange, formatDuration } from './validation';
 
@@ -165,15 +166,6 @@ function retriesTake(watched: WatchedQueue): Duration {
   return Duration.seconds(watched.visibilityTimeout.toSeconds() * watched.maxReceiveCount);
 }
 
-/** A runtime metric (Powertools EMF), dimensioned by the consumer's service name. */
-function runtimeMetric(metricName: string, serviceName: string): Metric {
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: serviceName }, statistic: 'Sum', period: PERIOD });
-}
-
-/** One of the event source mapping's own metrics (`AWS/Lambda`, by `EventSourceMappingUUID`). */
-function mappingMetric(metricName: string, mappingUuid: string): Metric {
-  return new Metric({ namespace: 'AWS/Lambda', metricName, dimensionsMap: { EventSourceMappingUUID: mappingUuid }, statistic: 'Sum', period: PERIOD });
-}
 
 /**
  * Checks the `alarms` prop: tunings in range, and no alarm the source does not have.

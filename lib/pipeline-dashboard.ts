@@ -11,10 +11,11 @@
  * The counts are Sums per minute and the depths and ages Maximums per minute, as the alarms read
  * them, so a graph shows what its alarm saw.
  */
+import { mappingMetric, runtimeMetric } from './consumer-metrics';
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, AlarmStatusWidget, Dashboard, GraphWidget, type IAlarm, type IMetric, Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, AlarmStatusWidget, Dashboard, GraphWidget, type IAlarm, type IMetric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, MetricName } from '../aws/metrics';
+import { MetricName } from '../aws/metrics';
 import { heldMessages } from './dlq-alarm';
 import { DynamoStreamConsumer } from './dynamo-stream-consumer';
 import type { KinesisConsumer } from './kinesis-consumer';
@@ -166,12 +167,3 @@ function wideGraph(consumer: PipelineConsumer, what: string, metrics: IMetric[],
   return new GraphWidget({ title: `${consumer.consumerName}: ${what}`, left: metrics, leftAnnotations: alarm && [alarm.toAnnotation()], width: SIZE.wideWidth, height: SIZE.graphHeight });
 }
 
-/** One of the event source mapping's own metrics (`AWS/Lambda`, by `EventSourceMappingUUID`), as lib/consumer-alarms.ts reads them. */
-function mappingMetric(metricName: string, mappingUuid: string, label: string): Metric {
-  return new Metric({ namespace: 'AWS/Lambda', metricName, dimensionsMap: { EventSourceMappingUUID: mappingUuid }, statistic: 'Sum', period: PERIOD, label });
-}
-
-/** A runtime metric (Powertools EMF), dimensioned by the consumer's service name. */
-function runtimeMetric(metricName: MetricName, serviceName: string, label: string): Metric {
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: serviceName }, statistic: 'Sum', period: PERIOD, label });
-}
