@@ -14,6 +14,8 @@ import { REPO } from './support';
 export const APP = {
   stackName: 'PageViews',
   consumerName: 'page-view-counter',
+  /** The id of the stack's `QueueConsumer`, which begins its function's logical id. */
+  consumerConstructId: 'PageViewCounter',
   eventType: 'page.viewed',
   outputs: { queueUrl: 'PageViewsQueueUrl', countersTable: 'CountersTableName', deadLetterQueueUrl: 'DeadLetterQueueUrl' },
   /** The entry of the governance control (see CONTROL_TS), and the id of its bare queue. */
@@ -102,7 +104,7 @@ export class PageViewsStack extends Stack {
       partitionKey: { name: 'pk', type: AttributeType.STRING },
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const counter = new QueueConsumer(this, 'PageViewCounter', {
+    const counter = new QueueConsumer(this, '${APP.consumerConstructId}', {
       consumerName: '${APP.consumerName}',
       entry: path.join(__dirname, '..', 'handlers', 'page-view-counter.ts'),
       alarmTopic: alarms.topic,

@@ -9,10 +9,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { bundleHandler } from '../../tools/bench/coldstart';
 import { APP, consumerAppFiles } from './consumer-app-files';
 import { LocalUp, parseBanner, type PrintedStack } from './local-up';
 import { copyCheckout, removeScratch, REPO, run, scratchDir, StepTimer } from './support';
@@ -106,6 +107,41 @@ test('cdk synth passes cdk-nag (AwsSolutions) and the Control Tower proactive co
   const types = Object.values(template.Resources).map((resource) => resource.Type);
   expect(types.filter((type) => type === 'AWS::SQS::Queue')).toHaveLength(2);
   expect(types).toEqual(expect.arrayContaining(['AWS::Lambda::Function', 'AWS::Lambda::EventSourceMapping', 'AWS::CloudWatch::Alarm', 'AWS::SNS::Topic', 'AWS::DynamoDB::Table']));
+});
+
+/** The goal of issue 15 for a deployed handler's bundle, against a bare handler's: docs/performance.md, Cold start. */
+const BUNDLE_RATIO_LIMIT = 1.3;
+
+/** The synthesized function's bundle: the asset folder of the one function whose logical id names the consumer. */
+function synthesizedHandlerBundle(): string {
+  const template = JSON.parse(readFileSync(path.join(app, 'cdk.out', `${APP.stackName}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string; Metadata?: Record<string, string> }> };
+  const functions = Object.entries(template.Resources).filter(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(APP.consumerConstructId));
+  const [[, consumer] = []] = functions;
+  const assetPath = consumer?.Metadata?.['aws:asset:path'];
+  if (functions.length !== 1 || assetPath === undefined) throw new Error(`expected one function of ${APP.consumerConstructId} with an asset path, found ${functions.length}`);
+  return path.join(app, 'cdk.out', assetPath, 'index.js');
+}
+
+test(`the handler bundled from the installed package is at most ${BUNDLE_RATIO_LIMIT}x a bare handler's, from the runtime's ES modules`, async () => {
+  // The same handler and the bare one, bundled here in the app's folder with the deployment's esbuild options.
+  const out = scratchDir('eo-app-bundles-');
+  const bareEntry = path.join(app, '.bench', 'bare.ts');
+  mkdirSync(path.dirname(bareEntry), { recursive: true });
+  writeFileSync(bareEntry, readFileSync(path.join(REPO, 'tools', 'bench', 'handlers', 'bare.ts'), 'utf8'));
+  await timer.time('esbuild of a bare handler in the app', () => bundleHandler(bareEntry, path.join(out, 'bare'), 'bundled'));
+  const handler = await bundleHandler(path.join(app, 'handlers', 'page-view-counter.ts'), path.join(out, 'handler'), 'bundled');
+  const packaged = Object.keys(handler.inputs).filter((input) => input.includes('node_modules/effectively-once/'));
+  expect(packaged.length).toBeGreaterThan(0);
+  expect(packaged.filter((input) => !input.includes('node_modules/effectively-once/dist/esm/'))).toEqual([]);
+  // Powertools idempotency and its JMESPath engine serve only `idempotentEffect`, which this handler does not use: esbuild reads them and keeps none of their code.
+  const bundled = Object.values(handler.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([input]) => input));
+  expect(bundled.filter((input) => /@aws-lambda-powertools\/(idempotency|jmespath)\//.test(input))).toEqual([]);
+  const bytes = (file: string) => statSync(file).size;
+  const bareBytes = bytes(path.join(out, 'bare', 'index.js'));
+  const synthesized = bytes(synthesizedHandlerBundle());
+  expect(Math.abs(synthesized - bytes(path.join(out, 'handler', 'index.js')))).toBeLessThan(1_024);
+  process.stderr.write(`bundle from the installed package: ${(synthesized / 1024).toFixed(1)} KiB, ${(synthesized / bareBytes).toFixed(2)}x a bare handler's ${(bareBytes / 1024).toFixed(1)} KiB\n`);
+  expect(synthesized / bareBytes).toBeLessThanOrEqual(BUNDLE_RATIO_LIMIT);
 });
 
 test('the checks do run: the same app with a bare queue fails synth, naming the findings', async () => {
