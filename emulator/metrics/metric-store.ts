@@ -1,8 +1,9 @@
+import { MetricSeries } from './metric-series';
 import { metricId, type MetricDatapoint, type MetricKey, type Statistic } from './types';
 
 /** Defaults of {@link MetricStore}, named once for the code and its docs. */
 export const METRIC_STORE_DEFAULTS = {
-  /** A long `eo local up` session keeps this many datapoints per metric, dropping the oldest. */
+  /** A long `eo local up` session keeps this many datapoints per metric, dropping the oldest by time. */
   maxDatapointsPerMetric: 100_000,
 } as const;
 
@@ -16,7 +17,7 @@ export const METRIC_STORE_DEFAULTS = {
  * store.statistic(key, 'Sum', periodStart, Date.now()); // 1
  */
 export class MetricStore {
-  private readonly series = new Map<string, { readonly key: MetricKey; readonly datapoints: StoredDatapoint[] }>();
+  private readonly series = new Map<string, { readonly key: MetricKey; readonly datapoints: MetricSeries }>();
   private recorded = 0;
 
   public constructor(private readonly maxDatapointsPerMetric: number = METRIC_STORE_DEFAULTS.maxDatapointsPerMetric) {
@@ -27,11 +28,10 @@ export class MetricStore {
   public put(key: MetricKey, value: number, at: number = Date.now()): void {
     if (!Number.isFinite(value)) throw new RangeError(`${metricId(key)}: a datapoint must be a finite number (given ${value})`);
     const id = metricId(key);
-    const entry = this.series.get(id) ?? { key, datapoints: [] };
+    const entry = this.series.get(id) ?? { key, datapoints: new MetricSeries(this.maxDatapointsPerMetric) };
     this.series.set(id, entry);
     this.recorded += 1;
-    insertInOrder(entry.datapoints, { at, value, position: this.recorded });
-    if (entry.datapoints.length > this.maxDatapointsPerMetric) entry.datapoints.splice(0, entry.datapoints.length - this.maxDatapointsPerMetric);
+    entry.datapoints.put(at, value, this.recorded);
   }
 
   /** The statistic over the datapoints in `[fromMs, toMs)`; undefined when there are none (CloudWatch's missing data). */
@@ -51,7 +51,7 @@ export class MetricStore {
 
   /** The statistic over the datapoints recorded after position `after` and up to `upTo` (see {@link position}); undefined when there are none. */
   public statisticBetween(key: MetricKey, statistic: Statistic, after: number, upTo: number): number | undefined {
-    const values = (this.series.get(metricId(key))?.datapoints ?? []).filter((point) => point.position > after && point.position <= upTo).map((point) => point.value);
+    const values = this.series.get(metricId(key))?.datapoints.valuesBetweenPositions(after, upTo) ?? [];
     return statisticOf(values, statistic);
   }
 
@@ -62,7 +62,7 @@ export class MetricStore {
 
   /** The datapoints in `[fromMs, toMs)`, oldest first. */
   public datapoints(key: MetricKey, fromMs: number, toMs: number): MetricDatapoint[] {
-    return (this.series.get(metricId(key))?.datapoints ?? []).filter((point) => point.at >= fromMs && point.at < toMs).map(({ at, value }) => ({ at, value }));
+    return this.series.get(metricId(key))?.datapoints.datapointsBetween(fromMs, toMs) ?? [];
   }
 
   /** Every metric that has datapoints. */
@@ -78,23 +78,12 @@ export function statisticOf(values: readonly number[], statistic: Statistic): nu
     case 'Sum':
       return values.reduce((total, value) => total + value, 0);
     case 'Maximum':
-      return Math.max(...values);
+      return values.reduce((largest, value) => Math.max(largest, value));
     case 'Minimum':
-      return Math.min(...values);
+      return values.reduce((smallest, value) => Math.min(smallest, value));
     case 'Average':
       return values.reduce((total, value) => total + value, 0) / values.length;
     case 'SampleCount':
       return values.length;
   }
-}
-
-/** A datapoint and its place in the order of recording. */
-interface StoredDatapoint extends MetricDatapoint {
-  readonly position: number;
-}
-
-function insertInOrder(datapoints: StoredDatapoint[], point: StoredDatapoint): void {
-  let index = datapoints.length;
-  while (index > 0 && (datapoints[index - 1]?.at ?? 0) > point.at) index -= 1;
-  datapoints.splice(index, 0, point);
 }
