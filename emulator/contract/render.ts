@@ -4,6 +4,7 @@
  * `<ErrorResponse>`) and, for SQS, the `x-amzn-query-error` header the SDK names its errors by.
  */
 import { randomUUID } from 'node:crypto';
+import { snsErrorResponse } from '../../aws/error-xml';
 import type { AwsError } from './aws-error';
 
 /** The wire protocols of the clients here (AWS SDK v3, AWS CLI v1). */
@@ -28,9 +29,6 @@ export interface RenderedError {
 /** Names the contract rule that refused a request, so a reader can tell it from the engine's own errors. */
 export const CONTRACT_RULE_HEADER = 'x-eo-contract-rule';
 
-/** The SNS API's XML namespace, which its `<ErrorResponse>` carries. */
-const SNS_XML_NAMESPACE = 'http://sns.amazonaws.com/doc/2010-03-31/';
-
 /**
  * The HTTP answer for `error` in `protocol`.
  *
@@ -39,7 +37,7 @@ const SNS_XML_NAMESPACE = 'http://sns.amazonaws.com/doc/2010-03-31/';
  * res.writeHead(answer.status, answer.headers).end(answer.body);
  */
 export function renderError(protocol: WireProtocol, error: AwsError, requestId: string = randomUUID()): RenderedError {
-  const body = protocol === 'query' ? queryBody(error, requestId) : jsonBody(error);
+  const body = protocol === 'query' ? snsErrorResponse({ fault: error.fault, code: error.code, message: error.message, requestId }) : jsonBody(error);
   const headers: Record<string, string> = {
     'content-type': WIRE_PROTOCOLS[protocol],
     'content-length': String(Buffer.byteLength(body)),
@@ -52,16 +50,4 @@ export function renderError(protocol: WireProtocol, error: AwsError, requestId: 
 
 function jsonBody(error: AwsError): string {
   return JSON.stringify({ __type: error.jsonType, ...error.fields, [error.messageKey]: error.message });
-}
-
-function queryBody(error: AwsError, requestId: string): string {
-  return (
-    `<ErrorResponse xmlns="${SNS_XML_NAMESPACE}"><Error><Type>${error.fault}</Type>` +
-    `<Code>${escapeXml(error.code)}</Code><Message>${escapeXml(error.message)}</Message></Error>` +
-    `<RequestId>${requestId}</RequestId></ErrorResponse>`
-  );
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }

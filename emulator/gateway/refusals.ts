@@ -1,4 +1,5 @@
 /** Refusals the gateway answers itself, in each service's shape. */
+import { snsErrorResponse } from '../../aws/error-xml';
 import type { RequestTarget } from '../contract';
 import type { Refusal } from './iam-guard';
 
@@ -20,6 +21,6 @@ export function unrecognizedClient(target: RequestTarget, accessKeyId: string | 
 }
 
 function xmlRefusal(code: string, summary: string): Refusal {
-  const body = `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${MESSAGE}</Message></Error><RequestId>local</RequestId></ErrorResponse>`;
+  const body = snsErrorResponse({ fault: 'Sender', code, message: MESSAGE, requestId: 'local' });
   return { status: 403, headers: { 'content-type': 'text/xml', 'content-length': String(Buffer.byteLength(body)) }, body, summary };
 }

@@ -16,6 +16,7 @@
  * - S3: `AccessDenied`, 403, REST XML `<Error><Code>AccessDenied</Code><Message>…</Message><RequestId>…`
  *   (Amazon S3 API Reference, "Error responses"), with IAM's sentence as the message.
  */
+import { escapeXml, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
 import { AwsService, DenyReason, PolicyType } from './types';
 
 /** What was refused, and why, in IAM's terms. */
@@ -89,7 +90,7 @@ export function sqsDenial(refusal: Refusal, requestId: string, protocol: WirePro
   const message = notAuthorizedMessage(refusal, (action) => action.toLowerCase());
   const denial = { service: AwsService.SQS, code: 'AccessDenied', status: 403, message } as const;
   if (protocol === WireProtocol.QUERY) {
-    const body = `<?xml version="1.0"?><ErrorResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/">${xmlError('AccessDenied', message)}<Detail/></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+    const body = sqsErrorResponse({ fault: 'Sender', code: 'AccessDenied', message, requestId });
     return { ...denial, headers: xmlHeaders(requestId), body };
   }
   const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message });
@@ -113,7 +114,7 @@ export function snsDenial(refusal: Refusal, requestId: string): AwsDenial {
 }
 
 function snsError(code: string, status: 400 | 403, message: string, requestId: string): AwsDenial {
-  const body = `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">${xmlError(code, message)}</Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+  const body = snsErrorResponse({ fault: 'Sender', code, message, requestId });
   return { service: AwsService.SNS, code, status, message, headers: xmlHeaders(requestId), body };
 }
 
@@ -137,13 +138,4 @@ function jsonHeaders(version: '1.0' | '1.1', requestId: string): Record<string, 
 
 function xmlHeaders(requestId: string): Record<string, string> {
   return { 'content-type': 'text/xml', 'x-amzn-requestid': requestId };
-}
-
-/** `<Error><Type>Sender</Type><Code>…</Code><Message>…</Message>`, left open for what follows. */
-function xmlError(code: string, message: string): string {
-  return `<Error><Type>Sender</Type><Code>${code}</Code><Message>${escapeXml(message)}</Message>`;
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
