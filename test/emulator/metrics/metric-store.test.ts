@@ -49,6 +49,23 @@ test('dimensions given in another order address the same metric', () => {
   expect(store.keys()).toHaveLength(1);
 });
 
+test.each([
+  ['a comma and an equals sign in a dimension value', { ...errors, dimensions: { FunctionName: 'f,Resource=g' } }, { ...errors, dimensions: { FunctionName: 'f', Resource: 'g' } }],
+  ['a slash in the metric name', { namespace: 'App', metricName: 'Sub/Errors', dimensions: {} }, { namespace: 'App/Sub', metricName: 'Errors', dimensions: {} }],
+  ['a backslash before a separator', { ...errors, dimensions: { A: 'x\\', B: 'y' } }, { ...errors, dimensions: { A: 'x\\,B=y' } }],
+] as const)('two metrics whose parts would run together (%s) keep apart', (_case, first: MetricKey, second: MetricKey) => {
+  expect(metricId(first)).not.toBe(metricId(second));
+  const store = new MetricStore();
+  store.put(first, 1, 1000);
+  store.put(second, 10, 1000);
+  expect([store.statistic(first, 'Sum', 0, 2000), store.statistic(second, 'Sum', 0, 2000)]).toEqual([1, 10]);
+  expect(store.keys()).toHaveLength(2);
+});
+
+test('the names of AWS\'s own metrics read as they are', () => {
+  expect(metricId({ namespace: 'AWS/SQS', metricName: 'ApproximateAgeOfOldestMessage', dimensions: { QueueName: 'orders-dlq.fifo' } })).toBe('AWS/SQS/ApproximateAgeOfOldestMessage{QueueName=orders-dlq.fifo}');
+});
+
 test('metrics that differ in a dimension value are kept apart', () => {
   const store = new MetricStore();
   store.put(errors, 1, 1000);
