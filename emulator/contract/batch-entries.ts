@@ -23,6 +23,9 @@ export interface SqsFailedEntry {
   readonly Rule?: string;
 }
 
+/** A ChangeMessageVisibilityBatch entry held to state the rules cannot see (SQS's 12-hour cap: `VisibilityBudget`). */
+export type VisibilityCheck = (entry: SqsBatchEntry) => CheckResult;
+
 /** A batch split by the per-entry rules. */
 export interface SplitBatch<Entry extends SqsBatchEntry> {
   /** The entries to forward, in their order; when empty, answer `{ Successful: [], Failed: failed }` without the engine. */
@@ -34,6 +37,8 @@ export interface SplitBatch<Entry extends SqsBatchEntry> {
 /**
  * Splits a batch that passed `checkRequest` into what to forward and what SQS would fail.
  * Run it only after the whole-request rules: it assumes 1..10 entries with valid, distinct ids.
+ * `visibility` also holds each ChangeMessageVisibilityBatch entry that passed the rules to what
+ * the caller knows of its message (the gateway: SQS's 12-hour cap).
  *
  * @example
  * const { forward, failed } = splitSqsBatch('SendMessageBatch', input, { maximumMessageSize: 1024 });
@@ -44,11 +49,13 @@ export function splitSqsBatch<Entry extends SqsBatchEntry>(
   operation: SqsBatchOperation,
   input: SqsBatchInput & { readonly Entries?: readonly Entry[] },
   facts: SqsFacts = {},
+  visibility: VisibilityCheck = () => ({ ok: true }),
 ): SplitBatch<Entry> {
   const forward: Entry[] = [];
   const failed: SqsFailedEntry[] = [];
   for (const entry of input.Entries ?? []) {
-    const result = checkEntry(operation, entry, facts);
+    const checked = checkEntry(operation, entry, facts);
+    const result = checked.ok && operation === 'ChangeMessageVisibilityBatch' ? visibility(entry) : checked;
     if (result.ok) forward.push(entry);
     else failed.push({ Id: entry.Id ?? '', SenderFault: true, Code: result.error.code, Message: result.error.message, Rule: result.error.rule });
   }

@@ -11,11 +11,12 @@ import { SQS_MESSAGE_RULES } from './sqs-message';
 import { SQS_FIFO_RULES } from './sqs-fifo';
 import { SQS_QUEUE_ATTRIBUTE_RULES } from './sqs-queue-attributes';
 import { SQS_RANGE_RULES } from './sqs-ranges';
+import { SQS_VISIBILITY_BUDGET_RULES } from './sqs-visibility-budget';
 import { CONFLICT_RULES } from './transaction-conflicts';
 
 /** Rule ids by service. */
 export const CONTRACT_RULES = {
-  sqs: { ...SQS_MESSAGE_RULES, ...SQS_ATTRIBUTE_RULES, ...SQS_BATCH_RULES, ...SQS_RANGE_RULES, ...SQS_FIFO_RULES, ...SQS_QUEUE_ATTRIBUTE_RULES },
+  sqs: { ...SQS_MESSAGE_RULES, ...SQS_ATTRIBUTE_RULES, ...SQS_BATCH_RULES, ...SQS_RANGE_RULES, ...SQS_FIFO_RULES, ...SQS_QUEUE_ATTRIBUTE_RULES, ...SQS_VISIBILITY_BUDGET_RULES },
   sns: SNS_RULES,
   dynamodb: { ...DYNAMODB_RULES, ...CONFLICT_RULES },
   kinesis: KINESIS_RULES,

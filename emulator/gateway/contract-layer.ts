@@ -4,6 +4,7 @@
  * refuses as invalid), DynamoDB's transaction conflicts; then the engine. A refusal is answered in
  * the service's own shape and never reaches the engine.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   checkRequest,
@@ -12,10 +13,13 @@ import {
   mergeFailedEntries,
   renderError,
   splitSqsBatch,
+  WIRE_PROTOCOLS,
   TransactionConflictTracker,
+  VisibilityBudget,
   type AwsError,
   type ContractService,
   type RequestTarget,
+  type SqsFacts,
 } from '../contract';
 import { readAwsRequest, type AwsRequest } from './aws-request';
 import { ContractCounters, type ContractStats } from './contract-stats';
@@ -39,6 +43,8 @@ export interface ContractLayerOptions {
   readonly facts: EngineFacts;
   /** Told of every refusal, in one line (for the functions' log, or a test), and of its kind. @default - nothing */
   readonly onRefusal?: RefusalListener;
+  /** The clock of SQS's 12-hour visibility cap (epoch ms). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** A request that passed, and what the layer must do around the engine's answer. */
@@ -48,6 +54,10 @@ interface Admitted {
   readonly streamArn?: string;
   readonly batchFailures?: ReturnType<typeof splitSqsBatch>['failed'];
   readonly release?: () => void;
+  /** A ReceiveMessage: when it arrived, for the visibility cap of the messages it hands out. */
+  readonly receivedAt?: number;
+  /** How many entries of a split SQS batch go on to the engine; with none, the layer answers alone, as SQS would. */
+  readonly batchForwarded?: number;
 }
 
 interface Refused {
@@ -59,10 +69,12 @@ export class ContractLayer {
   public readonly tokens = new StreamTokens();
   private readonly counters = new ContractCounters();
   private readonly conflicts: TransactionConflictTracker;
+  private readonly visibility: VisibilityBudget;
   private iam: IamGuard | undefined;
 
   public constructor(private readonly options: ContractLayerOptions) {
     this.conflicts = new TransactionConflictTracker({ keySchemas: options.facts.keySchemas });
+    this.visibility = new VisibilityBudget({ now: options.now });
   }
 
   /** From now on, function callers are decided against their roles' policies. */
@@ -81,6 +93,7 @@ export class ContractLayer {
     this.counters.checked();
     const admitted = await this.admit(request, request.target);
     if ('refusal' in admitted) return this.refuse(res, admitted.refusal, admitted.kind);
+    if (admitted.batchFailures !== undefined && admitted.batchForwarded === 0) return send(res, allEntriesFailed(admitted.batchFailures));
     try {
       send(res, this.afterAnswer(request.target, admitted, await forward(req, admitted.body, admitted.asFunction)));
     } finally {
@@ -107,17 +120,37 @@ export class ContractLayer {
     const facts = await this.options.facts.factsFor(target, request.input);
     const result = checkRequest(target.service, target.operation, request.input, facts);
     if (!result.ok) return { refusal: this.rejected(target, result.error), kind: 'invalid' };
-    if (target.service === 'sqs' && isSqsBatchOperation(target.operation)) return this.splitBatch(request, target.operation, admitted, facts.sqs);
+    if (target.service === 'sqs') return this.checkSqsVisibility(request, target, admitted, facts.sqs);
     if (target.service === 'dynamodb') return this.holdItems(request, target, admitted);
     return admitted;
   }
 
+  /** SQS's 12-hour visibility cap: receives note their handles, deletes forget them, visibility changes are held to it. */
+  private checkSqsVisibility(request: AwsRequest, target: RequestTarget, admitted: Admitted, facts: SqsFacts | undefined): Admitted | Refused {
+    const input = request.input as SqsVisibilityInput;
+    switch (target.operation) {
+      case 'ReceiveMessage':
+        return { ...admitted, receivedAt: this.visibility.clock() };
+      case 'DeleteMessage':
+        this.visibility.forget(input.ReceiptHandle === undefined ? [] : [input.ReceiptHandle]);
+        return admitted;
+      case 'ChangeMessageVisibility': {
+        const result = this.visibility.check(input.ReceiptHandle, input.VisibilityTimeout);
+        return result.ok ? admitted : { refusal: this.rejected(target, result.error), kind: 'invalid' };
+      }
+      default:
+        if (!isSqsBatchOperation(target.operation)) return admitted;
+        if (target.operation === 'DeleteMessageBatch') this.visibility.forget((input.Entries ?? []).flatMap((entry) => (entry.ReceiptHandle === undefined ? [] : [entry.ReceiptHandle])));
+        return this.splitBatch(request, target.operation, admitted, facts);
+    }
+  }
+
   /** Entries SQS would fail alone are answered as `Failed`; the rest go on. */
   private splitBatch(request: AwsRequest, operation: Parameters<typeof splitSqsBatch>[0], admitted: Admitted, facts: Parameters<typeof splitSqsBatch>[2]): Admitted {
-    const split = splitSqsBatch(operation, request.input, facts);
+    const split = splitSqsBatch(operation, request.input, facts, (entry) => this.visibility.check(entry.ReceiptHandle, entry.VisibilityTimeout));
     if (split.failed.length === 0) return admitted;
     for (const failure of split.failed) this.counters.rejectedBy(failure.Rule ?? 'sqs.batch.entry');
-    return { ...admitted, body: Buffer.from(JSON.stringify({ ...request.input, Entries: split.forward })), batchFailures: split.failed };
+    return { ...admitted, body: Buffer.from(JSON.stringify({ ...request.input, Entries: split.forward })), batchFailures: split.failed, batchForwarded: split.forward.length };
   }
 
   private holdItems(request: AwsRequest, target: RequestTarget, admitted: Admitted): Admitted | Refused {
@@ -130,9 +163,10 @@ export class ContractLayer {
   }
 
   private afterAnswer(target: RequestTarget, admitted: Admitted, answer: EngineAnswer): EngineAnswer {
-    if (admitted.streamArn === undefined && admitted.batchFailures === undefined) return answer;
+    if (admitted.streamArn === undefined && admitted.batchFailures === undefined && admitted.receivedAt === undefined) return answer;
     const json = jsonOf(answer);
     if (json === undefined) return answer;
+    if (admitted.receivedAt !== undefined) this.visibility.received(receiptHandlesOf(json), admitted.receivedAt);
     this.tokens.learn(target, admitted.streamArn, json);
     return admitted.batchFailures ? withJsonBody(answer, mergeFailedEntries(json, admitted.batchFailures)) : answer;
   }
@@ -151,6 +185,26 @@ export class ContractLayer {
     this.options.onRefusal?.(refusal.summary, kind);
     res.writeHead(refusal.status, refusal.headers).end(refusal.body);
   }
+}
+
+/** The fields of SQS's visibility and delete requests the cap reads. */
+interface SqsVisibilityInput {
+  readonly ReceiptHandle?: string;
+  readonly VisibilityTimeout?: number;
+  readonly Entries?: readonly { readonly ReceiptHandle?: string }[];
+}
+
+/** The receipt handles of a ReceiveMessage answer. */
+function receiptHandlesOf(answer: Readonly<Record<string, unknown>>): string[] {
+  const messages = Array.isArray(answer.Messages) ? (answer.Messages as { ReceiptHandle?: unknown }[]) : [];
+  return messages.flatMap((message) => (typeof message.ReceiptHandle === 'string' ? [message.ReceiptHandle] : []));
+}
+
+/** SQS's answer to a batch whose every entry failed: 200, nothing successful (an empty batch would be an error of its own). */
+function allEntriesFailed(failed: NonNullable<Admitted['batchFailures']>): EngineAnswer {
+  const answer: { readonly Successful: readonly unknown[]; readonly Failed?: readonly unknown[] } = { Successful: [] };
+  const body = Buffer.from(JSON.stringify(mergeFailedEntries(answer, failed)));
+  return { status: 200, headers: { 'content-type': WIRE_PROTOCOLS.json10, 'content-length': String(body.length), 'x-amzn-requestid': randomUUID() }, body };
 }
 
 function isContractService(service: RequestTarget['service']): service is ContractService {

@@ -1,7 +1,8 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { fullJitterDelay, type RandomSource } from './backoff';
 import type { SourceRecord } from './records';
-import { SQS_LIMITS } from '../../aws/limits';
+import { ConfigurationError } from './errors';
+import { LAMBDA_LIMITS, SQS_LIMITS } from '../../aws/limits';
 
 /** Defaults shared by the code and its documentation. */
 export const DEFAULT_VISIBILITY_BACKOFF = {
@@ -9,11 +10,20 @@ export const DEFAULT_VISIBILITY_BACKOFF = {
   capSeconds: 300,
 } as const;
 
+/**
+ * The longest visibility timeout the backoff sets: 12 hours less the longest a record can have
+ * been held since SQS handed it out, Lambda's batching window (300 s) and the function's run
+ * (900 s). SQS caps a message's visibility at 12 hours from the ReceiveMessage that returned it,
+ * extensions included, and refuses a change past that: 43200 s, asked a moment after the
+ * receive, is refused, and the message comes back after the queue's own timeout instead.
+ */
+export const MAX_BACKOFF_VISIBILITY_SECONDS = SQS_LIMITS.maxVisibilityTimeoutSeconds - LAMBDA_LIMITS.maxBatchingWindowSeconds - LAMBDA_LIMITS.maxTimeoutSeconds;
+
 
 export interface VisibilityBackoffOptions {
-  /** @default 2 */
+  /** The first retry's ceiling; more than 0. @default 2 */
   readonly baseSeconds?: number;
-  /** @default 300 */
+  /** The ceiling of every retry: at least `baseSeconds`, at most {@link MAX_BACKOFF_VISIBILITY_SECONDS} (42,000). @default 300 */
   readonly capSeconds?: number;
   /** @default Math.random */
   readonly random?: RandomSource;
@@ -29,16 +39,19 @@ export interface VisibilityBackoffOptions {
  * dependency in lockstep.
  */
 export class VisibilityBackoff {
+  /** @throws ConfigurationError when `baseSeconds` or `capSeconds` is out of its range */
   public constructor(
     private readonly sqs: SQSClient,
     private readonly options: VisibilityBackoffOptions = {},
-  ) {}
+  ) {
+    checkRange(options);
+  }
 
   /** The jittered visibility timeout, in whole seconds, for a message received `receiveCount` times. */
   public timeoutFor(receiveCount: number): number {
     const { baseSeconds = DEFAULT_VISIBILITY_BACKOFF.baseSeconds, capSeconds = DEFAULT_VISIBILITY_BACKOFF.capSeconds, random } = this.options;
     const delayMs = fullJitterDelay(Math.max(0, receiveCount - 1), { baseMs: baseSeconds * 1000, capMs: capSeconds * 1000, random });
-    return Math.min(SQS_LIMITS.maxVisibilityTimeoutSeconds, Math.ceil(delayMs / 1000));
+    return Math.min(MAX_BACKOFF_VISIBILITY_SECONDS, Math.ceil(delayMs / 1000));
   }
 
   /**
@@ -62,7 +75,7 @@ export class VisibilityBackoff {
     const backoff = this.timeoutFor(record.receiveCount);
     if (notBefore === undefined) return backoff;
     const untilThen = Math.ceil((notBefore.getTime() - (this.options.now ?? Date.now)()) / 1000) + 1;
-    return Math.min(SQS_LIMITS.maxVisibilityTimeoutSeconds, Math.max(backoff, untilThen));
+    return Math.min(MAX_BACKOFF_VISIBILITY_SECONDS, Math.max(backoff, untilThen));
   }
 
   private async changeGroup(group: readonly SourceRecord[], timeouts: ReadonlyMap<string, number>): Promise<string[]> {
@@ -78,6 +91,16 @@ export class VisibilityBackoff {
     } catch {
       return group.map((record) => record.itemIdentifier);
     }
+  }
+}
+
+function checkRange({ baseSeconds = DEFAULT_VISIBILITY_BACKOFF.baseSeconds, capSeconds = DEFAULT_VISIBILITY_BACKOFF.capSeconds }: VisibilityBackoffOptions): void {
+  if (!Number.isFinite(baseSeconds) || baseSeconds <= 0) throw new ConfigurationError(`VisibilityBackoff baseSeconds must be a number of seconds above 0 (given ${baseSeconds})`);
+  if (!Number.isFinite(capSeconds) || capSeconds < baseSeconds || capSeconds > MAX_BACKOFF_VISIBILITY_SECONDS) {
+    throw new ConfigurationError(
+      `VisibilityBackoff capSeconds must be from baseSeconds (${baseSeconds}) to ${MAX_BACKOFF_VISIBILITY_SECONDS} (given ${capSeconds}): ` +
+        `SQS refuses a visibility that ends more than ${SQS_LIMITS.maxVisibilityTimeoutSeconds} s after the receive, and a record may have been held ${SQS_LIMITS.maxVisibilityTimeoutSeconds - MAX_BACKOFF_VISIBILITY_SECONDS} s by then`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@
 // contract layer does. Each row sends the request straight to fauxqs and asserts the rule's verdict.
 import {
   ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -9,7 +10,7 @@ import {
   type SendMessageCommandInput,
 } from '@aws-sdk/client-sqs';
 import { destroyClients } from '../../../emulator/engines';
-import { checkRequest, splitSqsBatch } from '../../../emulator/contract';
+import { checkRequest, splitSqsBatch, VisibilityBudget } from '../../../emulator/contract';
 import { createQueue, engineClients, uniqueName } from '../../helpers/engines';
 
 const clients = engineClients();
@@ -66,6 +67,21 @@ describe('fauxqs accepts what SQS refuses; the rule refuses it', () => {
     const entries: SendMessageBatchRequestEntry[] = [{ Id: 'ok', MessageBody: 'x' }, { Id: 'late', MessageBody: 'x', DelaySeconds: 901 }];
     expect(await verdict(sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries })))).toEqual({ accepted: true, failed: [] });
     expect(splitSqsBatch('SendMessageBatch', { Entries: entries }).failed.map((entry) => entry.Id)).toEqual(['late']);
+  });
+});
+
+describe('fauxqs keeps no 12-hour visibility cap; the gateway’s budget does', () => {
+  test('ChangeMessageVisibility to 43200 s after a receive: fauxqs extends it, SQS refuses it', async () => {
+    const url = (await createQueue(sqs, uniqueName('contract-visibility'))).url;
+    await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x' }));
+    const receivedAt = Date.now();
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1 }));
+    const handle = Messages[0]?.ReceiptHandle ?? '';
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await verdict(sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: handle, VisibilityTimeout: 43_200 })))).toEqual({ accepted: true, failed: [] });
+    const budget = new VisibilityBudget();
+    budget.received([handle], receivedAt);
+    expect(budget.check(handle, 43_200)).toMatchObject({ ok: false, error: { code: 'InvalidParameterValue', rule: 'sqs.visibility-timeout.total' } });
   });
 });
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
 import { ContractLayer } from '../../../emulator/gateway/contract-layer';
 import { CallerDirectory, functionCredentials } from '../../../emulator/gateway/credentials';
@@ -61,12 +61,15 @@ let gateway: GatewayServer;
 let layer: ContractLayer;
 let callers: CallerDirectory;
 const refusals: string[] = [];
+/** The layer's clock, for SQS's 12-hour visibility cap; nothing else here reads it. */
+let nowMs = 0;
 
 beforeEach(async () => {
   engine = new StubEngine();
   const endpoint = await engine.start();
   callers = new CallerDirectory('refuse');
-  layer = new ContractLayer({ callers, facts: new EngineFacts({}), onRefusal: (line) => refusals.push(line) });
+  nowMs = 0;
+  layer = new ContractLayer({ callers, facts: new EngineFacts({}), onRefusal: (line) => refusals.push(line), now: () => nowMs });
   gateway = await startGatewayServer({ layer, engine: endpoint });
   refusals.length = 0;
 });
@@ -97,11 +100,62 @@ describe('request rules', () => {
     expect(layer.stats().rejected).toBe(1);
   });
 
+  test('a batch whose every entry SQS would fail is answered by the layer: 200, all Failed, nothing sent to the engine', async () => {
+    const result = await sqs().send(new SendMessageBatchCommand({ QueueUrl: QUEUE_URL, Entries: [{ Id: 'late', MessageBody: 'x', DelaySeconds: 901 }, { Id: 'later', MessageBody: 'y', DelaySeconds: 902 }] }));
+    expect(result.Successful).toEqual([]);
+    expect(result.Failed?.map((entry) => [entry.Id, entry.Code, entry.SenderFault])).toEqual([['late', 'InvalidParameterValue', true], ['later', 'InvalidParameterValue', true]]);
+    expect(engine.received).toEqual([]);
+  });
+
   test('a valid request passes as it is', async () => {
     engine.answer = (_target, body) => sent(body);
     await expect(sqs().send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hello' }))).resolves.toMatchObject({ MessageId: 'm-1' });
     expect(engine.received).toHaveLength(1);
     expect(layer.stats()).toMatchObject({ requestsChecked: 1, rejected: 0 });
+  });
+});
+
+describe('SQS\'s 12-hour visibility cap, from the receive the gateway saw', () => {
+  const received = (...handles: string[]) => ({ Messages: handles.map((handle) => ({ MessageId: `m-${handle}`, ReceiptHandle: handle, Body: 'b', MD5OfBody: md5('b') })) });
+
+  async function receive(...handles: string[]): Promise<void> {
+    engine.answer = () => received(...handles);
+    await sqs().send(new ReceiveMessageCommand({ QueueUrl: QUEUE_URL, MaxNumberOfMessages: 10 }));
+    engine.received.length = 0;
+    engine.answer = () => ({});
+  }
+
+  test('43200 s a second after the receive is refused with SQS\'s error and never reaches the engine; 43199 s passes', async () => {
+    await receive('rh-1');
+    nowMs = 1_000;
+    const change = (VisibilityTimeout: number) => sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: QUEUE_URL, ReceiptHandle: 'rh-1', VisibilityTimeout }));
+    await expect(change(43_200)).rejects.toMatchObject({
+      name: 'InvalidParameterValue',
+      message: 'Value 43200 for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(engine.received).toEqual([]);
+    expect(refusals).toEqual([expect.stringContaining('sqs:ChangeMessageVisibility refused by sqs.visibility-timeout.total')]);
+    await change(43_199);
+    expect(engine.received).toHaveLength(1);
+  });
+
+  test('in a batch the entry past the cap fails alone; the others reach the engine', async () => {
+    await receive('rh-1', 'rh-2');
+    nowMs = 2 * 3_600_000;
+    engine.answer = (_target, body) => ({ Successful: (body.Entries as { Id: string }[]).map(({ Id }) => ({ Id })), Failed: [] });
+    const result = await sqs().send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: QUEUE_URL, Entries: [{ Id: 'long', ReceiptHandle: 'rh-1', VisibilityTimeout: 36_001 }, { Id: 'short', ReceiptHandle: 'rh-2', VisibilityTimeout: 36_000 }] }));
+    expect(result.Successful?.map((entry) => entry.Id)).toEqual(['short']);
+    expect(result.Failed).toEqual([expect.objectContaining({ Id: 'long', SenderFault: true, Code: 'InvalidParameterValue' })]);
+    expect((engine.received[0]?.body.Entries as { Id: string }[]).map((entry) => entry.Id)).toEqual(['short']);
+  });
+
+  test('a deleted message\'s handle, and one the gateway never saw handed out, are left to the engine', async () => {
+    await receive('rh-1');
+    await sqs().send(new DeleteMessageCommand({ QueueUrl: QUEUE_URL, ReceiptHandle: 'rh-1' }));
+    nowMs = 1_000;
+    for (const handle of ['rh-1', 'never-seen']) await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: QUEUE_URL, ReceiptHandle: handle, VisibilityTimeout: 43_200 }));
+    expect(engine.received.map((request) => request.target)).toEqual(['AmazonSQS.DeleteMessage', 'AmazonSQS.ChangeMessageVisibility', 'AmazonSQS.ChangeMessageVisibility']);
   });
 });
 

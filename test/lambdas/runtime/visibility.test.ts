@@ -5,7 +5,8 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { fromSqsRecord, type SourceRecord } from '../../../lambdas/runtime/records';
-import { DEFAULT_VISIBILITY_BACKOFF, queueUrlFromArn, VisibilityBackoff, type VisibilityBackoffOptions } from '../../../lambdas/runtime/visibility';
+import { ConfigurationError } from '../../../lambdas/runtime/errors';
+import { DEFAULT_VISIBILITY_BACKOFF, MAX_BACKOFF_VISIBILITY_SECONDS, queueUrlFromArn, VisibilityBackoff, type VisibilityBackoffOptions } from '../../../lambdas/runtime/visibility';
 import { sqsRecord } from '../../helpers/events';
 import { asClient, awsError, FakeClient, seededRandom } from '../../helpers/fakes';
 
@@ -43,11 +44,31 @@ describe('VisibilityBackoff.timeoutFor', () => {
     expect(backoff({ random: () => 0.999_999 }).timeoutFor(0)).toBe(DEFAULT_VISIBILITY_BACKOFF.baseSeconds);
   });
 
-  test(`never asks SQS for more than ${SQS_MAX_VISIBILITY_SECONDS} s, even with a larger cap`, () => {
-    const visibility = backoff({ baseSeconds: 60, capSeconds: 100_000, random: seededRandom(7) });
+  test(`at the largest cap it asks for at most ${MAX_BACKOFF_VISIBILITY_SECONDS} s: what SQS still grants a record held since its receive by a full batching window and a full run`, () => {
+    expect(MAX_BACKOFF_VISIBILITY_SECONDS).toBe(SQS_MAX_VISIBILITY_SECONDS - 300 - 900);
+    const visibility = backoff({ baseSeconds: 60, capSeconds: MAX_BACKOFF_VISIBILITY_SECONDS, random: seededRandom(7) });
     const timeouts = Array.from({ length: 5_000 }, (_, n) => visibility.timeoutFor(1 + (n % 40)));
-    expect(Math.max(...timeouts)).toBe(SQS_MAX_VISIBILITY_SECONDS);
-    expect(timeouts.every((timeout) => timeout >= 0 && timeout <= SQS_MAX_VISIBILITY_SECONDS)).toBe(true);
+    expect(timeouts.every((timeout) => timeout >= 0 && timeout <= MAX_BACKOFF_VISIBILITY_SECONDS)).toBe(true);
+    expect(backoff({ baseSeconds: 60, capSeconds: MAX_BACKOFF_VISIBILITY_SECONDS, random: () => 0.999_999 }).timeoutFor(40)).toBe(MAX_BACKOFF_VISIBILITY_SECONDS);
+  });
+
+  test('a record that must stay invisible past the cap (a lock expiring later) is held no longer than the cap either', async () => {
+    const sqs = new FakeClient(() => ({ Successful: [], Failed: [] }));
+    const now = Date.parse('2026-12-01T00:00:00Z');
+    const [record] = failedMessages(1);
+    const { timeouts } = await backoff({ now: () => now }, sqs).apply([record as SourceRecord], new Map([['m-0', new Date(now + 20 * 3_600_000)]]));
+    expect(timeouts.get('m-0')).toBe(MAX_BACKOFF_VISIBILITY_SECONDS);
+  });
+
+  test.each<[string, VisibilityBackoffOptions, RegExp]>([
+    ['a cap above what SQS grants after a receive', { capSeconds: 43_200 }, /capSeconds must be from baseSeconds \(2\) to 42000 \(given 43200\): SQS refuses a visibility that ends more than 43200 s after the receive/],
+    ['a cap below the base', { baseSeconds: 10, capSeconds: 5 }, /capSeconds must be from baseSeconds \(10\) to 42000 \(given 5\)/],
+    ['a base of 0', { baseSeconds: 0 }, /baseSeconds must be a number of seconds above 0 \(given 0\)/],
+    ['a base that is not a number', { baseSeconds: Number.NaN }, /baseSeconds must be a number of seconds above 0 \(given NaN\)/],
+    ['an infinite cap', { capSeconds: Number.POSITIVE_INFINITY }, /capSeconds must be from baseSeconds \(2\) to 42000 \(given Infinity\)/],
+  ])('refuses %s, naming the setting and its range', (_case, options, message) => {
+    expect(() => backoff(options)).toThrow(ConfigurationError);
+    expect(() => backoff(options)).toThrow(message);
   });
 
   test('stays finite for absurd receive counts', () => {
