@@ -5,6 +5,7 @@
  */
 import { MetricSeries } from '../../../emulator/metrics/metric-series';
 import { MetricStore } from '../../../emulator/metrics';
+import { seededRandom } from '../../helpers/fakes';
 
 interface Point {
   readonly at: number;
@@ -37,20 +38,8 @@ class ReferenceSeries {
   }
 }
 
-/** A small seeded generator (mulberry32), so that a failure is reproduced by its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test.each([1, 2, 3, 7, 50])('with a cap of %d, every range of time and of positions reads as the plain list does, through 600 puts, a fifth of them late', (cap) => {
-  const next = random(cap);
+  const next = seededRandom(cap);
   const series = new MetricSeries(cap);
   const reference = new ReferenceSeries(cap);
   let clock = 1_000;
