@@ -2,7 +2,8 @@
  * The AWS contract layer: every request to a local engine passes here first. In order, as AWS
  * decides a request: who signed it, IAM (for a function's calls), the request rules (what AWS
  * refuses as invalid), DynamoDB's transaction conflicts; then the engine. A refusal is answered in
- * the service's own shape and never reaches the engine.
+ * the service's own shape and never reaches the engine. Two rules need state beyond a request:
+ * DynamoDB's transaction conflicts, and SQS's 12-hour cap on a received message's visibility.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,13 +14,12 @@ import {
   mergeFailedEntries,
   renderError,
   splitSqsBatch,
-  WIRE_PROTOCOLS,
   TransactionConflictTracker,
   VisibilityBudget,
+  WIRE_PROTOCOLS,
   type AwsError,
   type ContractService,
   type RequestTarget,
-  type SqsFacts,
 } from '../contract';
 import { readAwsRequest, type AwsRequest } from './aws-request';
 import { ContractCounters, type ContractStats } from './contract-stats';
@@ -120,28 +120,35 @@ export class ContractLayer {
     const facts = await this.options.facts.factsFor(target, request.input);
     const result = checkRequest(target.service, target.operation, request.input, facts);
     if (!result.ok) return { refusal: this.rejected(target, result.error), kind: 'invalid' };
-    if (target.service === 'sqs') return this.checkSqsVisibility(request, target, admitted, facts.sqs);
+    if (target.service === 'sqs') {
+      const tracked = this.trackVisibility(target, request.input as SqsVisibilityInput, admitted);
+      if ('refusal' in tracked || !isSqsBatchOperation(target.operation)) return tracked;
+      return this.splitBatch(request, target.operation, tracked, facts.sqs);
+    }
     if (target.service === 'dynamodb') return this.holdItems(request, target, admitted);
     return admitted;
   }
 
-  /** SQS's 12-hour visibility cap: receives note their handles, deletes forget them, visibility changes are held to it. */
-  private checkSqsVisibility(request: AwsRequest, target: RequestTarget, admitted: Admitted, facts: SqsFacts | undefined): Admitted | Refused {
-    const input = request.input as SqsVisibilityInput;
+  /**
+   * SQS's 12-hour visibility cap: a receive notes when it arrived, deletes forget their handles, a
+   * ChangeMessageVisibility is held to the cap (a batch's entries are, in `splitBatch`).
+   */
+  private trackVisibility(target: RequestTarget, input: SqsVisibilityInput, admitted: Admitted): Admitted | Refused {
     switch (target.operation) {
       case 'ReceiveMessage':
         return { ...admitted, receivedAt: this.visibility.clock() };
       case 'DeleteMessage':
         this.visibility.forget(input.ReceiptHandle === undefined ? [] : [input.ReceiptHandle]);
         return admitted;
+      case 'DeleteMessageBatch':
+        this.visibility.forget((input.Entries ?? []).flatMap((entry) => (entry.ReceiptHandle === undefined ? [] : [entry.ReceiptHandle])));
+        return admitted;
       case 'ChangeMessageVisibility': {
         const result = this.visibility.check(input.ReceiptHandle, input.VisibilityTimeout);
         return result.ok ? admitted : { refusal: this.rejected(target, result.error), kind: 'invalid' };
       }
       default:
-        if (!isSqsBatchOperation(target.operation)) return admitted;
-        if (target.operation === 'DeleteMessageBatch') this.visibility.forget((input.Entries ?? []).flatMap((entry) => (entry.ReceiptHandle === undefined ? [] : [entry.ReceiptHandle])));
-        return this.splitBatch(request, target.operation, admitted, facts);
+        return admitted;
     }
   }
 
