@@ -17,7 +17,9 @@ const PUBLISH_CONCURRENCY = 8;
  * transiently is resent after full-jitter backoff, with the same body and so the same event id;
  * one that SNS refuses as the sender's fault is not.
  *
- * @throws PublishError naming the messages still failing after `maxAttempts`.
+ * @throws the last attempt's error for a message still failing after `maxAttempts` (each publish is
+ * one request, so it fails as a whole, as `publishToSqs` and `publishToKinesis` throw a request
+ * failure), or SNS's refusal at once when it is the sender's fault
  */
 export async function publishToSns(sns: SNSClient, topicArn: string, messages: readonly OutgoingMessage[], retry: RetryOptions = {}): Promise<PublishResult> {
   let retried = 0;
