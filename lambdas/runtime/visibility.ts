@@ -19,7 +19,6 @@ export const DEFAULT_VISIBILITY_BACKOFF = {
  */
 export const MAX_BACKOFF_VISIBILITY_SECONDS = SQS_LIMITS.maxVisibilityTimeoutSeconds - LAMBDA_LIMITS.maxBatchingWindowSeconds - LAMBDA_LIMITS.maxTimeoutSeconds;
 
-
 export interface VisibilityBackoffOptions {
   /** The first retry's ceiling; more than 0. @default 2 */
   readonly baseSeconds?: number;
