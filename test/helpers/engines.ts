@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { localClients, type EngineEndpoints, type LocalClients } from '../../emulator/engines';
+import { localClients, type EngineEndpoints, type Engines, type LocalClients } from '../../emulator/engines';
 import { TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
 import { pollUntil } from './poll';
 
@@ -32,6 +32,11 @@ export function testEndpoints(): Required<EngineEndpoints> {
  */
 export function engineEndpoints(): Required<EngineEndpoints> {
   return endpointsFrom(TEST_ENGINE_ENDPOINT_ENV);
+}
+
+/** This run's shared engines, for a local stack started on them: stopping the stack leaves them running for the other tests. */
+export function sharedEngines(): Engines {
+  return { endpoints: engineEndpoints(), stop: async () => undefined };
 }
 
 /** Clients of the engines alone, bypassing the contract layer. Destroy them in `afterAll`. */

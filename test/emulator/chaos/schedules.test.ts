@@ -12,7 +12,7 @@ import { scheduleArbitrary } from '../../../emulator/chaos/arbitrary';
 import { demoCommand, runSchedule, type Schedule, type ScheduleRun } from '../../../emulator/chaos/schedule';
 import type { Engines } from '../../../emulator/engines';
 import { ensureSynthesized, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
-import { engineEndpoints } from '../../helpers/engines';
+import { sharedEngines } from '../../helpers/engines';
 
 const SCHEDULES = Number(process.env.EO_CHAOS_SCHEDULES ?? 10);
 const SHRINK = process.env.EO_CHAOS_SHRINK === '1';
@@ -43,7 +43,7 @@ let engines: Engines;
 beforeAll(async () => {
   synthesized = await ensureSynthesized();
   // Jest's global setup started the engines; every schedule provisions its own copy of the stack on them.
-  engines = { endpoints: engineEndpoints(), stop: async () => undefined };
+  engines = sharedEngines();
 }, 300_000);
 
 afterAll(() => {

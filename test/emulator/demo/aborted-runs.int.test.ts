@@ -13,15 +13,14 @@ import { createProgress } from '../../../cli/progress';
 import { DEMO_DEFAULTS, runDemo, type DemoOptions } from '../../../emulator/demo/run';
 import type { Engines } from '../../../emulator/engines';
 import type { SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
-import { copyAssembly, ensureAssembly, functionId, removeCopies, replaceBundle, SYNTH_TIMEOUT_MS } from '../stack/assembly-copy';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
+import { copyAssembly, functionId, replaceBundle, useAssemblyCopies } from '../stack/assembly-copy';
 
 let engines: Engines;
 beforeAll(() => {
-  engines = { endpoints: engineEndpoints(), stop: async () => undefined };
+  engines = sharedEngines();
 });
-afterAll(removeCopies);
-beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
+useAssemblyCopies();
 
 function demoOptions(synthesized: SynthesizedStack, overrides: Partial<DemoOptions> = {}): DemoOptions & { dumpDir: string } {
   return {

@@ -17,14 +17,14 @@ import { dynamoDbStreamReader, onFailureRecord } from '../../../emulator/event-s
 import { LOCAL_REGION } from '../../../emulator/engines';
 import { output } from '../../../emulator/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
 import { copyAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from '../stack/assembly-copy';
 
 let stack: LocalStack;
 beforeAll(async () => {
   await ensureAssembly();
-  stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('r')}` });
+  stack = await startLocalStack({ engines: sharedEngines(), synthesized: copyAssembly(), nameSuffix: `-${uniqueName('r')}` });
 }, SYNTH_TIMEOUT_MS);
 afterAll(async () => {
   await stack?.stop();

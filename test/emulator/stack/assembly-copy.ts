@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { ASSET_PATH_METADATA } from '../../../emulator/stack/bundled-assets';
 import { assertBundled, DEFAULT_OUT_DIR, ensureSynthesized, loadStack, PROJECT_ROOT, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
 import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
+import type { LocalStack } from '../../../emulator/stack/runtime';
 
 const copies: string[] = [];
 
@@ -63,4 +64,26 @@ export function replaceBundle(stack: SynthesizedStack, logicalId: string, source
 
 export function removeCopies(): void {
   for (const root of copies.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
+/**
+ * A test file's lifecycle around the copies: cdk.out synthesized first (within
+ * {@link SYNTH_TIMEOUT_MS}), every copy removed at the end. Call it once at the top of the file.
+ */
+export function useAssemblyCopies(): void {
+  beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
+  afterAll(removeCopies);
+}
+
+/**
+ * Stops, after each test, the local stack that test started; returns the function that hands it
+ * over: `const local = stoppedAfterEach(await startLocalStack(...))`.
+ */
+export function stopStackAfterEach(): (stack: LocalStack) => LocalStack {
+  let current: LocalStack | undefined;
+  afterEach(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  return (stack) => (current = stack);
 }

@@ -11,18 +11,13 @@ import { output } from '../../../emulator/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import type { DeliveryFaults } from '../../../emulator/types';
 import { createEnvelope } from '../../../lambdas/runtime';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from './assembly-copy';
+import { copyAssembly, stopStackAfterEach, useAssemblyCopies } from './assembly-copy';
 
-afterAll(() => removeCopies());
-beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
+useAssemblyCopies();
 
-let stack: LocalStack | undefined;
-afterEach(async () => {
-  await stack?.stop();
-  stack = undefined;
-});
+const stoppedAfterEach = stopStackAfterEach();
 
 /** SQS batches crash after their commit (the response is lost) while `on`. */
 class CrashSwitch implements DeliveryFaults {
@@ -52,7 +47,7 @@ async function untilState(local: LocalStack, alarmName: string, state: string, t
 
 test('the consumer alarms fire on their faults from local measurements, notify the alarm topic, and clear', async () => {
   const crashes = new CrashSwitch();
-  const local = (stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('alarms')}`, faults: crashes }));
+  const local = stoppedAfterEach(await startLocalStack({ engines: sharedEngines(), synthesized: copyAssembly(), nameSuffix: `-${uniqueName('alarms')}`, faults: crashes }));
   const alarmTopic = output(local.outputs, 'AlarmTopicArn');
   const counterQueue = output(local.outputs, 'PageViewsQueueUrl');
   const send = (body: unknown) => local.clients.sqs.send(new SendMessageCommand({ QueueUrl: counterQueue, MessageBody: JSON.stringify(body) }));

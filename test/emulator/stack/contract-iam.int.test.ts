@@ -16,12 +16,11 @@ import type { SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
 import { output } from '../../../emulator/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, editedAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from './assembly-copy';
+import { copyAssembly, editedAssembly, stopStackAfterEach, useAssemblyCopies } from './assembly-copy';
 
-afterAll(() => removeCopies());
-beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
+useAssemblyCopies();
 
 
 interface Statement {
@@ -43,7 +42,7 @@ function withoutAction(functionPrefix: string, action: string | RegExp) {
 }
 
 async function start(synthesized: SynthesizedStack): Promise<LocalStack> {
-  return startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized, nameSuffix: `-${uniqueName('iam')}` });
+  return startLocalStack({ engines: sharedEngines(), synthesized, nameSuffix: `-${uniqueName('iam')}` });
 }
 
 /** The wrappers in a DLQ once there are `count`. */
@@ -60,14 +59,10 @@ function pageView(pageId: string): string {
 }
 
 describe('a grant taken out of the template', () => {
-  let stack: LocalStack | undefined;
-  afterEach(async () => {
-    await stack?.stop();
-    stack = undefined;
-  });
+  const stoppedAfterEach = stopStackAfterEach();
 
   test('page-view-counter without dynamodb:PutItem: its transaction is denied as AWS denies it, naming the action and the idempotency table', async () => {
-    stack = await start(editedAssembly(withoutAction('PageViewCounter', 'dynamodb:PutItem')));
+    const stack = stoppedAfterEach(await start(editedAssembly(withoutAction('PageViewCounter', 'dynamodb:PutItem'))));
     await stack.clients.sqs.send(new SendMessageCommand({ QueueUrl: output(stack.outputs, 'PageViewsQueueUrl'), MessageBody: pageView('home') }));
 
     const [failure] = await dlqWrappers(stack, 'PageViewCounterDlqUrl');
@@ -79,7 +74,7 @@ describe('a grant taken out of the template', () => {
   }, 90_000);
 
   test('shipment-notifier without its KMS grant: the publish to the encrypted topic is refused, naming kms:GenerateDataKey and the key', async () => {
-    stack = await start(editedAssembly(withoutAction('ShipmentNotifier', /^kms:/)));
+    const stack = stoppedAfterEach(await start(editedAssembly(withoutAction('ShipmentNotifier', /^kms:/))));
     const order = createEnvelope({ type: 'order.status-changed', businessKey: uniqueName('o'), source: 'test', payload: { orderId: uniqueName('o'), status: 'SHIPPED', version: 1 } });
     await stack.clients.kinesis.send(new PutRecordCommand({ StreamName: output(stack.outputs, 'OrdersStreamName'), PartitionKey: 'o', Data: Buffer.from(JSON.stringify(order)) }));
 

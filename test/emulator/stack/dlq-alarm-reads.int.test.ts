@@ -12,20 +12,15 @@ import { createEnvelope } from '../../../lambdas/runtime';
 import { depthOf } from '../../../aws/sqs/peek';
 import { dlqContextOfLocalStack } from '../../../emulator/stack/dlq-context';
 import { output } from '../../../emulator/stack/outputs';
-import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
+import { startLocalStack } from '../../../emulator/stack/runtime';
 import { inspectQueue, redriveQueue } from '../../../operations/dlq';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from './assembly-copy';
+import { copyAssembly, stopStackAfterEach, useAssemblyCopies } from './assembly-copy';
 
-afterAll(() => removeCopies());
-beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
+useAssemblyCopies();
 
-let stack: LocalStack | undefined;
-afterEach(async () => {
-  await stack?.stop();
-  stack = undefined;
-});
+const stoppedAfterEach = stopStackAfterEach();
 
 const FAST_SWEEP = { receiveWaitSeconds: 0 } as const;
 
@@ -41,7 +36,7 @@ async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean,
 }
 
 test('an inspect and a partial redrive of a non-empty DLQ send no OK; the redrive that empties it does', async () => {
-  const local = (stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized: copyAssembly(), nameSuffix: `-${uniqueName('reads')}` }));
+  const local = stoppedAfterEach(await startLocalStack({ engines: sharedEngines(), synthesized: copyAssembly(), nameSuffix: `-${uniqueName('reads')}` }));
   const dlqUrl = output(local.outputs, 'PageViewCounterDlqUrl');
   const dlqName = [...local.resources.queues.values()].find((queue) => queue.url === dlqUrl)?.name;
   const alarm = queueDepthAlarms(local.alarms).find((candidate) => candidate.queueName === dlqName)?.alarm;

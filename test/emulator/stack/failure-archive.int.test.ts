@@ -20,7 +20,7 @@ import { inspectQueue, listDlqs, redriveQueue, type DlqContext, type DlqInfo } f
 import { listArchivedObjects } from '../../../operations/dlq/archive-objects';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { orderKey } from '../../../example/handlers/order-projection';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { orderStatus } from '../../helpers/events';
 import { itemByPk } from '../../helpers/fixtures';
 import { pollUntil } from '../../helpers/poll';
@@ -38,7 +38,7 @@ let archive: DlqInfo & { archive: { bucket: string } };
 
 beforeAll(async () => {
   synthesized = synthesizeArchiveStack();
-  stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized, nameSuffix: `-${uniqueName('arch')}` });
+  stack = await startLocalStack({ engines: sharedEngines(), synthesized, nameSuffix: `-${uniqueName('arch')}` });
   context = dlqContextOfLocalStack(stack);
   const found = context.topology.deadLetterQueues.find((dlq) => dlq.archive !== undefined);
   if (!found?.archive) throw new Error('the topology names no failure archive');

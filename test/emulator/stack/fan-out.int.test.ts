@@ -20,12 +20,11 @@ import { deliverEventBridgeEvent } from '../../../emulator/stack/fan-out';
 import { output } from '../../../emulator/stack/outputs';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import { ResourceType, resourcesOfType, type Template } from '../../../aws/cloudformation/template';
-import { engineEndpoints, uniqueName } from '../../helpers/engines';
+import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
-import { copyAssembly, editedAssembly, ensureAssembly, removeCopies, SYNTH_TIMEOUT_MS } from './assembly-copy';
+import { copyAssembly, editedAssembly, useAssemblyCopies } from './assembly-copy';
 
-afterAll(() => removeCopies());
-beforeAll(ensureAssembly, SYNTH_TIMEOUT_MS);
+useAssemblyCopies();
 
 let stack: LocalStack | undefined;
 let refusals: string[] = [];
@@ -37,7 +36,7 @@ afterEach(async () => {
 
 
 async function start(synthesized: SynthesizedStack = copyAssembly()): Promise<LocalStack> {
-  stack = await startLocalStack({ engines: { endpoints: engineEndpoints(), stop: async () => undefined }, synthesized, nameSuffix: `-${uniqueName('fan')}`, onRefusal: (line) => refusals.push(line) });
+  stack = await startLocalStack({ engines: sharedEngines(), synthesized, nameSuffix: `-${uniqueName('fan')}`, onRefusal: (line) => refusals.push(line) });
   return stack;
 }
 
