@@ -1,8 +1,9 @@
 /**
  * The DLQ depth alarm as the constructs synthesize it (lib/dlq-alarm.ts): a metric math sum of the
  * queue's visible and in-flight messages, Maximum over one minute, above 0. For tests that walk a
- * template's alarms.
+ * template's alarms, and its rule as local mode's evaluator takes it.
  */
+import type { MetricAlarm } from '../../emulator/alarms';
 
 /** A template's alarm properties. */
 type AlarmProps = Readonly<Record<string, unknown>>;
@@ -36,3 +37,13 @@ export function heldMessagesQueue(props: AlarmProps): unknown {
   if (!visible || expression?.Expression !== 'visible + inFlight') return undefined;
   return visible.MetricStat?.Metric.Dimensions.find((dimension) => dimension.Name === 'QueueName')?.Value;
 }
+
+/** Above 0 in 1 of 1 one-minute periods, missing data not breaching: the rule of every DLQ alarm the constructs make. */
+export const ABOVE_ZERO_IN_ONE_PERIOD = {
+  periodSeconds: 60,
+  evaluationPeriods: 1,
+  datapointsToAlarm: 1,
+  threshold: 0,
+  comparisonOperator: 'GreaterThanThreshold',
+  treatMissingData: 'notBreaching',
+} as const satisfies Partial<MetricAlarm>;

@@ -9,6 +9,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { destroyClients, sqsClient, type LocalClients } from '../../../emulator/engines';
 import { AlarmEvaluator, AlarmState, evaluateAlarm, type AlarmEvaluatorOptions, type AlarmNotification, type Datapoint, type MetricAlarm } from '../../../emulator/alarms';
 import { MetricSampler, MetricStore, queueDepthGauges, queueMetric } from '../../../emulator/metrics';
+import { ABOVE_ZERO_IN_ONE_PERIOD } from '../../helpers/alarms';
 import { createQueue, receiveAll, subscribeQueueToTopic, testClients, testEndpoints, uniqueName, type CreatedQueue } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
 import { injectFaults, serviceError } from '../../helpers/sdk';
@@ -46,12 +47,7 @@ function dlqAlarm(dlq: CreatedQueue, actions: { alarm: string[]; ok: string[] },
     ...(options.visibleOnly ? { metrics: [metric('ApproximateNumberOfMessagesVisible')] } : held),
     queueName,
     queueUrl: dlq.url,
-    periodSeconds: 60,
-    evaluationPeriods: 1,
-    datapointsToAlarm: 1,
-    threshold: 0,
-    comparisonOperator: 'GreaterThanThreshold',
-    treatMissingData: 'notBreaching',
+    ...ABOVE_ZERO_IN_ONE_PERIOD,
     alarmActions: actions.alarm,
     okActions: actions.ok,
   };

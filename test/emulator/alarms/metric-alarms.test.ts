@@ -8,6 +8,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { AlarmEvaluator, alarmNotification, type AlarmTransition, type MetricAlarm } from '../../../emulator/alarms';
 import { emfRecorder, MetricSampler, MetricStore, type CounterSource, type GaugeGroup, type MetricKey } from '../../../emulator/metrics';
+import { ABOVE_ZERO_IN_ONE_PERIOD } from '../../helpers/alarms';
 import { asClient, FakeClient } from '../../helpers/fakes';
 
 const T0 = new Date('2026-11-30T10:00:00.000Z').getTime();
@@ -23,12 +24,7 @@ function alarmOn(key: MetricKey, statistic: MetricAlarm['metrics'][number]['stat
   return {
     alarmName: `${key.metricName}-alarm`,
     metrics: [{ key, statistic }],
-    periodSeconds: 60,
-    evaluationPeriods: 1,
-    datapointsToAlarm: 1,
-    threshold: 0,
-    comparisonOperator: 'GreaterThanThreshold',
-    treatMissingData: 'notBreaching',
+    ...ABOVE_ZERO_IN_ONE_PERIOD,
     alarmActions: [],
     okActions: [],
     ...overrides,

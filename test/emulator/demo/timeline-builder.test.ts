@@ -8,6 +8,7 @@ import type { AlarmTransition, MetricAlarm } from '../../../emulator/alarms';
 import { buildTimeline } from '../../../emulator/demo/timeline-builder';
 import { MetricStore, queueMetric } from '../../../emulator/metrics';
 import type { LocalStack } from '../../../emulator/stack/runtime';
+import { ABOVE_ZERO_IN_ONE_PERIOD } from '../../helpers/alarms';
 import { provisionedStack } from '../../helpers/provisioned-stack';
 
 const START = Date.UTC(2026, 11, 1, 12);
@@ -16,7 +17,7 @@ const resources = provisionedStack(['Source', 'Dlq'], new Map([['Fn', { ref: 'S-
 const dlqName = 'S-Dlq';
 
 function alarm(alarmName: string, key: MetricAlarm['metrics'][number]['key']): MetricAlarm {
-  return { alarmName, metrics: [{ key, statistic: 'Sum' }], periodSeconds: 60, evaluationPeriods: 1, datapointsToAlarm: 1, threshold: 0, comparisonOperator: 'GreaterThanThreshold', treatMissingData: 'notBreaching', alarmActions: [], okActions: [] };
+  return { alarmName, metrics: [{ key, statistic: 'Sum' }], ...ABOVE_ZERO_IN_ONE_PERIOD, alarmActions: [], okActions: [] };
 }
 
 function transition(alarmName: string, atMs: number, newState: AlarmTransition['newState']): AlarmTransition {
