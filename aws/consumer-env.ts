@@ -23,6 +23,8 @@ export const CONSUMER_ENV = {
   nodeOptions: 'NODE_OPTIONS',
   /** SQS only: the receive count at which the consumer sends a failing message to its DLQ. */
   maxAttempts: 'MAX_ATTEMPTS',
+  /** SQS only: the source queue's `maxReceiveCount`, after which its redrive policy moves a message with no context. */
+  maxReceiveCount: 'MAX_RECEIVE_COUNT',
   /** SQS only: the source queue's URL, for `ChangeMessageVisibility`. */
   sourceQueueUrl: 'SOURCE_QUEUE_URL',
   /** The shape events arrive in (`EnvelopeFormat`, aws/envelope-formats.ts); unset: our own envelope. */

@@ -34,6 +34,12 @@ export const DlqReason = {
   LAST_ATTEMPT: 'last-attempt',
   /** The last attempt ran out of time before the record's work could start or finish. */
   TIMED_OUT: 'timed-out',
+  /**
+   * The queue's final receive (`ApproximateReceiveCount >= maxReceiveCount`) of a record whose
+   * handler never ran (its order group stopped at an earlier failure, or the time ran out): sent
+   * with its context rather than left to the redrive policy, which moves it with none.
+   */
+  NOT_ATTEMPTED: 'not-attempted',
 } as const;
 export type DlqReason = (typeof DlqReason)[keyof typeof DlqReason];
 

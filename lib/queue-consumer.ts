@@ -1,4 +1,4 @@
-import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Names, Stack, Token, Tokenization } from 'aws-cdk-lib';
 import type { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -240,6 +240,7 @@ export class QueueConsumer extends Construct {
       dedupTtl: settings.dedupTtl,
       sourceEnvironment: {
         [CONSUMER_ENV.maxAttempts]: String(settings.maxAttempts),
+        [CONSUMER_ENV.maxReceiveCount]: Tokenization.stringifyNumber(settings.maxReceiveCount),
         [CONSUMER_ENV.sourceQueueUrl]: this.queue.queueUrl,
       },
     });

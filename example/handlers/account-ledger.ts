@@ -44,6 +44,7 @@ export interface AccountLedgerConfig {
   readonly dlqUrl?: string;
   readonly sourceQueueUrl?: string;
   readonly maxAttempts?: number;
+  readonly maxReceiveCount?: number;
   readonly dedupTtlSeconds?: number;
   readonly clients: AwsClients;
   readonly retry?: RetryOptions;
@@ -78,6 +79,7 @@ export function createAccountLedger(config: AccountLedgerConfig): BatchHandler {
     strategy: transactionalStrategy({ dynamodb, mode: 'batch', dedup: { table: config.idempotencyTable, consumer: name, ttlSeconds: config.dedupTtlSeconds }, retry: config.retry }),
     dlq: config.dlqUrl ? new DlqSender(sqs, config.dlqUrl, config.retry) : undefined,
     maxAttempts: config.maxAttempts,
+    maxReceiveCount: config.maxReceiveCount,
     visibility: new VisibilityBackoff(sqs, { ...config.visibility, queueUrl: config.sourceQueueUrl }),
   });
 }

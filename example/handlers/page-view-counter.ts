@@ -49,6 +49,7 @@ export interface PageViewCounterConfig {
   readonly dlqUrl?: string;
   readonly sourceQueueUrl?: string;
   readonly maxAttempts?: number;
+  readonly maxReceiveCount?: number;
   /** Until the fix that understands schema 2 is deployed, such events are permanent failures. @default false */
   readonly acceptSchemaV2?: boolean;
   readonly dedupTtlSeconds?: number;
@@ -101,6 +102,7 @@ export function createPageViewCounter(config: PageViewCounterConfig): BatchHandl
     }),
     dlq: config.dlqUrl ? new DlqSender(sqs, config.dlqUrl, config.retry) : undefined,
     maxAttempts: config.maxAttempts,
+    maxReceiveCount: config.maxReceiveCount,
     visibility: new VisibilityBackoff(sqs, { ...config.visibility, queueUrl: config.sourceQueueUrl }),
   });
 }

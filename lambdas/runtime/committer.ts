@@ -5,7 +5,7 @@ import { classifyError } from './classify';
 import { expirationFrom, type DedupSettings } from './dedup-record';
 import { checkEffects } from './effects';
 import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError } from './errors';
-import { findCommitted } from './known-duplicates';
+import { findCommitted, readCommitted } from './known-duplicates';
 import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './time-budget';
 import { ShardLane } from './shard-lane';
 import { commitTransaction, conflictingActions, describeReasons, failedCondition, type TransactionResult } from './transaction';
@@ -33,13 +33,15 @@ export interface CommitterOptions {
 
 export interface CommitRunOptions {
   /**
-   * Stop at the first event that fails and leave the rest unattempted (reported failed), as
-   * ordered sources (Kinesis, DynamoDB Streams) need.
+   * Stop at the first event that fails, whatever the failure, and leave the rest not attempted, as
+   * ordered sources (Kinesis, DynamoDB Streams, a FIFO message group) need.
    * @default false
    */
   readonly stopOnFailure?: boolean;
   /** No transaction starts once the invocation's time for new work is gone: its events fail with {@link OutOfTimeError}. @default UNLIMITED_TIME */
   readonly budget?: TimeBudget;
+  /** The run's place among runs committing at the same time (FIFO groups), added to each transaction's shard lane position. @default 0 */
+  readonly position?: number;
 }
 
 /**
@@ -62,7 +64,7 @@ export class TransactionalCommitter {
     const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
     const valid = withoutInvalidEffects(events, outcomes);
     const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
-    for (const event of await this.withoutKnownDuplicates(valid, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, paced);
+    for (const event of await this.withoutKnownDuplicates(valid, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, paced, run.position);
     return outcomes;
   }
 
@@ -86,9 +88,14 @@ export class TransactionalCommitter {
     for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
     const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
     for (const wave of disjointWaves(plan.chunks, run.stopOnFailure ? 1 : MAX_CONCURRENT_TRANSACTIONS)) {
-      await Promise.all(wave.map((chunk, position) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced, position)));
+      await Promise.all(wave.map((chunk, position) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced, (run.position ?? 0) + position)));
     }
     return outcomes;
+  }
+
+  /** Which of these events have a dedup record: applied already, by whatever delivery. Retries a read that fails; throws when it cannot tell. */
+  public async committedOf(eventIds: readonly string[]): Promise<ReadonlySet<string>> {
+    return withRetries(() => readCommitted(this.options.dynamodb, this.options.dedup, eventIds), this.options.retry);
   }
 
   /**
@@ -101,7 +108,7 @@ export class TransactionalCommitter {
   private async withoutKnownDuplicates(events: readonly PendingCommit[], outcomes: Map<number, CommitOutcome>): Promise<readonly PendingCommit[]> {
     const redelivered = events.filter((event) => event.redelivered);
     if (redelivered.length === 0 || redelivered.length === events.length) return events;
-    const committed = await findCommitted(this.options.dynamodb, this.options.dedup, redelivered);
+    const committed = await findCommitted(this.options.dynamodb, this.options.dedup, redelivered.map((event) => event.eventId));
     return events.filter((event) => {
       if (!event.redelivered || !committed.has(event.eventId)) return true;
       outcomes.set(event.index, duplicateOf(event, committed.get(event.eventId)));
@@ -110,8 +117,8 @@ export class TransactionalCommitter {
   }
 
   /**
-   * Commits the events, unless an ordered batch already stopped at a transient failure (then they
-   * are not attempted) or the invocation's time for new work is gone.
+   * Commits the events, unless an ordered batch already stopped at a failure (then they are not
+   * attempted) or the invocation's time for new work is gone.
    */
   private async commitUnlessStopped(events: readonly PendingCommit[], expiration: number, outcomes: Map<number, CommitOutcome>, run: PacedRun, position = 0): Promise<void> {
     if (run.stopOnFailure && hasFailure(outcomes)) return setAll(outcomes, events, notAttempted());
@@ -247,11 +254,9 @@ function setAll(outcomes: Map<number, CommitOutcome>, events: readonly PendingCo
   for (const event of events) outcomes.set(event.index, outcome);
 }
 
-/** A transient failure stops an ordered batch; a permanent one does not (its record goes to the DLQ). */
+/** Any failure stops an ordered batch: the consumer settles it before the rest may go on. */
 function hasFailure(outcomes: ReadonlyMap<number, CommitOutcome>): boolean {
-  for (const outcome of outcomes.values()) {
-    if (outcome.status === 'failed' && classifyError(outcome.error) === FailureKind.TRANSIENT) return true;
-  }
+  for (const outcome of outcomes.values()) if (outcome.status === 'failed') return true;
   return false;
 }
 

@@ -33,6 +33,7 @@ export interface ConsumerEnv {
   readonly consumerName: string;
   readonly dlqUrl?: string;
   readonly maxAttempts?: number;
+  readonly maxReceiveCount?: number;
   readonly dedupTtlSeconds?: number;
   readonly sourceQueueUrl?: string;
   /** The shape events arrive in; undefined: our own envelope. */
@@ -40,7 +41,7 @@ export interface ConsumerEnv {
 }
 
 /**
- * Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `DEDUP_TTL_SECONDS`,
+ * Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `MAX_RECEIVE_COUNT`, `DEDUP_TTL_SECONDS`,
  * `SOURCE_QUEUE_URL`, `EVENT_ENVELOPE` and `EVENT_ID_PATH`.
  */
 export function consumerEnv(defaultName: string, env: Env = process.env): ConsumerEnv {
@@ -48,6 +49,7 @@ export function consumerEnv(defaultName: string, env: Env = process.env): Consum
     consumerName: env[CONSUMER_ENV.consumerName] || defaultName,
     dlqUrl: env[CONSUMER_ENV.dlqUrl] || undefined,
     maxAttempts: positiveIntEnv(CONSUMER_ENV.maxAttempts, env),
+    maxReceiveCount: positiveIntEnv(CONSUMER_ENV.maxReceiveCount, env),
     dedupTtlSeconds: positiveIntEnv(CONSUMER_ENV.dedupTtlSeconds, env),
     sourceQueueUrl: env[CONSUMER_ENV.sourceQueueUrl] || undefined,
     envelope: envelopeFromEnv(env),

@@ -1,15 +1,13 @@
 import type { Context, DynamoDBStreamEvent, KinesisStreamEvent, SQSEvent } from 'aws-lambda';
-import { classifyError } from './classify';
+import { BatchRun, type BatchItem, type Settled } from './batch-run';
 import type { DlqSender } from './dlq';
 import { consumerDecoder, type EnvelopeOptions } from './envelope-decoders';
-import { EffectivelyOnceError, FailureKind, messageOf, UndecodableRecordError } from './errors';
-import { payloadHash } from './event-id';
+import { EffectivelyOnceError, messageOf, UndecodableRecordError } from './errors';
 import { MetricName, createObservability, type Observability } from './observability';
-import { byOrderGroup } from './order-groups';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
 import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
-import { settle, type RecordResult } from './settle';
-import type { AcceptedEvent, Outcome, Strategy, StrategyRun } from './strategies';
+import { Settler, type RecordResult } from './settle';
+import type { Outcome, Strategy } from './strategies';
 import { checkTimeBudgetOptions, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from './time-budget';
 import type { VisibilityBackoff } from './visibility';
 
@@ -46,13 +44,22 @@ export interface ConsumerOptions<TResult> {
   readonly dlq?: DlqSender;
   /** SQS: from this receive count on, a transient failure goes to the DLQ. @default - no limit */
   readonly maxAttempts?: number;
+  /**
+   * SQS: the source queue's `maxReceiveCount`. On that receive the redrive policy would move a
+   * reported message to the DLQ with no context, so the consumer sends it there itself, with its
+   * context, even one whose handler never ran (reason `not-attempted`). Set by the constructs
+   * (`MAX_RECEIVE_COUNT`, read by `consumerEnv`).
+   * @default - unknown: a record whose handler never ran is always reported
+   */
+  readonly maxReceiveCount?: number;
   /** SQS: spreads out redeliveries of failed messages. @default - visibility left as it is */
   readonly visibility?: VisibilityBackoff;
   readonly observability?: Observability;
   /**
    * When to stop starting new work: once less than the margin is left of the invocation
    * (`context.getRemainingTimeInMillis()`), the records not yet started are reported, not
-   * attempted, and on their last SQS attempt go to the DLQ as timed out. `false`: no deadline.
+   * attempted (on the queue's final receive, `maxReceiveCount`, they go to the DLQ with their
+   * context instead). `false`: no deadline.
    * @default - a margin of 10% of the invocation's time, at least 1 s, at most 10 s (`DEFAULT_TIME_BUDGET`)
    */
   readonly timeBudget?: TimeBudgetOptions | false;
@@ -63,7 +70,9 @@ export interface ConsumerOptions<TResult> {
 /**
  * A Lambda handler for SQS, Kinesis or DynamoDB Streams batches: decodes each record, drops
  * in-batch duplicates, applies the events through the strategy, sends permanent failures to the
- * DLQ and returns the partial batch response. A broken record never fails the whole batch.
+ * DLQ and returns the partial batch response. A broken record never fails the whole batch. On an
+ * ordered source (a stream, a FIFO message group) processing stops at a group's first failure
+ * unless that failure is dead-lettered with its context (batch-run.ts).
  */
 export function createConsumer<TResult>(options: ConsumerOptions<TResult>): BatchHandler {
   if (options.timeBudget) checkTimeBudgetOptions(options.timeBudget);
@@ -76,11 +85,6 @@ export function createConsumer<TResult>(options: ConsumerOptions<TResult>): Batc
       observability.metrics.publishStoredMetrics();
     }
   };
-}
-
-interface PreparedBatch<TResult> {
-  readonly accepted: AcceptedEvent<TResult>[];
-  readonly results: Map<number, Omit<RecordResult, 'outcome'> & { outcome?: Outcome }>;
 }
 
 class BatchConsumer<TResult> {
@@ -97,64 +101,37 @@ class BatchConsumer<TResult> {
 
   public async consume(records: readonly SourceRecord[], lambdaContext?: Context): Promise<BatchResponse> {
     const budget = this.budgetOf(lambdaContext);
-    const batch = this.prepare(records, lambdaContext);
-    const { primaries, twins } = splitDuplicates(batch.accepted, this.observability);
-    const outcomes = await this.applyByOrderGroup(primaries, budget);
-    for (const [index, primary] of twins) batch.results.get(index)!.outcome = twinOutcome(outcomes.get(primary));
-    for (const [index, outcome] of outcomes) batch.results.get(index)!.outcome = outcome;
-    const results = records.map((_, index) => batch.results.get(index) as RecordResult);
+    const items = records.map((record, index) => this.prepare(record, index, lambdaContext));
+    const settler = this.settlerFor(budget);
+    const settled = await new BatchRun(this.options.strategy, settler, budget, this.observability).run(items);
+    const results = items.map((item): RecordResult => ({ record: item.record, eventId: item.eventId, eventType: item.eventType, outcome: (settled.get(item.index) as Settled).outcome }));
     this.countOutcomes(results);
-    const failed = await settle(results, { ...this.options, consumer: this.options.name, observability: this.observability, now: this.now, budget });
-    this.observability.logger.info('batch done', { records: records.length, reported: failed.length });
-    return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+    const reported = items.filter((item) => settled.get(item.index)?.reported).map((item) => item.record);
+    await settler.finish(reported, results);
+    this.observability.logger.info('batch done', { records: records.length, reported: reported.length });
+    return { batchItemFailures: reported.map((record) => ({ itemIdentifier: record.itemIdentifier })) };
   }
 
   private budgetOf(lambdaContext: Context | undefined): TimeBudget {
     return this.options.timeBudget === false ? UNLIMITED_TIME : timeBudgetOf(lambdaContext, this.options.timeBudget);
   }
 
-  /**
-   * Unordered events (a standard queue's) go to the strategy at once; each order group (a stream
-   * batch, a FIFO message group) goes as an ordered run of its own, so that a transient failure
-   * stops only its group. The groups run side by side: nothing orders one group after another.
-   */
-  private async applyByOrderGroup(primaries: readonly AcceptedEvent<TResult>[], budget: TimeBudget): Promise<Map<number, Outcome>> {
-    const groups = byOrderGroup(primaries, (accepted) => accepted.context.record);
-    const runs = [...groups].map(([group, events]) => this.applySafely(events, { ordered: group !== undefined, budget }));
-    return new Map((await Promise.all(runs)).flatMap((outcomes) => [...outcomes]));
+  private settlerFor(budget: TimeBudget): Settler {
+    const { strategy } = this.options;
+    return new Settler({ ...this.options, consumer: this.options.name, observability: this.observability, now: this.now, budget, applied: strategy.applied?.bind(strategy) });
   }
 
-  /**
-   * A strategy never throws for one event's failure; if it throws all the same (a bug, a broken
-   * custom strategy), its events fail with that error rather than the whole invocation, so that
-   * each record still gets its retries, its visibility backoff and, last, its DLQ context.
-   */
-  private async applySafely(primaries: readonly AcceptedEvent<TResult>[], run: StrategyRun): Promise<Map<number, Outcome>> {
+  /** Decodes and validates a record; one that fails carries a permanent error instead of its event, never a crash. */
+  private prepare(record: SourceRecord, index: number, lambdaContext?: Context): BatchItem<TResult> {
+    let decoded: ConsumedEvent | undefined;
     try {
-      return await this.options.strategy.apply(primaries, run);
+      decoded = this.decode(record);
+      const { route, event } = resolveRoute(this.options.routes, decoded);
+      const context = { record, lambdaContext };
+      return { index, record, eventId: event.eventId, eventType: event.type, accepted: { index, event, context, invoke: () => route.handle(event as never, context) } };
     } catch (error) {
-      this.observability.logger.error('the strategy failed the whole batch: its events are failed with its error', { error: messageOf(error) });
-      return new Map(primaries.map((accepted) => [accepted.index, { status: 'failed', error }]));
+      return { index, record, eventId: decoded?.eventId, eventType: decoded?.type, decodeError: asPermanent(error) };
     }
-  }
-
-  /** Decodes and validates every record; a record that fails becomes a permanent failure, not a crash. */
-  private prepare(records: readonly SourceRecord[], lambdaContext?: Context): PreparedBatch<TResult> {
-    const accepted: AcceptedEvent<TResult>[] = [];
-    const results: PreparedBatch<TResult>['results'] = new Map();
-    records.forEach((record, index) => {
-      let decoded: ConsumedEvent | undefined;
-      try {
-        decoded = this.decode(record);
-        const { route, event } = resolveRoute(this.options.routes, decoded);
-        const context = { record, lambdaContext };
-        accepted.push({ index, event, context, invoke: () => route.handle(event as never, context) });
-        results.set(index, { record, eventId: event.eventId, eventType: event.type });
-      } catch (error) {
-        results.set(index, { record, eventId: decoded?.eventId, eventType: decoded?.type, outcome: { status: 'failed', error: asPermanent(error) } });
-      }
-    });
-    return { accepted, results };
   }
 
   private countOutcomes(results: readonly RecordResult[]): void {
@@ -176,41 +153,7 @@ function asPermanent(error: unknown): unknown {
   return new UndecodableRecordError(`record could not be decoded: ${messageOf(error)}`, { cause: error });
 }
 
-/**
- * Keeps the first record of each event id; later ones (producer retries, redeliveries inside one
- * batch) follow its outcome, so that no transaction touches the same dedup record twice.
- */
-function splitDuplicates<TResult>(accepted: readonly AcceptedEvent<TResult>[], observability: Observability) {
-  const firstByEventId = new Map<string, AcceptedEvent<TResult>>();
-  const primaries: AcceptedEvent<TResult>[] = [];
-  const twins = new Map<number, number>();
-  for (const candidate of accepted) {
-    const first = firstByEventId.get(candidate.event.eventId);
-    if (!first) {
-      firstByEventId.set(candidate.event.eventId, candidate);
-      primaries.push(candidate);
-      continue;
-    }
-    twins.set(candidate.index, first.index);
-    if (payloadHash(first.event.payload) !== payloadHash(candidate.event.payload)) {
-      observability.count(MetricName.CONFLICTING_DUPLICATES);
-      observability.logger.error('duplicate event id with a different payload in one batch: the producer is broken', { eventId: candidate.event.eventId });
-    }
-  }
-  return { primaries, twins };
-}
-
-/** A twin of an applied or handled event is a duplicate; a twin of a transient failure fails with it. */
-function twinOutcome(primary: Outcome | undefined): Outcome {
-  const failedTransiently = primary?.status === 'failed' && classifyError(primary.error) === FailureKind.TRANSIENT;
-  return failedTransiently ? primary : { status: 'duplicate' };
-}
-
-/**
- * A FIFO queue needs its messages handled in order per message group, which the runtime does not
- * do yet: reporting one failure and deleting the group's later messages would break that order.
- * Throwing fails the whole batch, so nothing is deleted and the order holds.
- */
+/** The batch's records, normalised across the three sources. */
 function normalise(source: SourceKind, event: BatchEvent): SourceRecord[] {
   const records = (event as { Records?: unknown[] }).Records ?? [];
   switch (source) {

@@ -178,7 +178,11 @@ export class ConfigurationError extends EffectivelyOnceError {
   }
 }
 
-/** The consumer was wired to a source it does not support (an SQS FIFO queue, today). */
+/**
+ * The consumer was wired to a source it does not support. The runtime no longer raises it (SQS
+ * FIFO queues, once refused, are consumed in order per message group); it stays for code that
+ * catches it.
+ */
 export class UnsupportedSourceError extends ConfigurationError {
   public readonly sourceArn: string;
 

@@ -14,8 +14,8 @@ export interface Observability {
 
 /**
  * A logger whose every line names the consumer (and, through {@link eventKeys}, the event and its
- * source), and metrics in the `EffectivelyOnce` namespace with a `consumer` dimension. Both name
- * the service {@link serviceNameFor} gives.
+ * source), and metrics in the `EffectivelyOnce` namespace with Powertools' one dimension, `service`:
+ * the service {@link serviceNameFor} gives, which both name.
  */
 export function createObservability(consumer: string): Observability {
   const serviceName = serviceNameFor(consumer);

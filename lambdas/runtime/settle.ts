@@ -1,11 +1,10 @@
 import { classifyError } from './classify';
 import type { DlqSender } from './dlq';
-import { EffectInProgressError, FailureKind, messageOf, OutOfTimeError } from './errors';
+import { EffectInProgressError, FailureKind, messageOf, NotAttemptedError, OutOfTimeError } from './errors';
 import { DlqReason } from '../../aws/dlq-format';
 import { describeFailure } from './failure-context';
 import { eventKeys, MetricName, type Observability } from './observability';
 import { SourceKind, type SourceRecord } from './records';
-import { orderGroupOf } from './order-groups';
 import type { Outcome } from './strategies';
 import type { TimeBudget } from './time-budget';
 import type { VisibilityBackoff } from './visibility';
@@ -23,35 +22,131 @@ export interface SettleOptions {
   readonly dlq?: DlqSender;
   /** SQS: the consumer's last attempt; a transient failure at this receive count goes to the DLQ. */
   readonly maxAttempts?: number;
+  /**
+   * SQS: the queue's `maxReceiveCount`. On that receive, whatever would be reported goes to the DLQ
+   * with its context instead, even a record whose handler never ran: the redrive policy would move
+   * it on the next receive with no context at all.
+   */
+  readonly maxReceiveCount?: number;
   readonly visibility?: VisibilityBackoff;
   readonly observability: Observability;
   readonly now: () => Date;
   /** The invocation's time; settling runs in the margin it keeps back. @default - no deadline */
   readonly budget?: TimeBudget;
+  /** Which events applied already (the strategy's dedup records), asked before a transient failure is dead-lettered. */
+  readonly applied?: (eventIds: readonly string[]) => Promise<ReadonlySet<string>>;
 }
 
 /**
- * Decides the fate of every failed record and returns the identifiers to report in
- * `batchItemFailures`. Permanent failures, and transient ones on their last SQS attempt, go to the
- * DLQ with their context and count as handled; a DLQ send that fails leaves the record failed.
- * Other transient failures are reported, and SQS messages get a jittered visibility timeout. On
- * ordered sources, everything after the first reported record of its order group is reported too
- * and sent nowhere: Lambda resumes a shard from the lowest reported sequence number, and a FIFO
- * queue redelivers the group's reported messages in their order (order-groups.ts).
+ * Where a failed record ends: `handled` (in the DLQ with its context, or found applied already by
+ * another delivery, then its outcome is a duplicate) or `reported` (in `batchItemFailures`, for the
+ * source to deliver again).
  */
-export async function settle(results: readonly RecordResult[], options: SettleOptions): Promise<string[]> {
-  const reported: SourceRecord[] = [];
-  const blocked = new Set<string>();
-  for (const result of results) {
-    const group = orderGroupOf(result.record);
-    if (group !== undefined && blocked.has(group)) reported.push(result.record);
-    else if (result.outcome.status === 'failed' && !(await handleFailure(result, result.outcome.error, options))) {
-      reported.push(result.record);
-      if (group !== undefined) blocked.add(group);
+export interface Settlement {
+  readonly fate: 'handled' | 'reported';
+  readonly outcome: Outcome;
+  /** Why it went to the DLQ, when it did. */
+  readonly reason?: DlqReason;
+}
+
+/**
+ * Decides the fate of failed records. Permanent failures, and transient ones on their last SQS
+ * attempt, go to the DLQ with their context and count as handled; a DLQ send that fails leaves the
+ * record reported. Other transient failures are reported, and SQS messages get a jittered
+ * visibility timeout ({@link Settler.finish}).
+ *
+ * A record whose handler never ran ({@link NotAttemptedError}, or an {@link OutOfTimeError} before
+ * its work started) has not failed: it is reported, never dead-lettered, whatever its receive count,
+ * except on the queue's final receive (`maxReceiveCount`), where reporting it would leave it to
+ * the redrive policy's move with no context.
+ */
+export class Settler {
+  public constructor(private readonly options: SettleOptions) {}
+
+  /** The fates of these failed records, each decided in turn; one lookup finds those applied already. */
+  public async settle(results: readonly RecordResult[]): Promise<Settlement[]> {
+    const decisions = results.map((result) => ({ result, error: errorOf(result.outcome), reason: this.reasonFor(result) }));
+    const applied = await this.appliedAmong(decisions.filter(({ reason }) => reason !== undefined && reason !== DlqReason.PERMANENT).map(({ result }) => result.eventId));
+    const settlements: Settlement[] = [];
+    for (const { result, error, reason } of decisions) settlements.push(await this.settleOne(result, error, reason, applied));
+    return settlements;
+  }
+
+  /** After the batch: pushes out the next visibility of the reported SQS messages (not before an idempotency lock that failed them expires). */
+  public async finish(reported: readonly SourceRecord[], results: readonly RecordResult[]): Promise<void> {
+    const sqsRecords = reported.filter((record) => record.kind === SourceKind.SQS);
+    if (!this.options.visibility || sqsRecords.length === 0) return;
+    const { failed } = await this.options.visibility.apply(sqsRecords, lockExpiries(results));
+    if (failed.length > 0) this.options.observability.logger.warn('could not change the visibility of some messages', { messageIds: failed });
+  }
+
+  private async settleOne(result: RecordResult, error: unknown, reason: DlqReason | undefined, applied: ReadonlySet<string>): Promise<Settlement> {
+    const { observability } = this.options;
+    const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
+    if (!(error instanceof NotAttemptedError)) observability.count(classifyError(error) === FailureKind.PERMANENT ? MetricName.PERMANENT_FAILURES : MetricName.TRANSIENT_FAILURES);
+    if (reason === undefined) {
+      if (!neverRan(error)) observability.logger.warn('transient failure: record reported for redelivery', { ...keys, error: messageOf(error) });
+      return { fate: 'reported', outcome: result.outcome };
+    }
+    if (reason !== DlqReason.PERMANENT && result.eventId !== undefined && applied.has(result.eventId)) {
+      observability.logger.info('last attempt of an event applied already by another delivery: not dead-lettered', { ...keys, error: messageOf(error) });
+      return { fate: 'handled', outcome: { status: 'duplicate' } };
+    }
+    const sent = await this.sendToDlq(result, error, reason);
+    return sent ? { fate: 'handled', outcome: result.outcome, reason } : { fate: 'reported', outcome: result.outcome };
+  }
+
+  private reasonFor(result: RecordResult): DlqReason | undefined {
+    const error = errorOf(result.outcome);
+    if (classifyError(error) === FailureKind.PERMANENT) return DlqReason.PERMANENT;
+    const { record } = result;
+    if (record.kind !== SourceKind.SQS) return undefined;
+    const finalReceive = this.options.maxReceiveCount !== undefined && record.receiveCount >= this.options.maxReceiveCount;
+    if (neverRan(error)) return finalReceive ? DlqReason.NOT_ATTEMPTED : undefined;
+    const lastAttempt = finalReceive || (this.options.maxAttempts !== undefined && record.receiveCount >= this.options.maxAttempts);
+    if (!lastAttempt) return undefined;
+    return error instanceof OutOfTimeError ? DlqReason.TIMED_OUT : DlqReason.LAST_ATTEMPT;
+  }
+
+  /** The events among these that applied already; none when the strategy cannot tell, or the lookup fails (the DLQ then holds a copy, labelled by `eo dlq inspect`). */
+  private async appliedAmong(eventIds: readonly (string | undefined)[]): Promise<ReadonlySet<string>> {
+    const known = eventIds.filter((eventId): eventId is string => eventId !== undefined);
+    if (known.length === 0 || this.options.applied === undefined) return new Set();
+    try {
+      return await this.options.applied(known);
+    } catch (error) {
+      this.options.observability.logger.warn('could not look up whether failing events applied already', { error: messageOf(error) });
+      return new Set();
     }
   }
-  await pushVisibility(reported, lockExpiries(results), options);
-  return reported.map((record) => record.itemIdentifier);
+
+  private async sendToDlq(result: RecordResult, error: unknown, reason: DlqReason): Promise<boolean> {
+    const { observability, dlq } = this.options;
+    const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
+    if (!dlq) {
+      observability.logger.error('no DLQ configured: failed record reported for redelivery', { ...keys, reason, error: messageOf(error) });
+      return false;
+    }
+    const failure = describeFailure({ consumer: this.options.consumer, reason, error, record: result.record, eventId: result.eventId, eventType: result.eventType, now: this.options.now() });
+    try {
+      await dlq.send(failure);
+    } catch (sendError) {
+      observability.logger.error('DLQ send failed: record reported for redelivery', { ...keys, error: messageOf(sendError) });
+      return false;
+    }
+    observability.count(MetricName.SENT_TO_DLQ);
+    observability.logger.warn('record sent to the DLQ', { ...keys, reason, errorName: failure.error.name, error: failure.error.message });
+    return true;
+  }
+}
+
+/** A record whose handler never ran: blocked behind its order group, or not started for lack of time. */
+function neverRan(error: unknown): boolean {
+  return error instanceof NotAttemptedError || (error instanceof OutOfTimeError && error.cause === undefined);
+}
+
+function errorOf(outcome: Outcome): unknown {
+  return outcome.status === 'failed' ? outcome.error : undefined;
 }
 
 /** When the idempotency locks that failed some records expire, by item identifier: no redelivery should come sooner. */
@@ -61,51 +156,4 @@ function lockExpiries(results: readonly RecordResult[]): Map<string, Date> {
     if (outcome.status === 'failed' && outcome.error instanceof EffectInProgressError && outcome.error.retryAt) expiries.set(record.itemIdentifier, outcome.error.retryAt);
   }
   return expiries;
-}
-
-/** Returns true when the failure is handled (in the DLQ), false when the record must be reported. */
-async function handleFailure(result: RecordResult, error: unknown, options: SettleOptions): Promise<boolean> {
-  const kind = classifyError(error);
-  const { observability } = options;
-  const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
-  observability.count(kind === FailureKind.PERMANENT ? MetricName.PERMANENT_FAILURES : MetricName.TRANSIENT_FAILURES);
-  const reason = dlqReason(result.record, error, kind, options.maxAttempts);
-  if (!reason) {
-    observability.logger.warn('transient failure: record reported for redelivery', { ...keys, error: messageOf(error) });
-    return false;
-  }
-  return sendToDlq(result, error, reason, options);
-}
-
-function dlqReason(record: SourceRecord, error: unknown, kind: FailureKind, maxAttempts: number | undefined): DlqReason | undefined {
-  if (kind === FailureKind.PERMANENT) return DlqReason.PERMANENT;
-  const lastAttempt = record.kind === SourceKind.SQS && maxAttempts !== undefined && record.receiveCount >= maxAttempts;
-  if (!lastAttempt) return undefined;
-  return error instanceof OutOfTimeError ? DlqReason.TIMED_OUT : DlqReason.LAST_ATTEMPT;
-}
-
-async function sendToDlq(result: RecordResult, error: unknown, reason: DlqReason, options: SettleOptions): Promise<boolean> {
-  const { observability } = options;
-  const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
-  if (!options.dlq) {
-    observability.logger.error('no DLQ configured: failed record reported for redelivery', { ...keys, reason, error: messageOf(error) });
-    return false;
-  }
-  const failure = describeFailure({ consumer: options.consumer, reason, error, record: result.record, eventId: result.eventId, eventType: result.eventType, now: options.now() });
-  try {
-    await options.dlq.send(failure);
-  } catch (sendError) {
-    observability.logger.error('DLQ send failed: record reported for redelivery', { ...keys, error: messageOf(sendError) });
-    return false;
-  }
-  observability.count(MetricName.SENT_TO_DLQ);
-  observability.logger.warn('record sent to the DLQ', { ...keys, reason, errorName: failure.error.name, error: failure.error.message });
-  return true;
-}
-
-async function pushVisibility(reported: readonly SourceRecord[], notBefore: ReadonlyMap<string, Date>, options: SettleOptions): Promise<void> {
-  const sqsRecords = reported.filter((record) => record.kind === SourceKind.SQS);
-  if (!options.visibility || sqsRecords.length === 0) return;
-  const { failed } = await options.visibility.apply(sqsRecords, notBefore);
-  if (failed.length > 0) options.observability.logger.warn('could not change the visibility of some messages', { messageIds: failed });
 }

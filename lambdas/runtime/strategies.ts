@@ -1,8 +1,7 @@
 import { withRetries, type RetryOptions } from './backoff';
-import { classifyError } from './classify';
 import { TransactionalCommitter, type CommitterOptions } from './committer';
 import type { Effect } from './effects';
-import { FailureKind, NotAttemptedError, OutOfTimeError } from './errors';
+import { NotAttemptedError, OutOfTimeError } from './errors';
 import { payloadHash } from './event-id';
 import type { ConsumedEvent, HandlerContext } from './routes';
 import { UNLIMITED_TIME, WorkPace, type TimeBudget } from './time-budget';
@@ -27,16 +26,33 @@ export interface AcceptedEvent<TResult> {
 
 /** What a strategy knows about the batch it applies. */
 export interface StrategyRun {
-  /** Kinesis and DynamoDB Streams: nothing may be applied after a record that failed transiently. */
+  /**
+   * The events are one order group (a stream batch, a FIFO message group): stop at the first event
+   * that fails, whatever the failure, and leave the rest not attempted ({@link NotAttemptedError}).
+   * The consumer settles that failure (to the DLQ, or reported) and, when it is settled, applies the
+   * rest in a new run: AWS's rule for ordered sources is to stop at the first failure.
+   */
   readonly ordered: boolean;
   /** The invocation's time for new work; an event whose work cannot start in it fails with {@link OutOfTimeError}. @default UNLIMITED_TIME */
   readonly budget?: TimeBudget;
+  /**
+   * This run's place among the runs that commit at the same time (FIFO groups run side by side),
+   * so that each writes its own shard of a sharded counter.
+   * @default 0
+   */
+  readonly position?: number;
 }
 
 /** How a consumer applies events: what its handlers return, and how that is committed. */
 export interface Strategy<TResult> {
   /** Applies the events; never throws for one event's failure. */
   apply(events: readonly AcceptedEvent<TResult>[], run: StrategyRun): Promise<Map<number, Outcome>>;
+  /**
+   * Which of these events were applied already, by any delivery: asked before a transient failure on
+   * its last attempt goes to the DLQ, so that a copy of an applied event does not page anyone.
+   * Strategies that keep no record of applied events leave it out.
+   */
+  applied?(eventIds: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 /** Handler results of the transactional strategy: the effects to commit with the dedup record. */
@@ -73,15 +89,15 @@ export function transactionalStrategy(options: TransactionalStrategyOptions): St
           });
         } catch (error) {
           outcomes.set(accepted.index, { status: 'failed', error });
-          // On an ordered source nothing after a transient failure may be applied before it.
-          stopped = run.ordered && classifyError(error) === FailureKind.TRANSIENT;
+          stopped = run.ordered;
         }
       }
-      const commitRun = { stopOnFailure: run.ordered, budget: run.budget };
+      const commitRun = { stopOnFailure: run.ordered, budget: run.budget, position: run.position };
       const commit = options.mode === 'per-record' ? committer.commitEach(pending, commitRun) : committer.commitBatch(pending, commitRun);
       for (const [index, outcome] of await commit) outcomes.set(index, outcome);
       return outcomes;
     },
+    applied: (eventIds) => committer.committedOf(eventIds),
   };
 }
 
@@ -91,7 +107,8 @@ export type DirectResult = Promise<Outcome | void>;
 /**
  * The handler does the work itself and is idempotent by construction: a natural-key upsert, a
  * versioned write, or an external call wrapped in Powertools idempotency. Events run one at a time
- * in batch order; transient failures retry in process with full-jitter backoff. An event starts
+ * in batch order (an ordered run stops at its first failure); transient failures retry in process
+ * with full-jitter backoff. An event starts
  * only while the budget left covers the slowest event so far ({@link WorkPace}).
  */
 export function directStrategy(retry: RetryOptions = {}): Strategy<DirectResult> {
@@ -104,7 +121,7 @@ export function directStrategy(retry: RetryOptions = {}): Strategy<DirectResult>
       for (const accepted of events) {
         const outcome: Outcome = stopped ? notAttempted() : !pace.canStart() ? outOfTime(pace) : await pace.time(() => runDirect(accepted, { ...retry, budget, holdOnLocks: run.ordered }));
         outcomes.set(accepted.index, outcome);
-        stopped ||= run.ordered && outcome.status === 'failed' && classifyError(outcome.error) === FailureKind.TRANSIENT;
+        stopped ||= run.ordered && outcome.status === 'failed';
       }
       return outcomes;
     },

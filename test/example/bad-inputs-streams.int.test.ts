@@ -99,10 +99,11 @@ describe('order-projection (Kinesis), data that is not an envelope', () => {
     expect(await itemByPk(clients.dynamodb, ordersTable, orderKey('o-conflict'))).toMatchObject({ status: 'CREATED', version: 1 });
   });
 
-  test('poison data over 768 KiB fits no DLQ message once base64-encoded: reported from there on, so the mapping retries it and then gives up to its on-failure destination', async () => {
+  test('poison data over 768 KiB fits no DLQ message once base64-encoded: reported from there on, nothing after it applied, so the mapping retries it and then gives up to its on-failure destination', async () => {
     const { dlq, records, response, applied } = await projectBetweenGoodOrders(Buffer.alloc(800 * 1024, 0xff));
     expect(response.batchItemFailures).toEqual(records.slice(1).map((record) => ({ itemIdentifier: record.kinesis.sequenceNumber })));
-    expect(applied).toEqual(['CREATED', 'PAID']);
+    // The record after it comes back from the checkpoint; applying it now would apply it twice.
+    expect(applied).toEqual(['CREATED', undefined]);
     expect(await dlqContents(dlq.url)).toEqual([]);
   });
 });

@@ -106,11 +106,11 @@ describe('EventPipelineStack', () => {
   test.each([
     [
       'PageViewCounter',
-      ['ACCEPT_SCHEMA_V2', 'COUNTERS_TABLE', 'COUNTER_SHARDS', 'IDEMPOTENCY_TABLE', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL'],
+      ['ACCEPT_SCHEMA_V2', 'COUNTERS_TABLE', 'COUNTER_SHARDS', 'IDEMPOTENCY_TABLE', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL'],
     ],
     ['OrderProjection', ['ORDERS_TABLE']],
     ['ShipmentNotifier', ['IDEMPOTENCY_TABLE', 'NOTIFICATIONS_TOPIC_ARN']],
-    ['AccountLedger', ['IDEMPOTENCY_TABLE', 'LEDGER_TABLE', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL']],
+    ['AccountLedger', ['IDEMPOTENCY_TABLE', 'LEDGER_TABLE', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL']],
   ])('%s gets the common environment plus %j', (prefix, specific) => {
     const [, fn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(prefix)) ?? [];
     const common = [

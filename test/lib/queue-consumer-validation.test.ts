@@ -110,7 +110,7 @@ describe('QueueConsumer', () => {
       },
     );
 
-    test.each(['CONSUMER_NAME', 'DLQ_URL', 'MAX_ATTEMPTS', 'SOURCE_QUEUE_URL', 'DEDUP_TTL_SECONDS', 'NODE_OPTIONS'])(
+    test.each(['CONSUMER_NAME', 'DLQ_URL', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL', 'DEDUP_TTL_SECONDS', 'NODE_OPTIONS'])(
       'environment sets %s, which the construct owns',
       (name) => {
         const message = `environment must not set ${name}: the construct sets it`;

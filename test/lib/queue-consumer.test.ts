@@ -72,13 +72,14 @@ describe('QueueConsumer', () => {
       });
     });
 
-    test('the function is told its name, DLQ, attempts, source queue and dedup TTL', () => {
+    test("the function is told its name, DLQ, attempts, the queue's receive limit, source queue and dedup TTL", () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Environment: {
           Variables: {
             CONSUMER_NAME: 'page-view-counter',
             DLQ_URL: { Ref: dlqId },
             MAX_ATTEMPTS: '5',
+            MAX_RECEIVE_COUNT: '6',
             SOURCE_QUEUE_URL: { Ref: queueId },
             DEDUP_TTL_SECONDS: String((4 + 14 + 1) * 24 * 3600),
             POWERTOOLS_SERVICE_NAME: 'page-view-counter',

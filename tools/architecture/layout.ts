@@ -16,7 +16,7 @@ export interface LayoutEntry {
 export const LAYOUT: readonly LayoutEntry[] = [
   { folder: 'lib/', role: 'the CDK constructs (published: `effectively-once`)', holds: 'QueueConsumer, KinesisConsumer, DynamoStreamConsumer, the idempotency table, the alarm topic, the governance helpers' },
   { folder: 'lambdas/runtime/', role: 'the Lambda runtime (published: `effectively-once/runtime`)', holds: 'createConsumer, routes, the transactional and direct strategies, effects, DLQ sends, retries, the time budget, the producer' },
-  { folder: 'aws/', role: 'what the project knows about AWS, shared by every role (published)', holds: 'limits, the DLQ wrapper format, the environment contract, metric names, CloudFormation template reading, Lambda record formats, stream readers' },
+  { folder: 'aws/', role: 'what the project knows about AWS, shared by every role (published)', holds: 'limits, the DLQ wrapper format, the environment contract, metric names, CloudFormation template reading, Lambda record formats, stream readers, a reference model of Lambda\'s batch semantics (SQS, FIFO, streams, DynamoDB writes)' },
   { folder: 'operations/', role: 'production operations (published: `eo dlq`)', holds: 'list, inspect and redrive of DLQs and on-failure queues, against AWS or local mode; imports nothing of the emulator' },
   { folder: 'emulator/', role: 'the local emulator (published: `eo local up`, `eo demo`)', holds: 'engines, the AWS contract layer (gateways, request rules, IAM), the stack from the template, event source mappings, functions, alarms, faults, the demo, the chaos schedules' },
   { folder: 'tools/', role: 'developer tooling', holds: '`eo new consumer` (scaffold), `eo docs` (this page), `npm run bench`, `npm run scale-model`' },

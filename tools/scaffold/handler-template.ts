@@ -66,6 +66,7 @@ export const handler: BatchHandler = (event, context) => {
 
 const SQS_OPTIONS = `
     maxAttempts: config.maxAttempts,
+    maxReceiveCount: config.maxReceiveCount,
     visibility: new VisibilityBackoff(sqs, { queueUrl: config.sourceQueueUrl }),`;
 
 /** The settings of `consumerEnv` that this consumer's config holds, with their doc lines. */
@@ -76,7 +77,7 @@ function commonSettings(request: ConsumerRequest): [string, string][] {
   ];
   if (request.pattern !== Pattern.UPSERT) settings.push(['dedupTtlSeconds', 'readonly dedupTtlSeconds?: number;']);
   if (request.source === Source.SQS) {
-    settings.push(['sourceQueueUrl', 'readonly sourceQueueUrl?: string;'], ['maxAttempts', 'readonly maxAttempts?: number;']);
+    settings.push(['sourceQueueUrl', 'readonly sourceQueueUrl?: string;'], ['maxAttempts', 'readonly maxAttempts?: number;'], ['maxReceiveCount', 'readonly maxReceiveCount?: number;']);
   }
   return settings;
 }

@@ -81,10 +81,13 @@ describe('in-batch duplicates', () => {
     expect(observability.counts.get(MetricName.PROCESSED)).toBe(2);
   });
 
-  test('a twin of a transient failure is reported with it, so neither is lost', async () => {
-    const { handle } = harness(SourceKind.SQS);
+  test('a twin of a transient failure is a duplicate: the first record, reported, carries the event back', async () => {
+    const { handle, dlqMessages } = harness(SourceKind.SQS, { maxAttempts: 5 });
     const event = pageView(THROTTLED, 'v-1');
-    expect(await handle(sqsEvent(sqsRecord(event, { messageId: 'm-1' }), sqsRecord(event, { messageId: 'm-2' })))).toEqual(['m-1', 'm-2']);
+    expect(await handle(sqsEvent(sqsRecord(event, { messageId: 'm-1' }), sqsRecord(event, { messageId: 'm-2' })))).toEqual(['m-1']);
+    // On the last attempt, the event goes to the DLQ once: its twin, whose handler never ran, is not sent with it.
+    expect(await handle(sqsEvent(sqsRecord(event, { messageId: 'm-1', receiveCount: 5 }), sqsRecord(event, { messageId: 'm-2', receiveCount: 5 })))).toEqual([]);
+    expect(dlqMessages().map((message) => message.source.itemIdentifier)).toEqual(['m-1']);
   });
 
   test('a twin of a permanent failure is a duplicate: the first record carries the event to the DLQ, once', async () => {

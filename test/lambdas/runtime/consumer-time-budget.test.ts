@@ -1,7 +1,7 @@
 /**
  * The consumer within its invocation's time: work stops starting when the margin is all that is
- * left, the rest is reported (not attempted), and a last attempt out of time goes to the DLQ as
- * timed out. Before, a batch that ran into the function timeout failed whole: its DLQ sends were
+ * left, the rest is reported (not attempted), and only on the queue's final receive does a record
+ * out of time go to the DLQ, as not attempted. Before, a batch that ran into the function timeout failed whole: its DLQ sends were
  * repeated on redelivery, its visibility backoff skipped, and on a stream a retry used up.
  *
  * The clock is `Date.now`, moved by the handlers themselves (each event "takes" a second), so the
@@ -53,6 +53,7 @@ function harness(source: SourceKind) {
     strategy: directStrategy({ sleep: noSleep }),
     dlq: new DlqSender(asClient<SQSClient>(sqs), DLQ_URL, { sleep: noSleep }),
     maxAttempts: 5,
+    maxReceiveCount: 6,
     visibility: new VisibilityBackoff(asClient<SQSClient>(sqs), { queueUrl: QUEUE_URL, random: () => 0.5 }),
     timeBudget: { marginMs: 1_000 },
     observability: recordingObservability(),
@@ -81,14 +82,23 @@ describe('SQS', () => {
     expect((visibility[0].input.Entries as { ReceiptHandle: string }[]).map((entry) => entry.ReceiptHandle)).toEqual(['handle-m-3', 'handle-m-4', 'handle-m-5']);
   });
 
-  test('on its last attempt, a record out of time goes to the DLQ as timed out, with its context, instead of failing bare', async () => {
+  test('on its last attempt, a record out of time that never started is reported, not dead-lettered: it has not failed', async () => {
     const { handle, dlqMessages } = harness(SourceKind.SQS);
     const [first, second] = pages(2);
     const failures = await handle(sqsEvent(sqsRecord(first, { messageId: 'm-first', receiveCount: 5 }), sqsRecord(second, { messageId: 'm-late', receiveCount: 5 })), 2_000);
 
+    expect(failures).toEqual(['m-late']);
+    expect(dlqMessages()).toEqual([]);
+  });
+
+  test("on the queue's final receive it goes to the DLQ as not attempted, with its context, rather than to SQS's context-free move", async () => {
+    const { handle, dlqMessages } = harness(SourceKind.SQS);
+    const [first, second] = pages(2);
+    const failures = await handle(sqsEvent(sqsRecord(first, { messageId: 'm-first', receiveCount: 6 }), sqsRecord(second, { messageId: 'm-late', receiveCount: 6 })), 2_000);
+
     expect(failures).toEqual([]);
     expect(dlqMessages().map((message) => [message.source.itemIdentifier, message.reason, message.error.name, message.eventId])).toEqual([
-      ['m-late', DlqReason.TIMED_OUT, 'OutOfTimeError', second.eventId],
+      ['m-late', DlqReason.NOT_ATTEMPTED, 'OutOfTimeError', second.eventId],
     ]);
   });
 

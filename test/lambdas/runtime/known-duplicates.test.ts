@@ -105,7 +105,7 @@ describe('findCommitted', () => {
   test(`reads at most ${BATCH_GET_MAX_KEYS} keys per request, each event id once`, async () => {
     const dynamodb = dynamoWithRecords(new Map([['evt-150', 'hash-150']]));
     const events = Array.from({ length: 250 }, (_, index) => pending(index % 230, true));
-    const found = await findCommitted(asClient<DynamoDBClient>(dynamodb), DEDUP, events);
+    const found = await findCommitted(asClient<DynamoDBClient>(dynamodb), DEDUP, events.map((event) => event.eventId));
 
     expect(found).toEqual(new Map([['evt-150', 'hash-150']]));
     const keyCounts = dynamodb.commands.map((command) => (command.input.RequestItems as Record<string, { Keys: unknown[] }>)[DEDUP.table]?.Keys.length);

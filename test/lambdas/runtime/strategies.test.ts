@@ -89,9 +89,9 @@ describe('directStrategy', () => {
     expect((outcomes.get(2) as { error: unknown }).error).toBeInstanceOf(NotAttemptedError);
   });
 
-  test('ordered: a permanent failure does not stop the batch (its record goes to the DLQ)', async () => {
+  test('ordered: a permanent failure stops the batch too, for the consumer to dead-letter it before the rest goes on', async () => {
     const outcomes = await directStrategy({ sleep: recordingSleep() }).apply([accepted(0, declined), accepted(1, applied)], { ordered: true });
-    expect(statusOf(outcomes.get(1))).toBe('applied');
+    expect([statusOf(outcomes.get(0)), statusOf(outcomes.get(1))]).toEqual(['failed:PermanentError', 'failed:NotAttemptedError']);
   });
 
   test('unordered: a transient failure does not stop the batch', async () => {

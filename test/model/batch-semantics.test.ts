@@ -1,0 +1,61 @@
+/**
+ * The model-based test of the runtime: fast-check generates schedules (test/model/schedule.ts),
+ * each runs the real consumer and strategies against the reference models of AWS's batch
+ * semantics (aws/model) until the model says the source is drained, and the checker
+ * (test/model/invariants.ts) holds the whole history to the invariants. A failure shrinks to a
+ * small schedule and prints it with its run, its seed and its path.
+ *
+ * `npm test` runs EO_MODEL_SCHEDULES (default 300) schedules; `npm run test:model` runs 10,000.
+ * EO_MODEL_SEED replays fast-check's seed.
+ *
+ * The clock is virtual: `Date.now` reads the world's time, which each DynamoDB call advances, so
+ * that the runtime's time budget runs out where the schedule says, whatever this machine's speed.
+ */
+import fc from 'fast-check';
+import { violationsOf } from './invariants';
+import { runSchedule, type RunHistory } from './runner';
+import { scheduleArbitrary, type Schedule } from './schedule';
+import { describeRun } from './trace';
+import type { World } from './world';
+
+const SCHEDULES = Number(process.env.EO_MODEL_SCHEDULES ?? 300);
+const SEED = process.env.EO_MODEL_SEED === undefined ? undefined : Number(process.env.EO_MODEL_SEED);
+
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+let world: World | undefined;
+const totals = { schedules: 0, invocations: 0, applied: 0, deadLettered: 0, crashes: 0, movedBySqs: 0, onFailureRanges: 0, reportedRecords: 0 };
+
+function addToTotals(history: RunHistory): void {
+  totals.schedules += 1;
+  totals.invocations += history.invocations.length;
+  totals.applied += history.world.appliedLog.length;
+  totals.deadLettered += history.invocations.reduce((sum, record) => sum + record.dlqSends.length, 0);
+  totals.crashes += history.invocations.filter((record) => record.crashed).length;
+  totals.movedBySqs += history.source.movedBySqs.length;
+  totals.onFailureRanges += history.source.onFailure.length;
+  totals.reportedRecords += history.invocations.reduce((sum, record) => sum + (record.answer === 'failed' ? 0 : record.answer.batchItemFailures.length), 0);
+}
+const realNow = Date.now.bind(Date);
+
+beforeAll(() => {
+  jest.spyOn(Date, 'now').mockImplementation(() => world?.now ?? realNow());
+});
+
+afterAll(() => {
+  jest.restoreAllMocks();
+  process.stderr.write(`model: ${Object.entries(totals).map(([name, value]) => `${name} ${value}`).join(', ')}\n`);
+});
+
+async function check(schedule: Schedule): Promise<void> {
+  const history = await runSchedule(schedule, { onStart: (started) => (world = started) });
+  world = undefined;
+  addToTotals(history);
+  const violations = violationsOf(history);
+  if (violations.length > 0) throw new Error(`${violations.join('\n')}\n\n${describeRun(history)}`);
+}
+
+test(`the runtime keeps AWS's batch semantics on ${SCHEDULES} generated schedules`, async () => {
+  await fc.assert(fc.asyncProperty(scheduleArbitrary(), check), { numRuns: SCHEDULES, seed: SEED });
+}, 30 * 60_000);

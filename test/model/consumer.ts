@@ -1,0 +1,106 @@
+/**
+ * The real consumer, as a team would write it, over the model world: one route whose handler
+ * records that it ran and plays its event's script (fail transiently for the first runs, or
+ * always permanently for poison), then applies the event, by effects committed with the dedup
+ * record (transactional strategies) or by a conditional put of its own (direct strategy).
+ */
+import { ConditionalCheckFailedException, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import { createConsumer, type BatchHandler } from '../../lambdas/runtime/consumer';
+import { DlqSender } from '../../lambdas/runtime/dlq';
+import { increment } from '../../lambdas/runtime/effects';
+import { PermanentError, TransientError } from '../../lambdas/runtime/errors';
+import { SourceKind } from '../../lambdas/runtime/records';
+import { dynamoStreamDecoder, route, type ConsumedEvent, type HandlerContext, type Routes } from '../../lambdas/runtime/routes';
+import { directStrategy, transactionalStrategy, type DirectResult, type Effects, type Strategy } from '../../lambdas/runtime/strategies';
+import { VisibilityBackoff } from '../../lambdas/runtime/visibility';
+import { noSleep, recordingObservability, seededRandom } from '../helpers/fakes';
+import type { Schedule } from './schedule';
+import { EVENT_TYPE, FUNCTION_TIMEOUT_MS, type EventFacts, type ModelSource } from './sources';
+import { EFFECTS_TABLE, EVENT_ITEM_PREFIX, IDEMPOTENCY_TABLE, type World } from './world';
+
+export const CONSUMER = 'model';
+const DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/model-dlq';
+/** Shards of each group's counter: groups committing at once should land on different ones. */
+const GROUP_COUNTER_SHARDS = 4;
+
+const facts = z.object({ key: z.string(), seq: z.number().int(), variant: z.number().int(), poison: z.boolean().optional() });
+const change = z.object({ newImage: facts });
+
+/** A fresh consumer, as a new execution environment builds it (after a crash, say). */
+export function consumerFor(schedule: Schedule, source: ModelSource, world: World): BatchHandler {
+  const random = seededRandom(schedule.seed);
+  const retry = { maxAttempts: 3, sleep: noSleep, random };
+  const dynamodb = world.dynamodb as unknown as DynamoDBClient;
+  const sqs = world.sqs as unknown as SQSClient;
+  const dlqUrl = source.fifo ? `${DLQ_URL}.fifo` : DLQ_URL;
+  return createConsumer<Effects | DirectResult>({
+    name: CONSUMER,
+    source: source.kind,
+    routes: routesFor(schedule, source, world, dynamodb),
+    strategy: strategyFor(schedule, dynamodb, world, retry) as Strategy<Effects | DirectResult>,
+    ...(source.kind === SourceKind.DYNAMODB_STREAM && { decode: dynamoStreamDecoder((streamChange) => streamChange.newImage?.eventId as string) }),
+    dlq: new DlqSender(sqs, dlqUrl, { ...retry, maxAttempts: 2 }),
+    ...(source.kind === SourceKind.SQS && {
+      maxAttempts: schedule.maxAttempts,
+      maxReceiveCount: source.maxReceiveCount,
+      visibility: new VisibilityBackoff(sqs, { queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/model', random, now: () => world.now }),
+    }),
+    observability: recordingObservability(),
+    now: () => new Date(world.now),
+  });
+}
+
+function strategyFor(schedule: Schedule, dynamodb: DynamoDBClient, world: World, retry: object): Strategy<Effects> | Strategy<DirectResult> {
+  if (schedule.strategy === 'direct') return directStrategy(retry);
+  return transactionalStrategy({ dynamodb, dedup: { table: IDEMPOTENCY_TABLE, consumer: CONSUMER }, retry, random: seededRandom(schedule.seed + 1), now: () => new Date(world.now), mode: schedule.strategy });
+}
+
+function routesFor(schedule: Schedule, source: ModelSource, world: World, dynamodb: DynamoDBClient): Routes<Effects | DirectResult> {
+  const handle = (event: ConsumedEvent<unknown>, payload: EventFacts, context: HandlerContext) => {
+    const failsNow = world.handlerRun(context.record.itemIdentifier, event.eventId, schedule.events[payload.seq]?.transientFailures ?? 0);
+    const { itemIdentifier } = context.record;
+    if (payload.poison) throw world.handlerThrow(itemIdentifier, new PermanentError(`event ${payload.seq} can never apply (poison)`));
+    if (failsNow) throw world.handlerThrow(itemIdentifier, new TransientError(`event ${payload.seq}: its dependency is down for now`));
+    return schedule.strategy === 'direct' ? applyDirectly(dynamodb, event.eventId) : effectsOf(event.eventId, payload);
+  };
+  if (source.kind === SourceKind.DYNAMODB_STREAM) return { 'dynamodb.INSERT': route(change, (event, context) => handle(event, event.payload.newImage, context)) };
+  return { [EVENT_TYPE]: route(facts, (event, context) => handle(event, event.payload, context)) };
+}
+
+/** The event's own item, and its group's sharded counter. */
+function effectsOf(eventId: string, payload: EventFacts): Effects {
+  return [increment(EFFECTS_TABLE, { pk: `${EVENT_ITEM_PREFIX}${eventId}` }, 'applied'), increment(EFFECTS_TABLE, { pk: `group#${payload.key}` }, 'count', 1, { shards: GROUP_COUNTER_SHARDS })];
+}
+
+/** A direct handler, idempotent by itself: a put of the event's item unless it exists. */
+async function applyDirectly(dynamodb: DynamoDBClient, eventId: string): DirectResult {
+  try {
+    await dynamodb.send(new PutItemCommand({ TableName: EFFECTS_TABLE, Item: { pk: { S: `${EVENT_ITEM_PREFIX}${eventId}` }, applied: { N: '1' } }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return { status: 'applied' };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return { status: 'duplicate' };
+    throw error;
+  }
+}
+
+/** The Lambda context of an invocation that starts with `remainingMs` left on the world's clock. */
+export function invocationContext(world: World, remainingMs = FUNCTION_TIMEOUT_MS): Context {
+  const startedAt = world.now;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'model',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:model',
+    memoryLimitInMB: '256',
+    awsRequestId: 'model-request',
+    logGroupName: '/aws/lambda/model',
+    logStreamName: 'model',
+    getRemainingTimeInMillis: () => Math.max(0, remainingMs - (world.now - startedAt)),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

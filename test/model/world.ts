@@ -1,0 +1,187 @@
+/**
+ * Everything the consumer under test talks to, faked over the reference models (aws/model): a
+ * DynamoDB client over the in-memory tables, an SQS client for the DLQ and for visibility changes,
+ * a virtual clock, and the faults the schedule injects. No local engine can be told to crash a
+ * function between a commit and its answer, or to run a DLQ outage for exactly one invocation, so
+ * these are fakes on purpose; the engines' own behaviour is covered by the integration tests.
+ *
+ * A crash kills the world until the next invocation: the call that crashed (after its write, for
+ * `crash-after`) and every later call fail without effect, as nothing runs after a function dies,
+ * and the runner throws the invocation's answer away.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { FailureEnvelope } from '../../aws/dlq-format';
+import { DynamoDbTableModel } from '../../aws/model/dynamodb-table-model';
+import type { Item } from '../../aws/model/dynamodb-expressions';
+import type { SqsQueueModel } from '../../aws/model/sqs-queue-model';
+import { awsError, transactionCancelled } from '../helpers/fakes';
+import type { Schedule, StoreFault } from './schedule';
+
+export const IDEMPOTENCY_TABLE = 'idempotency';
+export const EFFECTS_TABLE = 'effects';
+/** The effects item of one event: `event#<eventId>`. */
+export const EVENT_ITEM_PREFIX = 'event#';
+
+/** What one invocation did, as the fakes saw it. */
+export interface InvocationTrace {
+  /** Item identifiers whose handler ran (direct: the effect itself). */
+  readonly handlerRuns: string[];
+  /** Item identifiers whose handler threw. */
+  readonly handlerThrows: string[];
+  /** Event ids whose dedup put went out in a transaction. */
+  readonly dedupAttempts: Set<string>;
+  /** Event ids whose effect committed, in commit order. */
+  readonly applied: string[];
+  readonly dlqSends: FailureEnvelope[];
+  crashed: boolean;
+  readonly dlqDown: boolean;
+  /** DynamoDB reads (BatchGetItem) that failed: the runtime could not tell whether an event applied. */
+  failedReads: number;
+}
+
+class Crash extends Error {
+  public constructor() {
+    super('the function died (injected crash)');
+    this.name = 'InjectedCrash';
+  }
+}
+
+export class World {
+  public readonly tables = new DynamoDbTableModel({ [IDEMPOTENCY_TABLE]: ['id'], [EFFECTS_TABLE]: ['pk'] });
+  public now = Date.parse('2026-12-01T00:00:00.000Z');
+  public queue?: SqsQueueModel;
+  /** Event ids in the order their effect committed, over the whole run. */
+  public readonly appliedLog: string[] = [];
+  public trace: InvocationTrace = newTrace(false);
+  private readonly faults: ReadonlyMap<number, StoreFault>;
+  private readonly handlerRunsByEvent = new Map<string, number>();
+  private calls = 0;
+  private dead = false;
+
+  public constructor(private readonly schedule: Schedule) {
+    this.faults = new Map(schedule.storeFaults.map(({ call, fault }) => [call, fault]));
+  }
+
+  public begin(invocation: number): void {
+    this.dead = false;
+    this.trace = newTrace(this.schedule.dlqOutages.includes(invocation));
+  }
+
+  /** The handler of `itemIdentifier` runs for `eventId`: true when this run fails transiently, as scheduled. */
+  public handlerRun(itemIdentifier: string, eventId: string, transientFailures: number): boolean {
+    this.trace.handlerRuns.push(itemIdentifier);
+    const runs = (this.handlerRunsByEvent.get(eventId) ?? 0) + 1;
+    this.handlerRunsByEvent.set(eventId, runs);
+    return runs <= transientFailures;
+  }
+
+  /** The handler of `itemIdentifier` throws `error`. */
+  public handlerThrow(itemIdentifier: string, error: Error): Error {
+    this.trace.handlerThrows.push(itemIdentifier);
+    return error;
+  }
+
+  /** The DynamoDB client the runtime gets. */
+  public readonly dynamodb = {
+    send: async (command: { constructor: { name: string }; input: unknown }): Promise<unknown> => this.dynamoDbCall(command.constructor.name, command.input as Record<string, unknown>),
+  };
+
+  /** The SQS client of the DLQ sender and the visibility backoff. */
+  public readonly sqs = {
+    send: async (command: { constructor: { name: string }; input: unknown }): Promise<unknown> => this.sqsCall(command.constructor.name, command.input as Record<string, unknown>),
+  };
+
+  private async dynamoDbCall(name: string, input: Record<string, unknown>): Promise<unknown> {
+    await Promise.resolve();
+    if (this.dead) throw new Crash();
+    this.now += this.schedule.callLatencyMs;
+    const fault = this.faults.get(this.calls);
+    this.calls += 1;
+    if (fault !== undefined && name === 'BatchGetItemCommand') this.trace.failedReads += 1;
+    if (fault === 'throttle') throw awsError('ProvisionedThroughputExceededException', 400);
+    if (fault === 'conflict' && name === 'TransactWriteItemsCommand') throw conflictOn(input.TransactItems as TransactWriteItem[]);
+    if (fault === 'crash-before') return this.crash();
+    const result = this.execute(name, input);
+    if (fault === 'crash-after') return this.crash();
+    return result;
+  }
+
+  private crash(): never {
+    this.dead = true;
+    this.trace.crashed = true;
+    throw new Crash();
+  }
+
+  private execute(name: string, input: Record<string, unknown>): unknown {
+    switch (name) {
+      case 'TransactWriteItemsCommand':
+        return this.transactWrite(input.TransactItems as TransactWriteItem[]);
+      case 'PutItemCommand':
+        return this.putItem(input as TransactWriteItem['Put'] & object);
+      case 'BatchGetItemCommand':
+        return this.batchGet(input.RequestItems as Record<string, { Keys: Item[] }>);
+      default:
+        throw new Error(`the model world has no DynamoDB ${name}`);
+    }
+  }
+
+  private transactWrite(actions: TransactWriteItem[]): unknown {
+    for (const action of actions) if (action.Put?.TableName === IDEMPOTENCY_TABLE) this.trace.dedupAttempts.add(dedupEventId(action.Put.Item?.id?.S));
+    const outcome = this.tables.transactWrite(actions);
+    if (!outcome.committed) throw transactionCancelled(outcome.reasons);
+    for (const action of actions) this.noteApplied(action.Update?.TableName === EFFECTS_TABLE ? action.Update.Key?.pk?.S : undefined);
+    return {};
+  }
+
+  private putItem(put: NonNullable<TransactWriteItem['Put']>): unknown {
+    if (!this.tables.writeItem({ Put: put })) throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: { httpStatusCode: 400 } });
+    this.noteApplied(put.TableName === EFFECTS_TABLE ? put.Item?.pk?.S : undefined);
+    return {};
+  }
+
+  private noteApplied(pk: string | undefined): void {
+    if (pk === undefined || !pk.startsWith(EVENT_ITEM_PREFIX)) return;
+    const eventId = pk.slice(EVENT_ITEM_PREFIX.length);
+    this.trace.applied.push(eventId);
+    this.appliedLog.push(eventId);
+  }
+
+  private batchGet(requests: Record<string, { Keys: Item[] }>): unknown {
+    const responses: Record<string, Item[]> = {};
+    for (const [table, { Keys }] of Object.entries(requests)) responses[table] = Keys.map((key) => this.tables.getItem(table, key)).filter((item): item is Item => item !== undefined);
+    return { Responses: responses, UnprocessedKeys: {} };
+  }
+
+  private async sqsCall(name: string, input: Record<string, unknown>): Promise<unknown> {
+    await Promise.resolve();
+    if (this.dead) throw new Crash();
+    if (name === 'SendMessageCommand') return this.dlqSend(String(input.MessageBody));
+    if (name === 'ChangeMessageVisibilityBatchCommand') return this.changeVisibility(input.Entries as { Id: string; ReceiptHandle: string; VisibilityTimeout: number }[]);
+    throw new Error(`the model world has no SQS ${name}`);
+  }
+
+  private dlqSend(body: string): unknown {
+    if (this.trace.dlqDown) throw awsError('ServiceUnavailable', 503);
+    this.trace.dlqSends.push(JSON.parse(body) as FailureEnvelope);
+    return { MessageId: `dlq-${this.trace.dlqSends.length}` };
+  }
+
+  private changeVisibility(entries: readonly { Id: string; ReceiptHandle: string; VisibilityTimeout: number }[]): unknown {
+    const failed = entries.filter((entry) => !this.queue?.changeVisibility(entry.ReceiptHandle, entry.VisibilityTimeout, this.now));
+    return { Successful: entries.filter((entry) => !failed.includes(entry)).map(({ Id }) => ({ Id })), Failed: failed.map(({ Id }) => ({ Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true })) };
+  }
+}
+
+function newTrace(dlqDown: boolean): InvocationTrace {
+  return { handlerRuns: [], handlerThrows: [], dedupAttempts: new Set(), applied: [], dlqSends: [], crashed: false, dlqDown, failedReads: 0 };
+}
+
+/** `<consumer>#<eventId>` -> `<eventId>`. */
+function dedupEventId(id: string | undefined): string {
+  return (id ?? '').slice((id ?? '').indexOf('#') + 1);
+}
+
+/** Another transaction holds the first action's item (DynamoDB's TransactionConflict). */
+function conflictOn(actions: readonly TransactWriteItem[]): TransactionCanceledException {
+  return transactionCancelled(actions.map((_, position) => ({ Code: position === 0 ? 'TransactionConflict' : 'None' })));
+}
