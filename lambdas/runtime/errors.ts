@@ -143,7 +143,10 @@ export class OutOfTimeError extends TransientError {
  * `retryAt` if it died.
  */
 export class EffectInProgressError extends TransientError {
-  /** When the lock expires; undefined when the record names no expiry (then it lasts until its TTL). */
+  /**
+   * When the lock expires; undefined when the record names no expiry, a lock that lasts until the
+   * record's TTL (written by a release before `lockMs`, or by Powertools used without a context).
+   */
   public readonly retryAt?: Date;
 
   public constructor(idempotencyKey: string, retryAt: Date | undefined, options?: { cause?: unknown }) {

@@ -4,6 +4,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { Context } from 'aws-lambda';
 import { withRetries, type RetryOptions } from './backoff';
 import { DEFAULT_DEDUP_TTL_SECONDS } from './dedup-record';
+import { checkLockMs, DEFAULT_EFFECT_LOCK_MS, lockClock } from './effect-lock';
 import { ConfigurationError, EffectInProgressError } from './errors';
 
 /** An input to an external effect: what it needs, plus the key that makes it the same effect. */
@@ -30,6 +31,15 @@ export interface ExternalEffectOptions {
   readonly expiresAfterSeconds?: number;
   /** Retries of the record writes that Powertools gave up on after the effect. @default RECORD_REPAIR_RETRY */
   readonly retry?: RetryOptions;
+  /**
+   * How long a call without a Lambda context (or with one whose clock reads no time left) holds
+   * the effect's lock, in ms: a whole number in 1..900000. If that call's invocation dies mid-effect,
+   * the next delivery runs the effect once the lock expires; an effect that outlasts its lock
+   * may run twice, so set it above the effect's longest run. A call with a context holds the lock
+   * until its invocation's deadline instead.
+   * @default DEFAULT_EFFECT_LOCK_MS (15 minutes, the longest a Lambda invocation can run)
+   */
+  readonly lockMs?: number;
 }
 
 /**
@@ -38,7 +48,11 @@ export interface ExternalEffectOptions {
  */
 export const RECORD_REPAIR_RETRY = { maxAttempts: 5 } as const;
 
-/** An idempotent external effect; pass the Lambda context so that an in-progress lock expires with the invocation. */
+/**
+ * An idempotent external effect. Pass the handler's Lambda context (`context.lambdaContext`) so
+ * that the lock of a call whose invocation dies expires with that invocation; without it the lock
+ * lasts `lockMs`.
+ */
 export type IdempotentEffect<TInput extends ExternalEffectInput, TResult> = (input: TInput, lambdaContext?: Context) => Promise<TResult>;
 
 /** What became of the wrapped effect in one call, so that a failure around it can be told from a failure of it. */
@@ -60,29 +74,32 @@ type PowertoolsStore = DynamoDBPersistenceLayer;
  *   out instead of failing the record;
  * - when the effect succeeded but Powertools could not mark its record COMPLETED (or failed and
  *   Powertools could not delete the record), the write is retried here, so that a throttled
- *   table does not turn into a second effect or a lock that blocks the record.
+ *   table does not turn into a second effect or a lock that blocks the record;
+ * - every call's lock expires: at its invocation's deadline when it is given the Lambda context,
+ *   after `lockMs` ({@link DEFAULT_EFFECT_LOCK_MS} by default) when not. Powertools alone would
+ *   store no expiry without a context (the lock would last the record's TTL), and would read the
+ *   context an earlier call registered on the shared config, of an invocation that may be over.
  *
  * Its crash window, stated plainly: Powertools writes its record outside the effect. If the
  * function dies after the effect and before the record is marked COMPLETED, the effect runs again
  * once the in-progress lock expires. Pass the key downstream as the receiver's idempotency key so
  * that the receiver can close that window.
+ *
+ * @example
+ * const notify = idempotentEffect(async (input: { idempotencyKey: string }) => publish(input), { table, dynamodb, consumer: 'notifier' });
+ * // in a route's handler:
+ * await notify({ idempotencyKey: event.eventId }, context.lambdaContext);
  */
 export function idempotentEffect<TInput extends ExternalEffectInput, TResult>(
   effect: (input: TInput) => Promise<TResult>,
   options: ExternalEffectOptions,
 ): IdempotentEffect<TInput, TResult> {
   checkOptions(options);
-  const config = new IdempotencyConfig({
-    eventKeyJmesPath: 'idempotencyKey',
-    expiresAfterSeconds: options.expiresAfterSeconds ?? DEFAULT_DEDUP_TTL_SECONDS,
-    throwOnNoIdempotencyKey: true,
-  });
   const store = new DynamoDBPersistenceLayer({ tableName: options.table, awsSdkV3Client: options.dynamodb });
   const tracked = async (input: TInput, attempt: EffectAttempt<TResult>): Promise<TResult> => runTracked(effect, input, attempt);
-  const wrapped = makeIdempotent(tracked, { persistenceStore: store, config, keyPrefix: options.consumer });
   const retry = { ...RECORD_REPAIR_RETRY, ...options.retry };
   return async (input, lambdaContext) => {
-    if (lambdaContext) config.registerLambdaContext(lambdaContext);
+    const wrapped = makeIdempotent(tracked, { persistenceStore: store, config: configFor(options, lambdaContext), keyPrefix: options.consumer });
     const attempt: EffectAttempt<TResult> = { state: 'not-run' };
     try {
       return await wrapped(input, attempt);
@@ -90,6 +107,21 @@ export function idempotentEffect<TInput extends ExternalEffectInput, TResult>(
       return recover(error, { store, input, attempt, retry });
     }
   };
+}
+
+/**
+ * One call's Powertools config. Each call gets its own because the lock's clock lives in it: on a
+ * config shared by every call, a call without a context would read the context an earlier call
+ * registered, and overlapping calls each other's. The store keeps the settings of the first
+ * config it sees; these are the same for every call.
+ */
+function configFor(options: ExternalEffectOptions, lambdaContext: Context | undefined): IdempotencyConfig {
+  return new IdempotencyConfig({
+    eventKeyJmesPath: 'idempotencyKey',
+    expiresAfterSeconds: options.expiresAfterSeconds ?? DEFAULT_DEDUP_TTL_SECONDS,
+    throwOnNoIdempotencyKey: true,
+    lambdaContext: lockClock(lambdaContext, options.lockMs ?? DEFAULT_EFFECT_LOCK_MS),
+  });
 }
 
 async function runTracked<TInput, TResult>(effect: (input: TInput) => Promise<TResult>, input: TInput, attempt: EffectAttempt<TResult>): Promise<TResult> {
@@ -148,4 +180,5 @@ function checkOptions(options: ExternalEffectOptions): void {
   if (!options.consumer) throw new ConfigurationError('idempotentEffect needs the consumer\'s name (options.consumer): it prefixes every idempotency record');
   const ttl = options.expiresAfterSeconds;
   if (ttl !== undefined && !(Number.isInteger(ttl) && ttl > 0)) throw new ConfigurationError(`idempotentEffect: expiresAfterSeconds must be a whole number of seconds > 0 (given ${ttl})`);
+  checkLockMs(options.lockMs);
 }

@@ -46,6 +46,7 @@ export type { CounterRead } from './counter-read';
 export { putIfNewer } from './upsert';
 export type { VersionedPut } from './upsert';
 export { idempotentEffect } from './external';
+export { DEFAULT_EFFECT_LOCK_MS } from './effect-lock';
 export type { ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
 
 // Where failures go, how redeliveries spread, how long an invocation may work.

@@ -47,11 +47,21 @@ export const UNLIMITED_TIME: TimeBudget = {
  * if (budget.exhausted()) return notAttempted();
  */
 export function timeBudgetOf(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined, options: TimeBudgetOptions = {}, now: () => number = Date.now): TimeBudget {
-  const startingMs = context?.getRemainingTimeInMillis?.();
-  if (typeof startingMs !== 'number' || !Number.isFinite(startingMs) || startingMs <= 0) return UNLIMITED_TIME;
+  const startingMs = remainingMsOf(context);
+  if (startingMs === undefined) return UNLIMITED_TIME;
   const stopAt = now() + startingMs - marginFor(startingMs, options);
   const remainingMs = (): number => Math.max(0, stopAt - now());
   return { remainingMs, exhausted: () => remainingMs() <= 0 };
+}
+
+/**
+ * The invocation's remaining time in ms, or undefined when there is no context or its clock says
+ * nothing usable (no clock, not a finite number, or no time left: a context that outlived its
+ * invocation, or a test's stand-in).
+ */
+export function remainingMsOf(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): number | undefined {
+  const remainingMs = context?.getRemainingTimeInMillis?.();
+  return typeof remainingMs === 'number' && Number.isFinite(remainingMs) && remainingMs > 0 ? remainingMs : undefined;
 }
 
 /** @throws RangeError naming the option and its value, for a margin that is not a duration or a share that is not one */

@@ -5,7 +5,7 @@
  * Not covered here: the second delivery being suppressed. That depends on the Powertools
  * idempotency record's conditional writes in DynamoDB, i.e. on the engine.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import * as shipmentNotifier from '../../example/handlers/shipment-notifier';
 import { eventIdFor } from '../../lambdas/runtime/event-id';
@@ -58,6 +58,18 @@ describe('shipment-notifier', () => {
     const notificationId = shipmentNotifier.notificationIdFor('o-42');
     expect(JSON.parse(String(publish.input.Message))).toEqual({ notificationId, orderId: 'o-42', status: 'SHIPPED', version: 3 });
     expect(publish.input).toMatchObject({ TopicArn: 'arn:aws:sns:us-east-1:000000000000:shipments', MessageAttributes: { eventId: { DataType: 'String', StringValue: notificationId } } });
+  });
+
+  test('the notification\'s lock expires with the invocation: the handler hands the effect its Lambda context', async () => {
+    const { handle, dynamodbSend } = notifier();
+    const lambdaContext = { awsRequestId: 'req-1', functionName: 'shipment-notifier', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+    const before = Date.now();
+    await handle(dynamoEvent(dynamoRecord({ eventName: 'MODIFY', oldImage: order('PACKED', 2), newImage: order('SHIPPED', 3) })), lambdaContext);
+
+    const put = dynamodbSend.mock.calls.map(([command]) => command).find((command) => command instanceof PutItemCommand) as PutItemCommand | undefined;
+    const lockExpiry = Number(put?.input.Item?.in_progress_expiration?.N);
+    expect(lockExpiry).toBeGreaterThanOrEqual(before + 30_000);
+    expect(lockExpiry).toBeLessThanOrEqual(Date.now() + 30_000);
   });
 
   test('configFromEnv reads the validated dedup TTL and the consumer name the construct set', () => {

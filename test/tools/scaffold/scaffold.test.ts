@@ -80,6 +80,10 @@ describe('rendering', () => {
     expect(handler).toContain({ counter: 'transactionalStrategy({', upsert: 'putIfNewer(dynamodb', external: 'idempotentEffect(' }[request.pattern]);
   });
 
+  test.each(requests.filter((request) => request.pattern === 'external'))('$source + external: the effect is handed the Lambda context, so that its lock expires with the invocation', (request) => {
+    expect(renderHandler(request)).toMatch(/await publish\(\{[^\n]*\}, context\.lambdaContext\);/);
+  });
+
   test.each(requests)('$source + $pattern: the handler validates with zod/mini and its English messages, not full zod', (request) => {
     const handler = renderHandler(request);
     expect(handler).toContain("import * as z from 'zod/mini';");
