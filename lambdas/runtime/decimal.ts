@@ -30,8 +30,10 @@ export function canonicalDecimal(text: string): string | undefined {
  * keeps) are not, as nothing of more than 17 significant digits is.
  */
 export function exactNumber(text: string): number | undefined {
-  const canonical = canonicalDecimal(text);
   const value = Number(text);
-  if (canonical === undefined || !Number.isFinite(value)) return undefined;
-  return canonicalDecimal(String(value)) === canonical ? value : undefined;
+  if (!Number.isFinite(value)) return undefined;
+  // Most numbers DynamoDB sends are already spelled as JavaScript spells them.
+  if (String(value) === text) return value;
+  const canonical = canonicalDecimal(text);
+  return canonical !== undefined && canonicalDecimal(String(value)) === canonical ? value : undefined;
 }
