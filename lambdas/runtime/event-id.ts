@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
+import { messageOf, UndecodableRecordError } from './errors';
 
 /** The namespace of our event ids (a fixed UUID): ids from other UUIDv5 schemes never collide with ours. */
 const EVENT_ID_NAMESPACE = 'b6f1c7e2-5d3a-4f0e-9a41-2c8e7d5b9f10';
@@ -27,19 +29,22 @@ function uuidV5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** A short, stable fingerprint of a payload, stored with dedup records to spot conflicting duplicates. */
+/**
+ * A short, stable fingerprint of a payload, stored with dedup records to spot conflicting
+ * duplicates: the SHA-256 of its {@link canonicalJson}. Every value a decoder of ours produces
+ * has one; a payload that has none (a custom decoder's that contains itself, or whose getter
+ * throws) fails its record permanently, as no retry can give it one.
+ *
+ * @throws UndecodableRecordError when the payload has no canonical form.
+ */
 export function payloadHash(payload: unknown): string {
-  return createHash('sha256').update(canonicalJson(payload)).digest('base64url').slice(0, 22);
+  return createHash('sha256').update(canonicalTextOf(payload)).digest('base64url').slice(0, 22);
 }
 
-/** JSON with object keys sorted, so that equal payloads hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+function canonicalTextOf(payload: unknown): string {
+  try {
+    return canonicalJson(payload);
+  } catch (error) {
+    throw new UndecodableRecordError(`the payload has no fingerprint: ${messageOf(error)}`, { cause: error });
   }
-  return JSON.stringify(value) ?? 'null';
 }

@@ -84,17 +84,14 @@ function eventWithKeyAt(event: JsonObject, path: EventIdPath): Envelope {
   return { eventId: eventIdFor(`${source}:${type}`, key), type, occurredAt, source, payload };
 }
 
-/** The value at the path, as text: a string that is not blank, or a finite number. @throws InvalidEnvelopeError naming the path */
+/** The value at the path, as text: a string that is not blank, or a finite number within 2^53 if whole. @throws InvalidEnvelopeError naming the path */
 function businessKeyAt(event: JsonObject, path: EventIdPath): string {
   const value = valueAt(event, path.segments);
   const field = path.text;
   if (value === undefined || value === null) {
     throw new InvalidEnvelopeError(EnvelopeProblem.MISSING_FIELD, `${field} is missing: it is this consumer's dedup key (eventIdPath)`, { field });
   }
-  if (typeof value === 'number') {
-    if (Number.isFinite(value)) return String(value);
-    throw new InvalidEnvelopeError(EnvelopeProblem.WRONG_TYPE, `${field} must be a finite number or a string (got ${value})`, { field });
-  }
+  if (typeof value === 'number') return numberKey(value, field);
   if (typeof value !== 'string') {
     throw new InvalidEnvelopeError(EnvelopeProblem.WRONG_TYPE, `${field} must be a string or a number (got ${describe(value)})`, { field });
   }
@@ -110,4 +107,19 @@ function valueAt(root: JsonObject, segments: readonly string[]): unknown {
     value = (value as JsonObject)[segment];
   }
   return value;
+}
+
+/**
+ * A number as a dedup key. `JSON.parse` has already rounded it to a double: an integer past 2^53
+ * may have lost digits (12345678901234567890 and 12345678901234567891 both read as
+ * 12345678901234567000), and two events would share one key, the second dropped as a duplicate.
+ */
+function numberKey(value: number, field: string): string {
+  if (!Number.isFinite(value)) {
+    throw new InvalidEnvelopeError(EnvelopeProblem.WRONG_TYPE, `${field} must be a finite number or a string (got ${value})`, { field });
+  }
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new InvalidEnvelopeError(EnvelopeProblem.WRONG_TYPE, `${field} is an integer past 2^53 (read as ${value}), whose digits JSON.parse may have rounded: two events could share one dedup key; send it as a string`, { field });
+  }
+  return String(value);
 }

@@ -18,6 +18,9 @@ export type { SourceRecord } from './records';
 // Routes: event types, their payload schemas (any Standard Schema validator), their handlers.
 export { dynamoStreamDecoder, envelopeDecoder, route } from './routes';
 export type { ConsumedEvent, EventDecoder, HandlerContext, PayloadSchema, Route, Routes, StreamChange } from './routes';
+// DynamoDB numbers: a JavaScript number when one holds them exactly, else a NumberValue (its text) on request.
+export { NumberValue, StreamNumbers } from './stream-image';
+export type { DynamoStreamDecoderOptions } from './stream-image';
 export { parseEnvelope } from './envelope';
 export type { Envelope } from './envelope';
 

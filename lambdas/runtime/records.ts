@@ -1,6 +1,4 @@
-import type { AttributeValue as StreamAttributeValue, DynamoDBRecord, KinesisStreamRecord, SQSRecord } from 'aws-lambda';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, KinesisStreamRecord, SQSRecord } from 'aws-lambda';
 import { decodeUtf8 } from './envelope';
 
 import { SourceKind, type OriginalRecord } from '../../aws/dlq-format';
@@ -88,9 +86,4 @@ export function fromDynamoDbRecord(record: DynamoDBRecord): SourceRecord {
 export function bodyText(record: SourceRecord): string {
   if (record.original.encoding === 'utf8') return record.original.body;
   return decodeUtf8(Buffer.from(record.original.body, 'base64'));
-}
-
-/** A DynamoDB stream image as a plain object. */
-export function unmarshallImage(image: Record<string, StreamAttributeValue> | undefined): Record<string, unknown> | undefined {
-  return image ? unmarshall(image as Record<string, AttributeValue>) : undefined;
 }

@@ -2,7 +2,8 @@ import type { Context, DynamoDBRecord } from 'aws-lambda';
 import { parseEnvelope, validateEventId, type Envelope } from './envelope';
 import { UnknownEventTypeError } from './errors';
 import { validatePayload, type PayloadSchema } from './payload-schema';
-import { bodyText, SourceKind, unmarshallImage, type SourceRecord } from './records';
+import { bodyText, SourceKind, type SourceRecord } from './records';
+import { streamImages, streamNumbersOf, type DynamoStreamDecoderOptions } from './stream-image';
 
 export type { PayloadSchema } from './payload-schema';
 
@@ -46,7 +47,12 @@ export type EventDecoder = (record: SourceRecord) => ConsumedEvent;
 /** SQS bodies and Kinesis data carry our JSON envelope. */
 export const envelopeDecoder: EventDecoder = (record) => parseEnvelope(bodyText(record));
 
-/** The payload of an event decoded from a DynamoDB stream record. */
+/**
+ * The payload of an event decoded from a DynamoDB stream record. In its keys and images an `S` or
+ * a `B` (base64 text, as Lambda delivers it) is a string, `SS`, `NS` and `BS` are Sets, `L` an
+ * array, `M` an object, and a number (`N`) is a `number`, or a `NumberValue` under
+ * `numbers: 'lossless'` (`DynamoStreamDecoderOptions`).
+ */
 export interface StreamChange {
   readonly eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
   readonly keys: Record<string, unknown>;
@@ -59,16 +65,14 @@ export interface StreamChange {
  * `dynamodb.INSERT`, `dynamodb.MODIFY` or `dynamodb.REMOVE`. Its id is the stream record's
  * `eventID` unless `keyOf` derives a business key from the change (then a second write of the
  * same fact dedups too).
+ * @throws ConfigurationError for a `numbers` option that is not a `StreamNumbers`
+ * @example dynamoStreamDecoder(undefined, { numbers: 'lossless' }) // every number a NumberValue
  */
-export function dynamoStreamDecoder(keyOf?: (change: StreamChange, record: DynamoDBRecord) => string): EventDecoder {
+export function dynamoStreamDecoder(keyOf?: (change: StreamChange, record: DynamoDBRecord) => string, options: DynamoStreamDecoderOptions = {}): EventDecoder {
+  const numbers = streamNumbersOf(options.numbers);
   return (record) => {
     const raw = record.raw as DynamoDBRecord;
-    const change: StreamChange = {
-      eventName: raw.eventName ?? 'MODIFY',
-      keys: unmarshallImage(raw.dynamodb?.Keys) ?? {},
-      newImage: unmarshallImage(raw.dynamodb?.NewImage),
-      oldImage: unmarshallImage(raw.dynamodb?.OldImage),
-    };
+    const change: StreamChange = { eventName: raw.eventName ?? 'MODIFY', ...streamImages(raw.dynamodb, numbers) };
     return {
       eventId: validateEventId(keyOf ? keyOf(change, raw) : (raw.eventID ?? record.itemIdentifier)),
       type: `dynamodb.${change.eventName}`,

@@ -95,10 +95,32 @@ export interface DynamoRecordOptions {
   readonly eventID?: string;
 }
 
-/** A DynamoDB Streams record with NEW_AND_OLD_IMAGES. */
+/** A DynamoDB Streams record with NEW_AND_OLD_IMAGES, its images marshalled from plain values. */
 export function dynamoRecord(options: DynamoRecordOptions): DynamoDBRecord {
-  sequence += 1n;
   const image = (value?: Record<string, unknown>) => (value ? (marshall(value) as Record<string, AttributeValue>) : undefined);
+  return dynamoStreamRecord({
+    ...options,
+    keys: image(options.keys ?? { pk: String((options.newImage ?? options.oldImage)?.pk ?? 'unknown') }),
+    newImage: image(options.newImage),
+    oldImage: image(options.oldImage),
+  });
+}
+
+/** The images of a stream record as DynamoDB writes them: attribute values, numbers as text. */
+export interface DynamoImages {
+  readonly keys?: Record<string, AttributeValue>;
+  readonly newImage?: Record<string, AttributeValue>;
+  readonly oldImage?: Record<string, AttributeValue>;
+}
+
+/**
+ * A DynamoDB Streams record as Lambda delivers it (the shape of the example event in the Lambda
+ * developer guide, "Using AWS Lambda with Amazon DynamoDB"), its images given as attribute values:
+ * `{ price: { N: '0.1234567890123456789012345678901234567' } }` holds text that no JavaScript
+ * value need hold, as a table's item can.
+ */
+export function dynamoStreamRecord(options: Omit<DynamoRecordOptions, keyof DynamoImages> & DynamoImages): DynamoDBRecord {
+  sequence += 1n;
   return {
     eventID: options.eventID ?? randomUUID().replace(/-/g, ''),
     eventName: options.eventName ?? 'MODIFY',
@@ -107,9 +129,9 @@ export function dynamoRecord(options: DynamoRecordOptions): DynamoDBRecord {
     awsRegion: 'us-east-1',
     dynamodb: {
       ApproximateCreationDateTime: 1_764_496_800,
-      Keys: image(options.keys ?? { pk: String((options.newImage ?? options.oldImage)?.pk ?? 'unknown') }),
-      NewImage: image(options.newImage),
-      OldImage: image(options.oldImage),
+      Keys: options.keys ?? { pk: options.newImage?.pk ?? options.oldImage?.pk ?? { S: 'unknown' } },
+      NewImage: options.newImage,
+      OldImage: options.oldImage,
       SequenceNumber: options.sequenceNumber ?? sequence.toString(),
       SizeBytes: 100,
       StreamViewType: 'NEW_AND_OLD_IMAGES',

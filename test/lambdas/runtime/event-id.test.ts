@@ -1,11 +1,21 @@
 /**
  * Event ids and payload fingerprints. The event id is the dedup key: it must be the same for every
  * publish of the same logical event, differ between events, and never change across releases
- * (a new scheme would let every in-flight redelivery through as a new event).
+ * (a new scheme would let every in-flight redelivery through as a new event). The fingerprint must
+ * tell apart every two payloads that differ, of whatever kind a decoder built them (Sets, bytes,
+ * big numbers), keep the hash a JSON payload had in earlier releases, and never fail as a
+ * retryable error. Pure functions: no engine involved.
  */
 import { createHash } from 'node:crypto';
+import type { AttributeValue } from 'aws-lambda';
+import fc from 'fast-check';
+import { classifyError } from '../../../lambdas/runtime/classify';
 import { parseEnvelope } from '../../../lambdas/runtime/envelope';
-import { canonicalJson, eventIdFor, payloadHash } from '../../../lambdas/runtime/event-id';
+import { FailureKind, UndecodableRecordError } from '../../../lambdas/runtime/errors';
+import { canonicalJson } from '../../../lambdas/runtime/canonical-json';
+import { eventIdFor, payloadHash } from '../../../lambdas/runtime/event-id';
+import { NumberValue, StreamNumbers, unmarshallImage } from '../../../lambdas/runtime/stream-image';
+import { outcomeOf, thrownBy } from '../../helpers/thrown';
 
 const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** The namespace eventIdFor documents; pinned here so that a change to it fails loudly. */
@@ -112,6 +122,24 @@ describe('canonicalJson', () => {
   });
 });
 
+describe('canonicalJson of values JSON has no form for', () => {
+  test.each<[string, unknown, string]>([
+    ['a Set, its members sorted', new Set(['b', 'a']), 'Set["a","b"]'],
+    ['a Map, its entries sorted', new Map<unknown, unknown>([['b', 2], [1, 'a']]), 'Map[["b",2],[1,"a"]]'],
+    ['bytes', Buffer.from('hi'), 'Uint8Array("aGk=")'],
+    ['a Date', new Date(86_400_000), 'Date(86400000)'],
+    ['an invalid Date', new Date(Number.NaN), 'Date(NaN)'],
+    ['NaN', Number.NaN, 'NaN'],
+    ['-Infinity', Number.NEGATIVE_INFINITY, '-Infinity'],
+    ['a bigint a double holds', 42n, '42'],
+    ['a bigint past 2^53', 9_007_199_254_740_993n, '9007199254740993e0'],
+    ['a NumberValue a double holds', NumberValue.from('0.10'), '0.1'],
+    ['a NumberValue of 38 digits', NumberValue.from('0.1234567890123456789012345678901234567'), '1234567890123456789012345678901234567e-37'],
+  ])('writes %s as %s', (_label, value, expected) => {
+    expect(canonicalJson(value)).toBe(expected);
+  });
+});
+
 describe('payloadHash', () => {
   test('does not depend on key order', () => {
     const a = { pageId: 'home', viewer: { id: 7, country: 'FR' }, tags: ['x', 'y'] };
@@ -138,3 +166,111 @@ describe('payloadHash', () => {
     expect(payloadHash({ pageId: 'home' })).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 });
+
+describe('payloadHash of every value a decoder can produce', () => {
+  const BIG = '9007199254740993';
+  const LONG = '0.1234567890123456789012345678901234567';
+  const bytes = (...values: number[]) => Uint8Array.from(values);
+
+  test("a JSON payload hashes as its sorted-key JSON, as earlier releases' dedup records hold", () => {
+    const expected = createHash('sha256').update('{"a":[1,"x",null,true],"b":{"c":0.5}}').digest('base64url').slice(0, 22);
+    expect(payloadHash({ b: { c: 0.5 }, a: [1, 'x', null, true] })).toBe(expected);
+  });
+
+  test.each<[string, unknown, unknown]>([
+    ['string sets of other members (SS)', new Set(['gift']), new Set(['fragile'])],
+    ['a set and the empty set', new Set(['gift']), new Set()],
+    ['a number set (NS) and a string set (SS) of the same digits', new Set([1]), new Set(['1'])],
+    ['a set and an array of the same members', new Set(['a']), ['a']],
+    ['a set and an empty object', new Set(['a']), {}],
+    ['maps of other values', new Map([['k', 1]]), new Map([['k', 2]])],
+    ['a map and an object of the same entries', new Map([['k', 1]]), { k: 1 }],
+    ['bytes that differ (B)', bytes(1, 2), bytes(1, 3)],
+    ['bytes and the object of their indexes', bytes(7), { 0: 7 }],
+    ['bytes and their base64 text', bytes(7), 'Bw=='],
+    ['the same bytes as Uint8Array and as Float64Array', new Uint8Array(new Float64Array([1]).buffer), new Float64Array([1])],
+    ['binary sets (BS) of other bytes', new Set([bytes(1)]), new Set([bytes(2)])],
+    ['dates a millisecond apart', new Date(0), new Date(1)],
+    ['a date and an empty object', new Date(0), {}],
+    ['2^53 + 1 as a bigint and 2^53 as a number', BigInt(BIG), 2 ** 53],
+    ['a NumberValue and the number Number() rounds it to', NumberValue.from(LONG), Number(LONG)],
+    ['NumberValues of integers one apart past 2^53', NumberValue.from(BIG), NumberValue.from('9007199254740992')],
+    ['a NumberValue and an object with its value field', NumberValue.from(LONG), { value: LONG }],
+    ['a NumberValue of no number and its text', NumberValue.from('abc'), 'abc'],
+    ['NaN and null', Number.NaN, null],
+    ['Infinity and -Infinity', Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY],
+    ['a bigint and its digits as text', 5n, '5'],
+  ])('differs for %s', (_label, a, b) => {
+    expect(payloadHash({ v: a })).not.toBe(payloadHash({ v: b }));
+  });
+
+  test.each<[string, unknown, unknown]>([
+    ['sets whose members came in another order', new Set(['a', 'b', 'c']), new Set(['c', 'a', 'b'])],
+    ['maps whose entries came in another order', new Map([['a', 1], ['b', 2]]), new Map([['b', 2], ['a', 1]])],
+    ['a Buffer and a Uint8Array of the same bytes', Buffer.from([1, 2]), bytes(1, 2)],
+    ['the number 3 and the bigint 3n', 3, 3n],
+    ['NumberValue 3 and the number 3, so switching to lossless numbers flags no conflict', NumberValue.from('3'), 3],
+    ['NumberValues 1.50 and 1.5, one DynamoDB number', NumberValue.from('1.50'), NumberValue.from('1.5')],
+    ['2^53 + 1 as a NumberValue and as a bigint', NumberValue.from(BIG), BigInt(BIG)],
+  ])('is the same for %s', (_label, a, b) => {
+    expect(payloadHash({ v: a })).toBe(payloadHash({ v: b }));
+  });
+
+  test('never throws on a DynamoDB image, whichever form its numbers take', () => {
+    fc.assert(
+      fc.property(streamImage, (image) => {
+        expect(payloadHash(unmarshallImage(image, 'NewImage', StreamNumbers.LOSSLESS))).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        const exact = outcomeOf(() => unmarshallImage(image, 'NewImage', StreamNumbers.NUMBER));
+        // A number no JavaScript number holds fails its record as it is decoded, before any hash.
+        if ('thrown' in exact) expect(exact.thrown).toBeInstanceOf(UndecodableRecordError);
+        else expect(payloadHash(exact.returned)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      }),
+    );
+  });
+
+  test('never throws on a JSON payload, and gives it the same hash after a JSON round trip', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => expect(payloadHash(JSON.parse(JSON.stringify(value)))).toBe(payloadHash(value))));
+  });
+
+  test("a custom decoder's payload that contains itself fails its record permanently, not as a retryable TypeError", () => {
+    const payload: Record<string, unknown> = { id: 1 };
+    payload.self = { parent: payload };
+    const error = thrownBy(() => payloadHash(payload));
+    expect(error).toBeInstanceOf(UndecodableRecordError);
+    expect(classifyError(error)).toBe(FailureKind.PERMANENT);
+    expect((error as Error).message).toBe('the payload has no fingerprint: the payload contains itself: it has no canonical form');
+  });
+
+  test('so does one whose getter throws', () => {
+    const payload = Object.defineProperty({}, 'total', { enumerable: true, get: () => { throw new RangeError('no total yet'); } });
+    expect(classifyError(thrownBy(() => payloadHash(payload)))).toBe(FailureKind.PERMANENT);
+  });
+
+  test('the same object twice, side by side, is no cycle', () => {
+    const line = { sku: 'A' };
+    expect(payloadHash({ lines: [line, line] })).toBe(payloadHash({ lines: [{ sku: 'A' }, { sku: 'A' }] }));
+  });
+});
+
+/** DynamoDB attribute values as a stream image holds them: numbers as text of up to 38 digits, binaries as base64. */
+const decimalText = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+  fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }).map(String),
+  fc.tuple(fc.bigInt({ min: 1n, max: 10n ** 38n - 1n }), fc.integer({ min: -130, max: 87 })).map(([digits, exponent]) => `${digits}e${exponent}`),
+);
+const { attribute: streamAttribute } = fc.letrec<{ attribute: AttributeValue }>((tie) => ({
+  attribute: fc.oneof(
+    { depthSize: 'small' },
+    fc.record({ S: fc.string() }),
+    fc.record({ N: decimalText }),
+    fc.record({ B: fc.uint8Array().map((value) => Buffer.from(value).toString('base64')) }),
+    fc.record({ BOOL: fc.boolean() }),
+    fc.constant({ NULL: true }),
+    fc.record({ SS: fc.uniqueArray(fc.string(), { minLength: 1 }) }),
+    fc.record({ NS: fc.uniqueArray(decimalText, { minLength: 1 }) }),
+    fc.record({ BS: fc.uniqueArray(fc.base64String({ minLength: 4 }), { minLength: 1 }) }),
+    fc.record({ L: fc.array(tie('attribute')) }),
+    fc.record({ M: fc.dictionary(fc.string(), tie('attribute')) }),
+  ) as fc.Arbitrary<AttributeValue>,
+}));
+const streamImage = fc.dictionary(fc.string({ minLength: 1 }), streamAttribute);

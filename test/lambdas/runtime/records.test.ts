@@ -4,7 +4,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { EnvelopeProblem, InvalidEnvelopeError } from '../../../lambdas/runtime/errors';
-import { bodyText, fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, unmarshallImage } from '../../../lambdas/runtime/records';
+import { bodyText, fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind } from '../../../lambdas/runtime/records';
 import { dynamoRecord, kinesisRecord, pageView, sqsRecord, TEST_QUEUE_ARN, TEST_STREAM_ARN, TEST_TABLE_STREAM_ARN } from '../../helpers/events';
 
 describe('fromSqsRecord', () => {
@@ -99,12 +99,5 @@ describe('bodyText', () => {
     }
     expect(caught).toBeInstanceOf(InvalidEnvelopeError);
     expect((caught as InvalidEnvelopeError).problem).toBe(EnvelopeProblem.NOT_UTF8);
-  });
-});
-
-describe('unmarshallImage', () => {
-  test('turns a stream image into plain values, and no image into undefined', () => {
-    expect(unmarshallImage({ pk: { S: 'order#1' }, version: { N: '3' }, shipped: { BOOL: true }, lines: { L: [{ M: { qty: { N: '2' } } }] } })).toEqual({ pk: 'order#1', version: 3, shipped: true, lines: [{ qty: 2 }] });
-    expect(unmarshallImage(undefined)).toBeUndefined();
   });
 });

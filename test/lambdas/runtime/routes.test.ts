@@ -4,11 +4,13 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
-import { EnvelopeProblem, InvalidEnvelopeError, SchemaViolationError, UnknownEventTypeError } from '../../../lambdas/runtime/errors';
+import { ConfigurationError, EnvelopeProblem, InvalidEnvelopeError, SchemaViolationError, UndecodableRecordError, UnknownEventTypeError } from '../../../lambdas/runtime/errors';
 import { eventIdFor } from '../../../lambdas/runtime/event-id';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind } from '../../../lambdas/runtime/records';
 import { defaultDecoder, dynamoStreamDecoder, envelopeDecoder, resolveRoute, route, type ConsumedEvent, type Route, type Routes, type StreamChange } from '../../../lambdas/runtime/routes';
-import { dynamoRecord, kinesisRecord, pageView, sqsRecord, TEST_TABLE_STREAM_ARN } from '../../helpers/events';
+import { NumberValue } from '../../../lambdas/runtime/stream-image';
+import { dynamoRecord, dynamoStreamRecord, kinesisRecord, pageView, sqsRecord, TEST_TABLE_STREAM_ARN } from '../../helpers/events';
+import { thrownBy } from '../../helpers/thrown';
 
 const pageViewed = route(z.object({ pageId: z.string().min(1) }), (event) => `viewed ${event.payload.pageId}`);
 const orderCreated = route(z.object({ order: z.object({ id: z.string(), lines: z.array(z.object({ sku: z.string(), qty: z.number().int().positive() })) }) }), () => 'created');
@@ -16,15 +18,6 @@ const ROUTES: Routes<string> = { 'page.viewed': pageViewed, 'order.created': ord
 
 function eventOf(type: string, payload: Record<string, unknown>): ConsumedEvent {
   return { eventId: 'evt-1', type, occurredAt: '2026-11-30T10:00:00Z', source: 'test', payload };
-}
-
-function thrownBy(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('resolveRoute', () => {
@@ -221,6 +214,30 @@ describe('dynamoStreamDecoder', () => {
     const emptyKey = dynamoStreamDecoder(() => '');
     const error = thrownBy(() => emptyKey(fromDynamoDbRecord(dynamoRecord({ eventName: 'INSERT', newImage: order }))));
     expect(error).toBeInstanceOf(InvalidEnvelopeError);
+  });
+});
+
+describe('dynamoStreamDecoder: numbers', () => {
+  const BIG_INTEGER = '9007199254740993';
+  const change = () => dynamoStreamRecord({ eventName: 'INSERT', keys: { id: { N: BIG_INTEGER } }, newImage: { id: { N: BIG_INTEGER }, qty: { N: '2' } } });
+
+  test('by default a number no JavaScript number holds fails the record, naming it', () => {
+    const error = thrownBy(() => dynamoStreamDecoder()(fromDynamoDbRecord(change())));
+    expect(error).toBeInstanceOf(UndecodableRecordError);
+    expect((error as Error).message).toMatch(/^Keys\.id is the DynamoDB number 9007199254740993, which no JavaScript number holds exactly/);
+  });
+
+  test("numbers: 'lossless' gives keyOf and the payload NumberValues, their text whole", () => {
+    const keyOf = jest.fn((streamChange: StreamChange) => eventIdFor('item.created', String(streamChange.keys.id)));
+    const event = dynamoStreamDecoder(keyOf, { numbers: 'lossless' })(fromDynamoDbRecord(change()));
+    expect(event.eventId).toBe(eventIdFor('item.created', BIG_INTEGER));
+    expect(event.payload).toEqual({ eventName: 'INSERT', keys: { id: NumberValue.from(BIG_INTEGER) }, newImage: { id: NumberValue.from(BIG_INTEGER), qty: NumberValue.from('2') }, oldImage: undefined });
+  });
+
+  test('an unknown numbers option is refused when the decoder is made, not per record', () => {
+    const error = thrownBy(() => dynamoStreamDecoder(undefined, { numbers: 'bigint' as never }));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toBe('numbers must be one of number, lossless (given "bigint")');
   });
 });
 

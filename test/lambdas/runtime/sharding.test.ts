@@ -7,6 +7,7 @@ import { checkEffects, increment, itemIdOf, onShard, type Increment } from '../.
 import { InvalidEffectError } from '../../../lambdas/runtime/errors';
 import { checkSharding, counterKeys, MAX_SHARDS, SHARD_SEPARATOR, shardFor, shardKey, unshardedValue } from '../../../lambdas/runtime/sharding';
 import { seededRandom } from '../../helpers/fakes';
+import { thrownBy } from '../../helpers/thrown';
 
 const COUNTERS = 'counters';
 const DAY = { pk: 'day#2026-12-01' };
@@ -15,15 +16,6 @@ const DAY = { pk: 'day#2026-12-01' };
 function uuidLike(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-function thrownBy(action: () => void): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('checkSharding', () => {

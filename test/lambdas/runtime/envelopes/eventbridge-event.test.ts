@@ -106,6 +106,15 @@ describe('eventIdPath: detail is any JSON object, keyed by the value at the path
     expect([error.problem, error.field, error.message]).toEqual([EnvelopeProblem.WRONG_TYPE, 'detail.instance-id', 'detail.instance-id must be a finite number or a string (got Infinity)']);
   });
 
+  test('an integer past 2^53 is refused: JSON.parse may have rounded it, and two events would share one key', () => {
+    const bodyWith = (digits: string) => JSON.stringify(ec2StateChange({ 'instance-id': 0 })).replace('"instance-id":0', `"instance-id":${digits}`);
+    const error = rejectionOf(decode, bodyWith('12345678901234567891'));
+    expect([error.problem, error.field]).toEqual([EnvelopeProblem.WRONG_TYPE, 'detail.instance-id']);
+    expect(error.message).toBe('detail.instance-id is an integer past 2^53 (read as 12345678901234567000), whose digits JSON.parse may have rounded: two events could share one dedup key; send it as a string');
+    expect(decode(recordOf(bodyWith(String(Number.MAX_SAFE_INTEGER)))).eventId).toBe(eventIdFor('aws.ec2:EC2 Instance State-change Notification', '9007199254740991'));
+    expect(decode(recordOf(bodyWith('0.5'))).eventId).toBe(eventIdFor('aws.ec2:EC2 Instance State-change Notification', '0.5'));
+  });
+
   test('a path that passes through a value that is not an object is missing', () => {
     const error = rejectionOf(eventBridgeDecoder({ eventIdPath: 'detail.state.name' }), ec2StateChange());
     expect([error.problem, error.field]).toEqual([EnvelopeProblem.MISSING_FIELD, 'detail.state.name']);
