@@ -6,7 +6,8 @@
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { RetryOptions } from './backoff';
-import { sendUntilAccepted, type OutgoingMessage, type PublishResult } from './producer';
+import type { OutgoingMessage, PublishResult } from './producer';
+import { sendUntilAccepted } from './resend';
 
 /** Publishes at most this many messages at once. */
 const PUBLISH_CONCURRENCY = 8;
