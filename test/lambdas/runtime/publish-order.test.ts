@@ -1,6 +1,7 @@
 /**
  * Publishing to an ordered target keeps each order key's publish order through partial failures:
- * an SQS FIFO queue per message group, a Kinesis stream per partition key. The scenario that breaks it: a request holds two entries of one key, the earlier
+ * an SQS FIFO queue per message group, a Kinesis stream per partition key, an SNS FIFO topic per
+ * message group. The scenario that breaks it: a request holds two entries of one key, the earlier
  * is refused (throttled, an internal error) and the later accepted, and the resend of the earlier
  * lands after it. The clients are fakes over an `AcceptedLog` (test/helpers/fakes.ts) that refuse
  * the entries a test names and log what they accept per key: no local engine fails single entries
@@ -8,12 +9,15 @@
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import fc from 'fast-check';
 import { PublishError, PublishRejectedError } from '../../../lambdas/runtime/errors';
 import { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs, type OutgoingMessage } from '../../../lambdas/runtime/producer';
-import { AcceptedLog, asClient, type FakeClient, fifoQueueFake, kinesisStreamFake, noSleep, recordingSleep, type RecordedCommand } from '../../helpers/fakes';
+import { publishToSns } from '../../../lambdas/runtime/sns-producer';
+import { AcceptedLog, asClient, FakeClient, fifoQueueFake, fifoTopicFake, kinesisStreamFake, noSleep, recordingSleep, type RecordedCommand } from '../../helpers/fakes';
 
 const FIFO_QUEUE = 'https://sqs.us-east-1.amazonaws.com/000000000000/ledger.fifo';
+const FIFO_TOPIC = 'arn:aws:sns:us-east-1:000000000000:ledger.fifo';
 const STREAM = 'orders';
 
 /** Ledger entries, one per key given, numbered per key in publish order (`A#1`, `A#2`, `B#1`, ...). */
@@ -137,6 +141,36 @@ describe('publishToKinesis', () => {
   });
 });
 
+describe('publishToSns to a FIFO topic', () => {
+  test('each message goes in the group of its partition key, with its event id as the deduplication id', async () => {
+    const [message] = entries('A');
+    const sns = fifoTopicFake(new AcceptedLog());
+    await publishToSns(asClient<SNSClient>(sns), FIFO_TOPIC, [message as OutgoingMessage]);
+    expect(sns.commands[0]?.input).toMatchObject({ TopicArn: FIFO_TOPIC, MessageGroupId: 'A', MessageDeduplicationId: message?.eventId });
+  });
+
+  test('a publish throttled while a later one of its group is in flight still arrives first', async () => {
+    const messages = entries('A', 'A', 'B', 'A');
+    const log = refusing(1, messages[0]);
+    await publishToSns(asClient<SNSClient>(fifoTopicFake(log)), FIFO_TOPIC, messages, { sleep: recordingSleep() });
+    expect(accepted(log)).toEqual(publishOrder(messages));
+  });
+
+  test('distinct groups are published 8 at a time', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const sns = new FakeClient(async () => {
+      most = Math.max(most, (inFlight += 1));
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight -= 1;
+      return { MessageId: 'sns' };
+    });
+    await publishToSns(asClient<SNSClient>(sns), FIFO_TOPIC, entries(...Array.from({ length: 20 }, (_, n) => `G${n}`)));
+    expect(most).toBe(8);
+    expect(sns.commands).toHaveLength(20);
+  });
+});
+
 /**
  * The model: whatever entries are refused, and how often, each key's log ends up in publish order,
  * every entry in it once, and every request gets one entry through or one refusal used up (so at
@@ -157,6 +191,7 @@ describe('any refusals, as long as attempts last', () => {
   test.each([
     { target: 'an SQS FIFO queue', fake: fifoQueueFake, publish: (client: FakeClient, messages: OutgoingMessage[]) => publishToSqs(asClient<SQSClient>(client), FIFO_QUEUE, messages, retry) },
     { target: 'a Kinesis stream', fake: kinesisStreamFake, publish: (client: FakeClient, messages: OutgoingMessage[]) => publishToKinesis(asClient<KinesisClient>(client), STREAM, messages, retry) },
+    { target: 'an SNS FIFO topic', fake: fifoTopicFake, publish: (client: FakeClient, messages: OutgoingMessage[]) => publishToSns(asClient<SNSClient>(client), FIFO_TOPIC, messages, retry) },
   ])('$target gets each key in publish order', async ({ fake, publish }) => {
     await fc.assert(fc.asyncProperty(scenario, async ({ keys, refusals }) => {
       const messages = entries(...keys);
