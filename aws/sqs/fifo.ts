@@ -5,6 +5,10 @@
  * second send with the same deduplication id within 5 minutes is accepted and dropped. That window
  * covers a sender's quick retry, not a redelivery after a visibility timeout nor a producer retry
  * after 5 minutes: consumers still dedup on the event id.
+ *
+ * SNS FIFO topics (SNS Developer Guide, "FIFO topics"; API Reference, Publish) follow the same
+ * rules: the name ends in `.fifo`, and a publish needs a `MessageGroupId` and a
+ * `MessageDeduplicationId` of the same characters and length.
  */
 
 export const FIFO_SUFFIX = '.fifo';
@@ -21,6 +25,11 @@ const FIFO_ID = new RegExp(`^[\\x21-\\x7e]{1,${FIFO_ID_MAX_LENGTH}}$`);
 /** Whether SQS takes `value` as a `MessageGroupId` or `MessageDeduplicationId`. */
 export function isFifoId(value: string): boolean {
   return FIFO_ID.test(value);
+}
+
+/** Whether an SNS topic ARN (or name) is a FIFO topic's. */
+export function isFifoTopic(topicArnOrName: string): boolean {
+  return topicArnOrName.endsWith(FIFO_SUFFIX);
 }
 
 /** Whether a queue name, URL or ARN is a FIFO queue's. */

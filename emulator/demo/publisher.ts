@@ -8,8 +8,8 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { publishToSns, publishToSqs, type OutgoingMessage } from '../../lambdas/runtime';
+import { putRecordsInOrder, type KinesisEntry } from '../../lambdas/runtime/producer';
 import { chance } from '../faults/random';
 import type { Random } from '../types';
 import type { WorkloadEvent } from './workload';
@@ -83,22 +83,18 @@ async function inChunks(messages: readonly PublishedMessage[], report: (count: n
   }
 }
 
-/** Kinesis records go out one PutRecords at a time so that each record's sequence number is known. */
+/**
+ * Kinesis records go out `KINESIS_CHUNK` at a time with the producer's `putRecordsInOrder` (in
+ * order per order id, the partition key), keeping each record's sequence number for verification.
+ */
 async function publishStream(messages: readonly PublishedMessage[], targets: PublishTargets, report: (count: number) => void): Promise<void> {
   for (let start = 0; start < messages.length; start += KINESIS_CHUNK) {
-    let pending = messages.slice(start, start + KINESIS_CHUNK);
-    for (let attempt = 0; pending.length > 0; attempt += 1) {
-      if (attempt >= 5) throw new Error(`${pending.length} Kinesis records still failing after 5 attempts`);
-      const result = await targets.kinesis.send(new PutRecordsCommand({
-        StreamName: targets.ordersStreamName,
-        Records: pending.map((message) => ({ Data: Buffer.from(message.body, 'utf8'), PartitionKey: message.event.partitionKey ?? 'none' })),
-      }));
-      pending.forEach((message, i) => {
-        message.sequenceNumber = result.Records?.[i]?.SequenceNumber;
-      });
-      pending = pending.filter((_, i) => result.Records?.[i]?.ErrorCode);
-    }
-    report(Math.min(KINESIS_CHUNK, messages.length - start));
+    const chunk = messages.slice(start, start + KINESIS_CHUNK);
+    const entries = chunk.map((message, position): KinesisEntry => ({ Id: String(position), Data: Buffer.from(message.body, 'utf8'), PartitionKey: message.event.partitionKey ?? 'none' }));
+    await putRecordsInOrder(targets.kinesis, targets.ordersStreamName, entries, { maxAttempts: 5 }, (entry, sequenceNumber) => {
+      (chunk[Number(entry.Id)] as PublishedMessage).sequenceNumber = sequenceNumber;
+    });
+    report(chunk.length);
   }
 }
 

@@ -1,17 +1,13 @@
 import { PutRecordsCommand, type KinesisClient, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
-import { fullJitterDelay, realSleep, DEFAULT_BACKOFF, type RetryOptions } from './backoff';
+import type { RetryOptions } from './backoff';
 import type { Envelope } from './envelope';
 import { eventIdFor } from './event-id';
-import { classifyError } from './classify';
-import { FailureKind, PublishError, PublishRejectedError } from './errors';
+import { PublishRejectedError } from './errors';
+import { sendUntilAccepted } from './resend';
 import { KINESIS_LIMITS, SQS_LIMITS } from '../../aws/limits';
 import { isFifoId, isFifoQueue } from '../../aws/sqs/fifo';
 import { createHash } from 'node:crypto';
-
-
-/** Default attempts for a publish: retries resend only the entries that failed. */
-export const DEFAULT_PUBLISH_ATTEMPTS = 5;
 
 export interface EnvelopeInput<TPayload> {
   readonly type: string;
@@ -37,7 +33,10 @@ export function createEnvelope<TPayload>(input: EnvelopeInput<TPayload>): Envelo
 /** A serialised event to publish; `body` may be anything (tests publish broken bodies on purpose). */
 export interface OutgoingMessage {
   readonly body: string;
-  /** Kinesis: the partition key; SQS FIFO: the message group; a standard queue: ignored. */
+  /**
+   * The order key. Kinesis: the partition key; an SQS FIFO queue or SNS FIFO topic: the message
+   * group; a standard queue or topic: ignored. Messages of one key are accepted in publish order.
+   */
   readonly partitionKey?: string;
   readonly eventId?: string;
   /** SQS FIFO: the deduplication id. @default the event id */
@@ -63,41 +62,59 @@ export interface PublishResult {
  * `.fifo`) each message goes in the group of its `partitionKey` (the event id when none), with
  * its event id as the deduplication id, so that a resend within SQS's 5 minutes is dropped.
  *
- * @throws PublishError naming the entries still failing after `maxAttempts`.
+ * Order in a FIFO queue: a message goes out only once every earlier message of its group was
+ * accepted, so a request holds at most one message per group and a resend never lands after a
+ * later message of its group. Messages of distinct groups share requests (with the default
+ * group, the event id, every message is its own group); `n` messages of one group take `n`
+ * requests. A standard queue keeps no order: its messages go 10 at a time as they come.
+ *
+ * @throws PublishError once a message has failed `maxAttempts` times, naming every message not
+ * accepted: later messages of its group were held back, and are not sent after it.
+ * @throws PublishRejectedError when SQS rejects messages as the sender's fault; nothing more is
+ * sent, so no later message of their groups either. Messages of other groups in the same request
+ * may have been accepted.
+ * @throws RangeError, before anything is sent, for a message that a FIFO queue cannot take.
  */
 export async function publishToSqs(sqs: SQSClient, queueUrl: string, messages: readonly OutgoingMessage[], retry: RetryOptions = {}): Promise<PublishResult> {
   const fifo = isFifoQueue(queueUrl);
-  let retried = 0;
-  for (let start = 0; start < messages.length; start += SQS_LIMITS.maxBatchEntries) {
-    const entries = messages.slice(start, start + SQS_LIMITS.maxBatchEntries).map((message, position): SendMessageBatchRequestEntry => ({
-      Id: String(start + position),
-      MessageBody: message.body,
-      MessageAttributes: message.eventId ? { eventId: { DataType: 'String', StringValue: message.eventId } } : undefined,
-      ...(fifo && fifoIdsOf(message)),
-    }));
-    retried += await sendUntilAccepted(entries, retry, async (pending) => {
-      const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [...pending] }));
-      const senderFaults = (result.Failed ?? []).filter((failure) => failure.SenderFault);
-      if (senderFaults.length > 0) {
-        throw new PublishRejectedError(`SQS rejected ${senderFaults.length} entries: ${senderFaults.map((f) => `${f.Id}: ${f.Code}`).join(', ')}`, senderFaults.map((f) => f.Id ?? ''));
-      }
-      const failedIds = new Set((result.Failed ?? []).map((failure) => failure.Id));
-      return pending.filter((entry) => failedIds.has(entry.Id));
-    });
-  }
+  const entries = messages.map((message, position) => sqsEntryOf(message, String(position), fifo));
+  const retried = await sendUntilAccepted(entries, retry, (pending) => sendSqsBatch(sqs, queueUrl, pending), {
+    maxPerRequest: SQS_LIMITS.maxBatchEntries,
+    orderKeyOf: fifo ? (entry) => entry.MessageGroupId : undefined,
+  });
   return { sent: messages.length, retried };
 }
 
+function sqsEntryOf(message: OutgoingMessage, id: string, fifo: boolean): SendMessageBatchRequestEntry & { Id: string } {
+  return {
+    Id: id,
+    MessageBody: message.body,
+    MessageAttributes: message.eventId ? { eventId: { DataType: 'String', StringValue: message.eventId } } : undefined,
+    ...(fifo && fifoIdsOf(message)),
+  };
+}
+
+/** One `SendMessageBatch`; returns the entries that failed, or throws the sender's faults. */
+async function sendSqsBatch<TEntry extends SendMessageBatchRequestEntry>(sqs: SQSClient, queueUrl: string, pending: readonly TEntry[]): Promise<readonly TEntry[]> {
+  const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [...pending] }));
+  const senderFaults = (result.Failed ?? []).filter((failure) => failure.SenderFault);
+  if (senderFaults.length > 0) {
+    throw new PublishRejectedError(`SQS rejected ${senderFaults.length} entries: ${senderFaults.map((f) => `${f.Id}: ${f.Code}`).join(', ')}`, senderFaults.map((f) => f.Id ?? ''));
+  }
+  const failedIds = new Set((result.Failed ?? []).map((failure) => failure.Id));
+  return pending.filter((entry) => failedIds.has(entry.Id));
+}
+
 /**
- * A FIFO message's group and deduplication id: the partition key (else the event id) and the
- * deduplication id (else the event id), each as it is when it fits FIFO's 128 characters, else
- * its SHA-256 (hex).
- * @throws RangeError for a message with neither, which a FIFO queue cannot take
+ * A FIFO message's group and deduplication id, for an SQS FIFO queue or an SNS FIFO topic (both
+ * take the same ids): the partition key (else the event id) and the deduplication id (else the
+ * event id), each as it is when it fits FIFO's 128 characters, else its SHA-256 (hex).
+ * @throws RangeError for a message with neither, which a FIFO queue or topic cannot take
  */
-function fifoIdsOf(message: OutgoingMessage): { MessageGroupId: string; MessageDeduplicationId: string } {
+export function fifoIdsOf(message: OutgoingMessage): { MessageGroupId: string; MessageDeduplicationId: string } {
   const group = message.partitionKey ?? message.eventId;
   const deduplication = message.deduplicationId ?? message.eventId;
-  if (group === undefined || deduplication === undefined) throw new RangeError('a FIFO queue needs a message group and a deduplication id: give the message an eventId (and a partitionKey for its group)');
+  if (group === undefined || deduplication === undefined) throw new RangeError('a FIFO queue or topic needs a message group and a deduplication id: give the message an eventId (and a partitionKey for its group)');
   return { MessageGroupId: fittedFifoId(group), MessageDeduplicationId: fittedFifoId(deduplication) };
 }
 
@@ -109,50 +126,37 @@ function fittedFifoId(value: string): string {
  * Publishes to a Kinesis stream with `PutRecords`, 500 at a time, resending only the records whose
  * result carries an `ErrorCode` (throttled shards, internal failures).
  *
- * @throws PublishError naming the records still failing after `maxAttempts`.
+ * Order per partition key: a record goes out only once every earlier record of its partition key
+ * was accepted, so a request holds at most one record per key and a resend never lands after a
+ * later record of its key (`PutRecords` itself keeps no order between the records of a request
+ * when some fail). Records of distinct keys share requests (with the default key, the event id,
+ * every record has its own); `n` records of one key take `n` requests.
+ *
+ * @throws PublishError once a record has failed `maxAttempts` times, naming every record not
+ * accepted: later records of its key were held back, and are not sent after it.
  */
 export async function publishToKinesis(kinesis: KinesisClient, streamName: string, messages: readonly OutgoingMessage[], retry: RetryOptions = {}): Promise<PublishResult> {
-  let retried = 0;
-  for (let start = 0; start < messages.length; start += KINESIS_LIMITS.maxRecords) {
-    const entries = messages.slice(start, start + KINESIS_LIMITS.maxRecords).map((message, position): PutRecordsRequestEntry & { Id: string } => ({
-      Id: String(start + position),
-      Data: Buffer.from(message.body, 'utf8'),
-      PartitionKey: message.partitionKey ?? message.eventId ?? String(start + position),
-    }));
-    retried += await sendUntilAccepted(entries, retry, async (pending) => {
-      const result = await kinesis.send(new PutRecordsCommand({ StreamName: streamName, Records: pending.map(({ Data, PartitionKey }) => ({ Data, PartitionKey })) }));
-      return pending.filter((_, position) => result.Records?.[position]?.ErrorCode);
-    });
-  }
-  return { sent: messages.length, retried };
+  const entries = messages.map((message, position): KinesisEntry => ({
+    Id: String(position),
+    Data: Buffer.from(message.body, 'utf8'),
+    PartitionKey: message.partitionKey ?? message.eventId ?? String(position),
+  }));
+  return { sent: messages.length, retried: await putRecordsInOrder(kinesis, streamName, entries, retry) };
 }
 
-/** Sends, then resends whatever `send` returns as not accepted, with backoff; returns how many resends it made. */
-export async function sendUntilAccepted<TEntry extends { Id?: string }>(
-  entries: readonly TEntry[],
-  retry: RetryOptions,
-  send: (pending: readonly TEntry[]) => Promise<readonly TEntry[]>,
-): Promise<number> {
-  const { maxAttempts = DEFAULT_PUBLISH_ATTEMPTS, sleep = realSleep } = retry;
-  let pending = entries;
-  let resent = 0;
-  for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-    if (attempt > 0) {
-      await sleep(fullJitterDelay(attempt - 1, { baseMs: retry.baseMs ?? DEFAULT_BACKOFF.baseMs, capMs: retry.capMs, random: retry.random }));
-      resent += pending.length;
-    }
-    pending = await sendOrKeep(pending, send, attempt + 1 >= maxAttempts);
-    if (pending.length === 0) return resent;
-  }
-  throw new PublishError(`${pending.length} entries still failing after ${maxAttempts} attempts`, pending.map((entry) => entry.Id ?? ''));
-}
+/** A record to put, with an `Id` that a {@link PublishError} names it by. */
+export type KinesisEntry = PutRecordsRequestEntry & { readonly Id: string; readonly PartitionKey: string };
 
-/** A whole request that fails transiently keeps all its entries pending; a permanent failure, or the last attempt's, is thrown. */
-async function sendOrKeep<TEntry>(pending: readonly TEntry[], send: (pending: readonly TEntry[]) => Promise<readonly TEntry[]>, last: boolean): Promise<readonly TEntry[]> {
-  try {
-    return await send(pending);
-  } catch (error) {
-    if (last || classifyError(error) === FailureKind.PERMANENT) throw error;
-    return pending;
-  }
+/**
+ * Puts the records with `PutRecords`, 500 at a time, resending those not accepted, in order per
+ * partition key (as {@link publishToKinesis} says); `onPut` hears of each record Kinesis accepted,
+ * with its sequence number. Returns how many resends it made.
+ */
+export function putRecordsInOrder(kinesis: KinesisClient, streamName: string, entries: readonly KinesisEntry[], retry: RetryOptions, onPut?: (entry: KinesisEntry, sequenceNumber: string | undefined) => void): Promise<number> {
+  return sendUntilAccepted(entries, retry, async (pending) => {
+    const result = await kinesis.send(new PutRecordsCommand({ StreamName: streamName, Records: pending.map(({ Data, PartitionKey }) => ({ Data, PartitionKey })) }));
+    const outcomes = pending.map((entry, position) => ({ entry, outcome: result.Records?.[position] }));
+    outcomes.filter(({ outcome }) => !outcome?.ErrorCode).forEach(({ entry, outcome }) => onPut?.(entry, outcome?.SequenceNumber));
+    return outcomes.filter(({ outcome }) => outcome?.ErrorCode).map(({ entry }) => entry);
+  }, { maxPerRequest: KINESIS_LIMITS.maxRecords, orderKeyOf: (entry) => entry.PartitionKey });
 }

@@ -5,14 +5,15 @@
  * deduplicates on the envelope's `eventId` or upserts by version.
  */
 import { setTimeout as wait } from 'node:timers/promises';
-import { PutRecordsCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { KinesisStreamRecord } from 'aws-lambda';
-import { fullJitterDelay, type Sleep } from '../../lambdas/runtime/backoff';
+import type { Sleep } from '../../lambdas/runtime/backoff';
+import { PublishError } from '../../lambdas/runtime/errors';
+import { putRecordsInOrder } from '../../lambdas/runtime/producer';
 import type { StreamRecord } from '../../aws/streams/stream-reader';
 import { MalformedEntryError } from './errors';
 
-const PUT_RECORDS_LIMIT = 500;
-/** Attempts per chunk; each resends only the records the previous one did not accept. */
+/** Attempts per record; each resend goes only to the records a request did not accept. */
 const PUT_ATTEMPTS = 5;
 
 export interface KinesisPut {
@@ -36,22 +37,23 @@ export function putOfLambdaKinesisRecord(record: KinesisStreamRecord): KinesisPu
 }
 
 /**
- * Puts every record; throws when some are still refused after {@link PUT_ATTEMPTS} attempts (those
- * before were accepted: a retry of the whole redrive puts them twice, which consumers absorb).
+ * Puts every record with the producer's `putRecordsInOrder`: 500 to a request, resending those
+ * Kinesis did not accept, in order per partition key. A record goes out only once every earlier
+ * record of its key was accepted (a resend would otherwise land after a later record of its key,
+ * which the consumers then apply first), so `n` records of one key take `n` requests.
+ *
+ * @throws Error when some are still refused after {@link PUT_ATTEMPTS} attempts (those before were
+ * accepted, and the later records of a refused one's key were not sent: a retry of the whole
+ * redrive puts the accepted ones twice, which consumers absorb, and the rest in order); a request's
+ * own permanent failure, or its transient one on the last attempt, as it is
  */
 export async function putKinesisRecords(kinesis: KinesisClient, streamName: string, records: readonly KinesisPut[], sleep: Sleep = (ms) => wait(ms)): Promise<void> {
-  for (let start = 0; start < records.length; start += PUT_RECORDS_LIMIT) {
-    await putChunk(kinesis, streamName, records.slice(start, start + PUT_RECORDS_LIMIT), sleep);
+  const entries = records.map((put, position) => ({ Id: String(position), Data: put.data, PartitionKey: put.partitionKey }));
+  const retry = { maxAttempts: PUT_ATTEMPTS, baseMs: 100, capMs: 2_000, sleep };
+  try {
+    await putRecordsInOrder(kinesis, streamName, entries, retry);
+  } catch (error) {
+    if (!(error instanceof PublishError)) throw error;
+    throw new Error(`Kinesis refused records to ${streamName} after ${PUT_ATTEMPTS} attempts: ${error.failedIds.length} of ${records.length} not put`, { cause: error });
   }
-}
-
-async function putChunk(kinesis: KinesisClient, streamName: string, chunk: readonly KinesisPut[], sleep: Sleep): Promise<void> {
-  let pending = chunk;
-  for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt += 1) {
-    if (attempt > 0) await sleep(fullJitterDelay(attempt - 1, { baseMs: 100, capMs: 2_000 }));
-    const result = await kinesis.send(new PutRecordsCommand({ StreamName: streamName, Records: pending.map((put) => ({ Data: put.data, PartitionKey: put.partitionKey })) }));
-    pending = pending.filter((_, index) => result.Records?.[index]?.ErrorCode);
-    if (pending.length === 0) return;
-  }
-  throw new Error(`Kinesis refused ${pending.length} of ${chunk.length} records to ${streamName} after ${PUT_ATTEMPTS} attempts`);
 }

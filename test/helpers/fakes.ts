@@ -93,3 +93,64 @@ export function recordingObservability(): Observability & { readonly counts: Map
     flushes: () => flushed,
   };
 }
+
+/**
+ * What an ordered target accepted, per order key, in the order it accepted it: an SQS FIFO queue
+ * keeps order per message group, a Kinesis shard per partition key, an SNS FIFO topic per message
+ * group. `refusals(payload)` says how many times an entry is refused before it is accepted (a
+ * throttled shard, an internal error); a refused entry does not stop later entries of its key in
+ * the same request, as on AWS. Tests check the logs against the publish order.
+ */
+export class AcceptedLog {
+  public readonly byKey = new Map<string, string[]>();
+  private readonly refusedSoFar = new Map<string, number>();
+
+  public constructor(private readonly refusals: (payload: string) => number = () => 0) {}
+
+  /** Accepts `payload` under `key` unless it is to be refused once more; returns whether it was accepted. */
+  public offer(key: string, payload: string): boolean {
+    const refused = this.refusedSoFar.get(payload) ?? 0;
+    if (refused < this.refusals(payload)) {
+      this.refusedSoFar.set(payload, refused + 1);
+      return false;
+    }
+    this.byKey.set(key, [...(this.byKey.get(key) ?? []), payload]);
+    return true;
+  }
+}
+
+/** `SendMessageBatch` into an SQS FIFO queue whose groups are `log`'s keys. */
+export function fifoQueueFake(log: AcceptedLog): FakeClient {
+  return new FakeClient((command) => {
+    const entries = command.input.Entries as { Id: string; MessageBody: string; MessageGroupId?: string }[];
+    const outcomes = entries.map((entry) => ({ entry, accepted: log.offer(entry.MessageGroupId ?? '', entry.MessageBody) }));
+    return {
+      Successful: outcomes.filter(({ accepted }) => accepted).map(({ entry }) => ({ Id: entry.Id, MessageId: `sqs-${entry.Id}` })),
+      Failed: outcomes.filter(({ accepted }) => !accepted).map(({ entry }) => ({ Id: entry.Id, SenderFault: false, Code: 'InternalError' })),
+    };
+  });
+}
+
+/** `PutRecords` into a Kinesis stream whose partition keys are `log`'s keys (payloads: the data as UTF-8). */
+export function kinesisStreamFake(log: AcceptedLog): FakeClient {
+  let sequence = 0;
+  return new FakeClient((command) => {
+    const records = command.input.Records as { Data: Uint8Array; PartitionKey: string }[];
+    const results = records.map((record) =>
+      log.offer(record.PartitionKey, Buffer.from(record.Data).toString('utf8'))
+        ? { SequenceNumber: String((sequence += 1)), ShardId: 'shardId-000000000000' }
+        : { ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'Rate exceeded for shard shardId-000000000000' },
+    );
+    return { FailedRecordCount: results.filter((result) => 'ErrorCode' in result).length, Records: results };
+  });
+}
+
+/** `Publish` to an SNS FIFO topic whose groups are `log`'s keys; a refused publish is throttled. Each publish yields once, so that publishes in flight interleave. */
+export function fifoTopicFake(log: AcceptedLog): FakeClient {
+  return new FakeClient(async (command) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    const input = command.input as { Message: string; MessageGroupId?: string };
+    if (!log.offer(input.MessageGroupId ?? '', input.Message)) throw awsError('Throttling', 400, 'Rate exceeded');
+    return { MessageId: `sns-${input.Message}` };
+  });
+}
