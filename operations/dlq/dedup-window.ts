@@ -14,7 +14,7 @@
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { SQS_LIMITS } from '../../aws/limits';
-import { formatDuration } from '../../cli/table';
+import { formatDuration, shortTime } from '../../cli/table';
 import type { CopyTime } from './copy-time';
 import { queueUrlOf } from './sqs-republish';
 import { isTableStreamArn, retentionHoursOf } from './stream-range';
@@ -102,5 +102,5 @@ function problemOf(firstSentAt: number, copy: CopyTime, window: ConsumerWindow, 
 }
 
 function iso(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return shortTime(new Date(epochMs).toISOString());
 }
