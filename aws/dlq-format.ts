@@ -53,6 +53,11 @@ export const DlqAttribute = {
   EVENT_ID: 'eo-event-id',
   ATTEMPTS: 'eo-attempts',
   FAILED_AT: 'eo-failed-at',
+  /**
+   * When the event's earliest copy was sent (first-sent.ts), when the record tells: the attribute
+   * fallback keeps no original attributes, so the next redrive's dedup window check needs this.
+   */
+  FIRST_SENT_AT: 'eo-first-sent-at',
 } as const;
 
 /** The original record, kept byte for byte so that a DLQ message can be redriven as it came. */

@@ -129,12 +129,16 @@ export interface ConsumerProps {
   readonly memorySize?: number;
   /**
    * The TTL of the dedup records the handler writes (`DEDUP_TTL_SECONDS`). It must outlive every
-   * way an event can come back: source retention + DLQ retention + `redriveAllowance`.
+   * way an event can come back through one redrive: source retention + DLQ retention +
+   * `redriveAllowance` + source retention again, which the redriven copy gets afresh
+   * (`minimumDedupTtl` has the timeline). A copy redriven again after it failed again is checked
+   * by `eo dlq redrive`, which holds it back when it could outlive the dedup record.
    * @default - exactly that sum, the shortest safe window
    */
   readonly dedupTtl?: Duration;
   /**
-   * How long a redrive out of the DLQ may take, on top of the DLQ's retention.
+   * How long a redrive out of the DLQ may take, on top of the DLQ's retention: a term of the
+   * dedup window (`dedupTtl`).
    * @default 1 day (`CONSUMER_DEFAULTS.redriveAllowance`)
    */
   readonly redriveAllowance?: Duration;

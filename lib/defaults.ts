@@ -25,7 +25,7 @@ export const CONSUMER_DEFAULTS = {
   timeout: Duration.seconds(30),
   /** Function memory, in MiB. */
   memorySize: 256,
-  /** Time allowed between a message reaching a DLQ and its redrive finishing. */
+  /** Time allowed for a redrive, on top of the DLQ's retention: a term of the dedup window (`minimumDedupTtl`). */
   redriveAllowance: Duration.days(1),
   /**
    * How long the function's log group keeps its logs: a year, as Control Tower's CT.CLOUDWATCH.PR.2

@@ -81,7 +81,7 @@ export function sumDurations(durations: readonly Duration[]): Duration | undefin
 
 /** The ways an event can come back after it was first processed. */
 export interface DedupWindowTerms {
-  /** How long the source keeps the event. */
+  /** How long the source keeps the event; a redriven copy gets it afresh. */
   readonly sourceRetention: Duration;
   /** How long the DLQ keeps it. */
   readonly dlqRetention: Duration;
@@ -89,14 +89,37 @@ export interface DedupWindowTerms {
   readonly redriveAllowance: Duration;
 }
 
-/** The shortest dedup TTL that outlives every way the event can come back. */
+/**
+ * The shortest dedup TTL that outlives every copy of an event that one redrive can bring back:
+ * 2 x source retention + DLQ retention + redrive allowance. The timeline, for an event whose first
+ * copy is sent (or enters the stream) at t0:
+ *
+ * - The earliest a dedup record can be written is t0 (a copy processed at once), so the earliest
+ *   it can expire is t0 + dedupTtl. A record written later expires later: t0 is the worst case.
+ * - Another copy of the event (a duplicate delivery; a redelivery after the function died between
+ *   its commit and its batch response) stays in the source until t0 + source retention, and can
+ *   fail into the DLQ until then.
+ * - The DLQ keeps it for DLQ retention from then, at the latest (SQS keeps a standard queue's
+ *   enqueue timestamp when it moves a message, so its DLQ retention runs from t0; the runtime's own
+ *   DLQ messages and a FIFO queue's moves start it afresh): until t0 + source + DLQ retention.
+ * - A redrive may take the allowance: the copy is republished by t0 + source + DLQ retention +
+ *   allowance.
+ * - The republished copy is a new message (a new Kinesis record; a new stream record of the
+ *   touched item) with a source retention of its own: it can still be processed until
+ *   t0 + 2 x source retention + DLQ retention + allowance. That is the latest time, and the TTL.
+ *
+ * A redriven copy that fails again goes back to the DLQ: each further cycle adds a DLQ retention,
+ * an allowance and a source retention, without bound, so no TTL covers them all. `eo dlq redrive`
+ * covers them instead: per message it holds back a copy that could be processed after the dedup
+ * record of the event's earliest copy expired (docs/operations.md, "Within the dedup window").
+ */
 export function minimumDedupTtl(terms: DedupWindowTerms): Duration | undefined {
-  return sumDurations([terms.sourceRetention, terms.dlqRetention, terms.redriveAllowance]);
+  return sumDurations([terms.sourceRetention, terms.dlqRetention, terms.redriveAllowance, terms.sourceRetention]);
 }
 
 /**
- * Throws when dedup records would expire while the event can still be delivered again: such a
- * duplicate would find no record and be processed twice.
+ * Throws when dedup records would expire while a copy of the event can still be delivered: such a
+ * copy would find no record and be processed twice ({@link minimumDedupTtl} has the timeline).
  */
 export function checkDedupTtl(dedupTtl: Duration | undefined, terms: DedupWindowTerms): void {
   const minimum = minimumDedupTtl(terms);
@@ -105,8 +128,9 @@ export function checkDedupTtl(dedupTtl: Duration | undefined, terms: DedupWindow
     throw new Error(
       `dedupTtl must be at least source retention (${formatDuration(terms.sourceRetention)}) ` +
         `+ DLQ retention (${formatDuration(terms.dlqRetention)}) ` +
-        `+ redriveAllowance (${formatDuration(terms.redriveAllowance)}) = ${formatDuration(minimum)} ` +
-        `(given ${formatDuration(dedupTtl)})`,
+        `+ redriveAllowance (${formatDuration(terms.redriveAllowance)}) ` +
+        `+ the redriven copy's source retention (${formatDuration(terms.sourceRetention)}) = ${formatDuration(minimum)} ` +
+        `(given ${formatDuration(dedupTtl)}); a copy that fails again after its redrive is held back by \`eo dlq redrive\` instead`,
     );
   }
 }

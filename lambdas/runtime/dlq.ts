@@ -6,6 +6,8 @@ import { escapeJsonForSqs, isSqsText, toSqsText, truncateUtf8 } from '../../aws/
 import { SQS_LIMITS } from '../../aws/limits';
 import { FIFO_ID_MAX_LENGTH, isFifoQueue } from '../../aws/sqs/fifo';
 import { createHash } from 'node:crypto';
+import { firstSentOfOriginal } from '../../aws/first-sent';
+import { sqsMessageBytes } from '../../aws/sqs/message-size';
 
 export { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute } from '../../aws/dlq-format';
 
@@ -66,12 +68,7 @@ function fifoIds(queueUrl: string, failure: FailureEnvelope): { MessageGroupId?:
 
 /** What SQS counts toward its size limit: the body plus each attribute's name, type and value. */
 function messageBytes(command: SendMessageCommand): number {
-  const { MessageBody = '', MessageAttributes = {} } = command.input;
-  let bytes = Buffer.byteLength(MessageBody);
-  for (const [name, value] of Object.entries(MessageAttributes)) {
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? '');
-  }
-  return bytes;
+  return sqsMessageBytes(command.input.MessageBody ?? '', command.input.MessageAttributes);
 }
 
 /**
@@ -106,6 +103,7 @@ function contextAttributes(failure: FailureEnvelope, format: string): Record<str
     [DlqAttribute.EVENT_ID]: failure.eventId,
     [DlqAttribute.ATTEMPTS]: String(failure.attempts),
     [DlqAttribute.FAILED_AT]: failure.lastFailureAt,
+    [DlqAttribute.FIRST_SENT_AT]: isoTime(firstSentOfOriginal(failure.original, failure.source.kind)),
   };
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, value] of Object.entries(values)) {
@@ -113,6 +111,10 @@ function contextAttributes(failure: FailureEnvelope, format: string): Record<str
     if (value) attributes[name] = { DataType: 'String', StringValue: attributeText(value, maxBytes) };
   }
   return attributes;
+}
+
+function isoTime(epochMs: number | undefined): string | undefined {
+  return epochMs === undefined ? undefined : new Date(epochMs).toISOString();
 }
 
 /** A value SQS accepts in a String attribute: refused characters replaced first (U+FFFD is 3 bytes), then cut. */

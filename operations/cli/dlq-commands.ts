@@ -28,6 +28,7 @@ export interface RedriveFlags extends InspectFlags {
   readonly max?: number;
   readonly rate?: number;
   readonly quiet?: boolean;
+  readonly allowPastDedupWindow?: boolean;
 }
 
 const QUEUE_ARGUMENT = 'name, URL, ARN, output name (PageViewCounterDlqUrl) or a unique part of a name';
@@ -44,6 +45,7 @@ export function registerDlqCommands(program: Command): void {
     .option('--max <n>', 'redrive at most n messages', positiveInteger)
     .option('--rate <n>', 'at most n messages per second', positiveNumber)
     .option('--quiet', 'no progress on stderr')
+    .option('--allow-past-dedup-window', 'also redrive messages whose copy could outlive the dedup records of an applied copy (and be applied twice); each is noted')
     .action(async (queue: string, flags: RedriveFlags) => (await commands()).runRedrive(queue, flags));
 }
 

@@ -84,7 +84,7 @@ async function redriveWithProgress(context: OpenContext, queue: string, flags: R
   let seen = 0;
   progress.phase(`${flags.dryRun ? 'dry run: reading' : 'redriving'} ${depth.visible} message(s)`);
   try {
-    return await redriveQueue({ ...context, queue }, { dryRun: flags.dryRun, filter, max: flags.max, rate: flags.rate, onMessage: () => progress.update('messages', (seen += 1), Math.max(seen, depth.visible)) });
+    return await redriveQueue({ ...context, queue }, { dryRun: flags.dryRun, filter, max: flags.max, rate: flags.rate, allowPastDedupWindow: flags.allowPastDedupWindow, onMessage: () => progress.update('messages', (seen += 1), Math.max(seen, depth.visible)) });
   } finally {
     progress.done();
   }

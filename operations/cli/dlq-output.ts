@@ -2,6 +2,7 @@
 import type { ArchivedBatchReport, FailureGroup, Inspection, RangeReport } from '../dlq/inspect';
 import type { DlqListing } from '../dlq/list';
 import { ARRIVED_DURING_REDRIVE, NOT_SELECTED, type RedriveDetail, type RedriveResult } from '../dlq/redrive';
+import { ALLOW_PAST_DEDUP_WINDOW_FLAG } from '../dlq/redrive-entry';
 import type { AnnouncementSweep } from '../dlq/archive-announcements';
 import type { ArchiveRef, DlqSource } from '../dlq/types';
 import { formatDuration, renderTable, shortName, shortTime } from '../../cli/table';
@@ -102,6 +103,7 @@ export function formatRedrive(label: string, result: RedriveResult): string {
     ['skipped (left in the DLQ)', String(result.skipped)],
     ['failed (left in the DLQ)', String(result.failed)],
     ['past stream retention (left in the DLQ)', String(result.pastRetention)],
+    ['past the dedup window (left in the DLQ)', String(result.pastDedupWindow)],
     [`records ${verb}republished`, String(result.records)],
   ]);
   const lines = [title, table];
@@ -109,6 +111,8 @@ export function formatRedrive(label: string, result: RedriveResult): string {
   if (result.stoppedEarly) lines.push(`Stopped early: ${result.stoppedEarly}.`);
   const notSelected = result.details.filter((detail) => detail.reason === NOT_SELECTED).length;
   const arrived = result.details.filter((detail) => detail.reason === ARRIVED_DURING_REDRIVE).length;
+  if (result.pastDedupWindow > 0) lines.push(`${result.pastDedupWindow} message(s) past the dedup window were left in the DLQ: a copy could be applied twice (reasons below). Check each event's effect, then run again with ${ALLOW_PAST_DEDUP_WINDOW_FLAG}, or delete them.`);
+  if (result.uncheckedSources.length > 0) lines.push(`Not checked against a dedup window (no consumer of the stack declares DEDUP_TTL_SECONDS for them): ${result.uncheckedSources.map(sourceLabel).join(', ')}.`);
   if (notSelected > 0) lines.push(`${notSelected} message(s) not selected by the filter were left as they were.`);
   if (arrived > 0) lines.push(`${arrived} message(s) arrived in the DLQ during the redrive (a redriven message that failed again comes back this way): left for the next run.`);
   const routine = new Set([NOT_SELECTED, ARRIVED_DURING_REDRIVE]);
@@ -124,7 +128,7 @@ function announcementLine(sweep: AnnouncementSweep): string {
 
 function detailLines(details: readonly RedriveDetail[]): string[] {
   if (details.length === 0) return [];
-  const shown = details.slice(0, DETAIL_LINES).map((detail) => `  ${detail.status.padEnd(14)} ${detail.messageId}  ${detail.errorType}${detail.consumer ? ` (${detail.consumer})` : ''}: ${detail.reason ?? detail.note ?? ''}`);
+  const shown = details.slice(0, DETAIL_LINES).map((detail) => `  ${detail.status.padEnd(17)} ${detail.messageId}  ${detail.errorType}${detail.consumer ? ` (${detail.consumer})` : ''}: ${detail.reason ?? detail.note ?? ''}`);
   const more = details.length > DETAIL_LINES ? [`  ... and ${details.length - DETAIL_LINES} more (--json lists them all)`] : [];
   return ['Messages that need a look:', ...shown, ...more];
 }

@@ -7,11 +7,14 @@
  * - each queue's live `RedrivePolicy`, and the template (`GetTemplate`: mappings' on-failure
  *   destinations, archives' rules, functions' `DLQ_URL`), resolved against the live ARNs by the
  *   same intrinsics resolver as local mode's, say which queue is whose DLQ, by the same rules as
- *   local mode's (dlq-links.ts).
+ *   local mode's (dlq-links.ts);
+ * - the functions' `DEDUP_TTL_SECONDS`, by the sources of their mappings, say how long a redriven
+ *   copy may live (consumer-windows.ts).
  */
 import { tryResolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { ResourceType, type Template } from '../../aws/cloudformation/template';
 import { urlSuffixOf } from '../../aws/partitions';
+import { consumerWindows } from './consumer-windows';
 import { dlqLinks } from './dlq-links';
 import { groupDlqs } from './topology';
 import type { DlqInfo, QueueRef, StackTopology, StreamRef, TableRef } from './types';
@@ -56,14 +59,16 @@ interface Account {
 /** Builds the topology; pure, so it can be checked against a synthesized template. */
 export function deployedTopology(stack: DeployedStack): StackTopology {
   const account = accountOf(stack.stackId);
+  const context = resolveContext(stack, account);
   return {
     stackName: stack.stackName,
     region: account.region,
     outputs: stack.outputs,
-    deadLetterQueues: dlqsOf(stack, resolveContext(stack, account)),
+    deadLetterQueues: dlqsOf(stack, context),
     queues: stack.queues.map(({ name, url, arn }) => ({ name, url, arn })),
     streams: stack.streams.map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
     tables: stack.tables.map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
+    consumerWindows: consumerWindows(stack.template, (value) => tryResolveString(value, context)),
   };
 }
 

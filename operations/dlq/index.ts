@@ -42,4 +42,4 @@ export {
   StackNotFoundError,
   UnknownQueueError,
 } from './errors';
-export type { DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';
+export type { ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';

@@ -12,7 +12,8 @@ import type { DlqClients, DlqContext, StackTopology } from './types';
 
 export { DEFAULT_STATE_FILE };
 
-export const LOCAL_STATE_VERSION = 1;
+/** 2: the topology names the consumers' dedup windows (`consumerWindows`). */
+export const LOCAL_STATE_VERSION = 2;
 
 export interface LocalStateFile {
   readonly version: typeof LOCAL_STATE_VERSION;

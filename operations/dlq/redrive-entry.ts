@@ -6,8 +6,14 @@
  * dry run; reads (queue URLs, stream ranges, table items) happen either way, so that a dry run
  * reports what a real run would do.
  *
+ * Before anything is written, each republish is held to the dedup window (dedup-window.ts): a copy
+ * that could be processed after an applied copy's dedup record expired stays in the DLQ, unless
+ * the operator allows it. A copy republished to a queue carries the time of the event's first copy
+ * (`eoFirstSentAt`), so the check of a later cycle counts from there.
+ *
  * Returns an outcome for what concerns this message alone (its source cannot be found, its
- * records are gone); throws when a service call fails, which the caller treats as a reason to stop.
+ * records are gone, it is past the dedup window); throws when a service call fails, which the
+ * caller treats as a reason to stop.
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { SourceKind } from '../../lambdas/runtime';
@@ -15,11 +21,15 @@ import { type FailureEnvelope } from '../../aws/dlq-format';
 import { streamNameOf } from '../../aws/streams/kinesis-reader';
 import type { StreamBatchInfo } from '../../aws/lambda/on-failure-record';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
+import { isFifoQueue } from '../../aws/sqs/fifo';
+import { copyTimeOfAttributes, copyTimeOfBare, copyTimeOfRange, copyTimeOfWrapper, type CopyTime } from './copy-time';
+import type { DedupWindows, WindowCheck } from './dedup-window';
 import { EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { MalformedEntryError } from './errors';
 import { putKinesisRecords, putOfKinesisRecord, putOfLambdaKinesisRecord, type KinesisPut } from './kinesis-republish';
-import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, queueUrlOf, sendToQueue } from './sqs-republish';
+import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, queueUrlOf, sendToQueue, withFirstSent } from './sqs-republish';
 import { describeMissing, isTableStreamArn, readerFor, readRange, retentionHoursOf } from './stream-range';
+import { SQS_LIMITS } from '../../aws/limits';
 import { changeOfOriginal, changeOfStreamRecord, reemitChange, tableNameOfStreamArn, type TableChange } from './table-reemit';
 import type { DlqContext, DlqInfo } from './types';
 
@@ -28,13 +38,22 @@ export type EntryOutcome =
   | { readonly status: 'redriven'; readonly target: string; readonly records: number; readonly note?: string }
   | { readonly status: 'skipped'; readonly reason: string; readonly target?: string; readonly records?: number }
   | { readonly status: 'past-retention'; readonly target: string; readonly records: number; readonly missing: number; readonly reason: string }
+  /** Nothing was written: `target` is where the copy would have gone. */
+  | { readonly status: 'past-dedup-window'; readonly target: string; readonly reason: string }
   | { readonly status: 'failed'; readonly reason: string };
 
 export interface EntryRedrive extends DlqContext {
   readonly dlq: DlqInfo;
   readonly dryRun: boolean;
   readonly now: () => Date;
+  /** The run's dedup window checks. */
+  readonly windows: DedupWindows;
+  /** Redrive a copy past the dedup window all the same (with a note). */
+  readonly allowPastDedupWindow: boolean;
 }
+
+/** The operator's flag that redrives past the dedup window. */
+export const ALLOW_PAST_DEDUP_WINDOW_FLAG = '--allow-past-dedup-window';
 
 export async function redriveEntry(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome> {
   try {
@@ -50,7 +69,7 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
     case EntryKind.WRAPPER:
       return redriveWrapper(entry.failure, entry.message, context);
     case EntryKind.ATTRIBUTES:
-      return redriveAttributeFallback(entry.message, entry.eventId, context);
+      return redriveAttributeFallback(entry, context);
     case EntryKind.POINTER:
       return redrivePointer(entry.range, context);
     case EntryKind.BARE:
@@ -61,42 +80,47 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
 }
 
 function redriveWrapper(failure: FailureEnvelope, message: Message, context: EntryRedrive): Promise<EntryOutcome> {
+  const copy = copyTimeOfWrapper(failure);
   switch (failure.source.kind) {
     case SourceKind.SQS:
-      return toQueue(failure.source.arn, messageFromWrapper(failure), message, context, failure.original.attributes?.MessageGroupId);
+      return toQueue(failure.source.arn, messageFromWrapper(failure), { message, copy, groupId: failure.original.attributes?.MessageGroupId }, context);
     case SourceKind.KINESIS: {
       const partitionKey = failure.original.attributes?.partitionKey || failure.eventId || (message.MessageId ?? 'redrive');
-      return toKinesis(failure.source.arn, [{ data: Buffer.from(failure.original.body, 'base64'), partitionKey }], context);
+      return toKinesis(failure.source.arn, [{ data: Buffer.from(failure.original.body, 'base64'), partitionKey }], copy, context);
     }
     case SourceKind.DYNAMODB_STREAM:
-      return toTable(failure.source.arn, [changeOfOriginal(failure.original)], context);
+      return toTable(failure.source.arn, [changeOfOriginal(failure.original)], copy, context);
   }
 }
 
 /** The fallback keeps the original body but not the source: the stack's relation names it. */
-async function redriveAttributeFallback(message: Message, eventId: string | undefined, context: EntryRedrive): Promise<EntryOutcome> {
+async function redriveAttributeFallback(entry: Extract<DlqEntry, { kind: typeof EntryKind.ATTRIBUTES }>, context: EntryRedrive): Promise<EntryOutcome> {
+  const { message, eventId } = entry;
   const [source, ...others] = context.dlq.sources;
   if (!source || others.length > 0) return { status: 'failed', reason: `the context attributes name no source, and the DLQ has ${context.dlq.sources.length} sources` };
-  if (source.role === 'redrive') return toQueue(source.arn, messageFromAttributeFallback(message), message, context);
+  const copy = copyTimeOfAttributes(entry.context, message);
+  if (source.role === 'redrive') return toQueue(source.arn, messageFromAttributeFallback(message), { message, copy }, context);
   const body = message.Body ?? '';
-  if (isTableStreamArn(source.arn)) return toTable(source.arn, [changeOfOriginal({ body, encoding: 'utf8' })], context);
-  const outcome = await toKinesis(source.arn, [{ data: Buffer.from(body, 'base64'), partitionKey: eventId ?? message.MessageId ?? 'redrive' }], context);
-  return outcome.status === 'redriven' ? { ...outcome, note: 'the original partition key was not kept: republished under the event id' } : outcome;
+  if (isTableStreamArn(source.arn)) return toTable(source.arn, [changeOfOriginal({ body, encoding: 'utf8' })], copy, context);
+  const outcome = await toKinesis(source.arn, [{ data: Buffer.from(body, 'base64'), partitionKey: eventId ?? message.MessageId ?? 'redrive' }], copy, context);
+  return outcome.status === 'redriven' ? { ...outcome, note: joinNotes('the original partition key was not kept: republished under the event id', outcome.note) } : outcome;
 }
 
 function redriveBare(message: Message, context: EntryRedrive): Promise<EntryOutcome> {
   const redriveSources = context.dlq.sources.filter((source) => source.role === 'redrive');
   const sourceArn = message.Attributes?.DeadLetterQueueSourceArn ?? (redriveSources.length === 1 ? redriveSources[0]?.arn : undefined);
   if (!sourceArn) return Promise.resolve({ status: 'failed', reason: `no source queue: the message names none and the DLQ has ${redriveSources.length} redrive sources` });
-  return toQueue(sourceArn, messageFromBare(message), message, context);
+  return toQueue(sourceArn, messageFromBare(message), { message, copy: copyTimeOfBare(message, isFifoQueue(context.dlq.url)) }, context);
 }
 
 async function redrivePointer(range: StreamBatchInfo, context: EntryRedrive): Promise<EntryOutcome> {
   const read = await readRange(readerFor(context.clients, range.streamArn), range);
+  const copy = copyTimeOfRange(range, read.records.map((record) => record.arrivalMs));
   const outcome = isTableStreamArn(range.streamArn)
-    ? await toTable(range.streamArn, read.records.map((record) => changeOfStreamRecord(record.lambdaRecord as DynamoDBRecord)), context)
-    : await toKinesis(range.streamArn, read.records.map(putOfKinesisRecord), context);
-  if (read.missing === 0 || outcome.status === 'failed') return outcome;
+    ? await toTable(range.streamArn, read.records.map((record) => changeOfStreamRecord(record.lambdaRecord as DynamoDBRecord)), copy, context)
+    : await toKinesis(range.streamArn, read.records.map(putOfKinesisRecord), copy, context);
+  // A held pointer says why it is held; once allowed, its missing records are reported as ever.
+  if (read.missing === 0 || outcome.status === 'failed' || outcome.status === 'past-dedup-window') return outcome;
   const target = 'target' in outcome && outcome.target ? outcome.target : range.streamArn;
   return { status: 'past-retention', target, records: read.records.length, missing: read.missing, reason: describeMissing(range, read, retentionHoursOf(context.topology, range.streamArn), context.now()) };
 }
@@ -105,25 +129,58 @@ async function redrivePointer(range: StreamBatchInfo, context: EntryRedrive): Pr
 async function redriveArchived(entry: ArchivedEntry, context: EntryRedrive): Promise<EntryOutcome> {
   if (entry.failure === undefined) return { status: 'failed', reason: `s3://${entry.object.bucket}/${entry.object.key} is not a Lambda on-failure object: ${entry.problem}` };
   const { range, event } = entry.failure;
-  if (isTableStreamArn(range.streamArn)) return toTable(range.streamArn, event.Records.map((record) => changeOfStreamRecord(record as DynamoDBRecord)), context);
-  return toKinesis(range.streamArn, event.Records.map((record) => putOfLambdaKinesisRecord(record as KinesisStreamRecord)), context);
+  const copy = copyTimeOfRange(range);
+  if (isTableStreamArn(range.streamArn)) return toTable(range.streamArn, event.Records.map((record) => changeOfStreamRecord(record as DynamoDBRecord)), copy, context);
+  return toKinesis(range.streamArn, event.Records.map((record) => putOfLambdaKinesisRecord(record as KinesisStreamRecord)), copy, context);
 }
 
-async function toQueue(sourceArn: string, body: ReturnType<typeof messageFromBare>, message: Message, context: EntryRedrive, groupId?: string): Promise<EntryOutcome> {
+/** The DLQ message a copy for a queue comes from, and when the event's earliest copy entered its source. */
+interface QueueCopy {
+  readonly message: Message;
+  readonly copy: CopyTime;
+  readonly groupId?: string;
+}
+
+async function toQueue(sourceArn: string, body: ReturnType<typeof messageFromBare>, from: QueueCopy, context: EntryRedrive): Promise<EntryOutcome> {
   let url: string;
   try {
     url = await queueUrlOf(context.clients.sqs, context.topology, sourceArn);
   } catch (error) {
     return { status: 'failed', reason: `source queue ${sourceArn} not found: ${(error as Error).message}` };
   }
-  if (!context.dryRun) await sendToQueue(context.clients.sqs, url, body, message, groupId);
-  return { status: 'redriven', target: url, records: 1 };
+  const gate = await windowGate(sourceArn, from.copy, url, context);
+  if ('held' in gate) return gate.held;
+  const carried = withFirstSent(body, gate.check.firstSentAt, gate.check.limits.maxMessageBytes ?? SQS_LIMITS.maxMessageBytes);
+  if (!context.dryRun) await sendToQueue(context.clients.sqs, url, carried.message, from.message, from.groupId);
+  return redriven(url, 1, gate.note, carried.note);
 }
 
-async function toKinesis(streamArn: string, puts: readonly KinesisPut[], context: EntryRedrive): Promise<EntryOutcome> {
+async function toKinesis(streamArn: string, puts: readonly KinesisPut[], copy: CopyTime, context: EntryRedrive): Promise<EntryOutcome> {
   const streamName = kinesisStreamName(streamArn);
-  if (!context.dryRun && puts.length > 0) await putKinesisRecords(context.clients.kinesis, streamName, puts);
-  return { status: 'redriven', target: streamName, records: puts.length };
+  if (puts.length === 0) return redriven(streamName, 0);
+  const gate = await windowGate(streamArn, copy, streamName, context);
+  if ('held' in gate) return gate.held;
+  if (!context.dryRun) await putKinesisRecords(context.clients.kinesis, streamName, puts);
+  return redriven(streamName, puts.length, gate.note);
+}
+
+function redriven(target: string, records: number, ...notes: (string | undefined)[]): EntryOutcome {
+  const note = joinNotes(...notes);
+  return { status: 'redriven', target, records, ...(note && { note }) };
+}
+
+function joinNotes(...notes: (string | undefined)[]): string | undefined {
+  return notes.filter(Boolean).join('; ') || undefined;
+}
+
+/** A copy past the dedup window is held, or (allowed) goes with a note. */
+type Gate = { readonly held: EntryOutcome } | { readonly check: WindowCheck; readonly note?: string };
+
+async function windowGate(sourceArn: string, copy: CopyTime, target: string, context: EntryRedrive): Promise<Gate> {
+  const check = await context.windows.check(sourceArn, copy);
+  if (check.problem === undefined) return { check };
+  if (context.allowPastDedupWindow) return { check, note: `past the dedup window, redriven on ${ALLOW_PAST_DEDUP_WINDOW_FLAG}: ${check.problem}` };
+  return { held: { status: 'past-dedup-window', target, reason: `${check.problem}. Left in the DLQ: check the event's effect, then redrive it with ${ALLOW_PAST_DEDUP_WINDOW_FLAG} or delete it` } };
 }
 
 function kinesisStreamName(streamArn: string): string {
@@ -134,8 +191,10 @@ function kinesisStreamName(streamArn: string): string {
   }
 }
 
-async function toTable(streamArn: string, changes: readonly TableChange[], context: EntryRedrive): Promise<EntryOutcome> {
+async function toTable(streamArn: string, changes: readonly TableChange[], copy: CopyTime, context: EntryRedrive): Promise<EntryOutcome> {
   const tableName = tableNameOfStreamArn(streamArn);
+  const gate = changes.length === 0 ? { check: undefined } : await windowGate(streamArn, copy, tableName, context);
+  if ('held' in gate) return gate.held;
   const now = context.now().toISOString();
   const blocked: string[] = [];
   let emitted = 0;
@@ -144,6 +203,6 @@ async function toTable(streamArn: string, changes: readonly TableChange[], conte
     if ('reason' in outcome) blocked.push(`${change.sequenceNumber ?? 'record'}: ${outcome.reason}`);
     else emitted += 1;
   }
-  if (blocked.length === 0) return { status: 'redriven', target: tableName, records: emitted };
+  if (blocked.length === 0) return redriven(tableName, emitted, 'note' in gate ? gate.note : undefined);
   return { status: 'skipped', target: tableName, records: emitted, reason: `${blocked.length} of ${changes.length} changes cannot be re-emitted from the table (${blocked.join('; ')})` };
 }

@@ -7,6 +7,9 @@
  * A failure archive's index queue stands for the archive: its objects are redriven the same way
  * (records put back, then the object deleted), oldest first; then each announcement of an object
  * the bucket no longer holds is deleted, which brings the alarm back to OK.
+ *
+ * A message whose copy could outlive the dedup records of an applied copy stays in the DLQ
+ * (`past-dedup-window`, dedup-window.ts) unless the options allow it.
  */
 import { DeleteMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { deleteArchivedObject, listArchivedObjects, readArchivedEntry } from './archive-objects';
@@ -14,6 +17,7 @@ import { clearAnnouncements, type AnnouncementSweep } from './archive-announceme
 import { entryOf, sentAt, type ArchivedEntry, type DlqEntry, type EntryKind, type MessageDlqEntry } from './entry';
 import { InvalidOptionError } from './errors';
 import { describeFilter, matches, type EntryFilter } from './filter';
+import { DedupWindows } from './dedup-window';
 import { createPacer, type Pacer } from './pacer';
 import { redriveEntry, type EntryOutcome, type EntryRedrive } from './redrive-entry';
 import { sweep, SWEEP_DEFAULTS, Verdict, type SweepOptions } from './sweep';
@@ -44,6 +48,12 @@ export interface RedriveOptions {
   readonly sweep?: SweepOptions;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * Redrive messages past the dedup window too (each with a note): their copy could be processed
+   * after the dedup record of an applied copy expired, and be applied twice.
+   * @default false
+   */
+  readonly allowPastDedupWindow?: boolean;
 }
 
 /** A DLQ (name, URL, ARN, output name or unique part of a name) of the stack in `context`. */
@@ -85,6 +95,10 @@ export interface RedriveResult {
   readonly failed: number;
   /** Pointers left in the DLQ because some of their records are past the stream's retention. */
   readonly pastRetention: number;
+  /** Left in the DLQ: a copy could outlive the dedup record of an applied copy (reason in the details). */
+  readonly pastDedupWindow: number;
+  /** Sources redriven to without a dedup window check: no consumer of the stack declares a dedup TTL for them. */
+  readonly uncheckedSources: readonly string[];
   /** Messages and stream records republished (or that would be). */
   readonly records: number;
   /** Why the redrive stopped before the DLQ was read to its end (`--max`, a failure). */
@@ -103,7 +117,9 @@ export interface RedriveResult {
 export async function redriveQueue(request: RedriveRequest, options: RedriveOptions = {}): Promise<RedriveResult> {
   validate(options);
   const dlq = findDlq(request.topology, request.queue);
-  const context: EntryRedrive = { ...request, dlq, dryRun: options.dryRun ?? false, now: options.now ?? (() => new Date()) };
+  const now = options.now ?? (() => new Date());
+  const windows = new DedupWindows({ ...request, now });
+  const context: EntryRedrive = { ...request, dlq, dryRun: options.dryRun ?? false, now, windows, allowPastDedupWindow: options.allowPastDedupWindow ?? false };
   const run = new RedriveRun(dlq, context, options);
   if (dlq.archive === undefined) {
     await sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep });
@@ -221,6 +237,8 @@ class RedriveRun {
       skipped: count('skipped'),
       failed: count('failed'),
       pastRetention: count('past-retention'),
+      pastDedupWindow: count('past-dedup-window'),
+      uncheckedSources: this.context.windows.unchecked(),
       records: this.details.reduce((sum, detail) => sum + (detail.records ?? 0), 0),
       stoppedEarly: this.stoppedEarly,
       details: this.details,

@@ -6,8 +6,9 @@
  * failures go to the archive bucket. Pure: the caller resolves the template's values.
  */
 import { CONSUMER_ENV } from '../../aws/consumer-env';
-import { ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
+import type { Template } from '../../aws/cloudformation/template';
 import type { TryResolve } from './archive-topology';
+import { functionSources } from './function-sources';
 
 export interface RuntimeDlqLink {
   /** The DLQ's URL, as the function's environment holds it. */
@@ -18,12 +19,8 @@ export interface RuntimeDlqLink {
 
 /** One link per function with a `DLQ_URL` and per mapping that invokes it. */
 export function runtimeDlqLinks(template: Template, resolve: TryResolve): RuntimeDlqLink[] {
-  const mappings = resourcesOfType(template, ResourceType.EVENT_SOURCE_MAPPING).map(({ properties }) => ({ functionName: resolve(properties.FunctionName), sourceArn: resolve(properties.EventSourceArn) }));
-  return resourcesOfType(template, ResourceType.FUNCTION).flatMap((fn) => {
-    const variables = (fn.properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
-    const queueUrl = resolve(variables?.[CONSUMER_ENV.dlqUrl]);
-    const functionName = resolve({ Ref: fn.logicalId });
-    if (queueUrl === undefined || functionName === undefined) return [];
-    return mappings.flatMap((mapping) => (mapping.functionName === functionName && mapping.sourceArn !== undefined ? [{ queueUrl, sourceArn: mapping.sourceArn }] : []));
+  return functionSources(template, resolve).flatMap(({ variables, sourceArn }) => {
+    const queueUrl = resolve(variables[CONSUMER_ENV.dlqUrl]);
+    return queueUrl === undefined ? [] : [{ queueUrl, sourceArn }];
   });
 }

@@ -1,7 +1,8 @@
 /**
  * Rebuilds the message a consumer originally received, for `SendMessage` to its source queue:
  * the original body byte for byte (so the envelope and its `eventId` are unchanged) and the
- * original message attributes. The failure wrapper and the `eo-*` context attributes stay behind.
+ * original message attributes. The failure wrapper and the `eo-*` context attributes stay behind;
+ * the copy gains {@link FIRST_SENT_ATTRIBUTE}, when the event's first copy was sent.
  */
 import { createHash } from 'node:crypto';
 import { GetQueueUrlCommand, SendMessageCommand, type Message, type MessageAttributeValue, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
@@ -9,6 +10,9 @@ import type { SQSMessageAttributes } from 'aws-lambda';
 import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
 import type { StackTopology } from './types';
 import { isFifoQueue } from '../../aws/sqs/fifo';
+import { FIRST_SENT_ATTRIBUTE } from '../../aws/first-sent';
+import { SQS_LIMITS } from '../../aws/limits';
+import { sqsMessageBytes } from '../../aws/sqs/message-size';
 
 /** The attribute the producer library sets; restored from `eo-event-id` when only the context survived. */
 const EVENT_ID_ATTRIBUTE = 'eventId';
@@ -41,6 +45,28 @@ export function fromLambdaAttributes(attributes: SQSMessageAttributes | undefine
     },
   ]);
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/** A copy with the time of the event's first copy on it, or as it was with why not. */
+export interface CarriedCopy {
+  readonly message: Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'>;
+  /** Why the time could not travel with the copy. */
+  readonly note?: string;
+}
+
+/**
+ * Sets {@link FIRST_SENT_ATTRIBUTE} on a copy for its source queue, so that a redrive of it after
+ * it failed again counts its dedup window from the event's first copy (dedup-window.ts). Not when
+ * SQS would refuse it: the copy has 10 attributes already, or the attribute would take it past
+ * the queue's maximum message size.
+ */
+export function withFirstSent(message: CarriedCopy['message'], firstSentAt: number, maxMessageBytes: number): CarriedCopy {
+  const without = (why: string): CarriedCopy => ({ message, note: `the copy does not carry when the event was first sent (${why}): a redrive of it after it fails again counts from this republish` });
+  if (!Number.isFinite(firstSentAt)) return without('that time is not known');
+  const attributes = { ...message.MessageAttributes, [FIRST_SENT_ATTRIBUTE]: { DataType: 'String', StringValue: new Date(firstSentAt).toISOString() } };
+  if (Object.keys(attributes).length > SQS_LIMITS.maxAttributes) return without(`it has SQS's ${SQS_LIMITS.maxAttributes} message attributes already`);
+  if (sqsMessageBytes(message.MessageBody ?? '', attributes) > maxMessageBytes) return without(`the attribute would take it past the queue's ${maxMessageBytes} bytes`);
+  return { message: { ...message, MessageAttributes: attributes } };
 }
 
 /**

@@ -69,6 +69,19 @@ export interface TableRef {
   readonly streamArn?: string;
 }
 
+/**
+ * How long a consumer keeps the dedup records of one source's events: a copy of an event that
+ * `dlq redrive` republishes to that source must not outlive them (dedup-window.ts).
+ */
+export interface ConsumerWindow {
+  /** The consumer's name (`CONSUMER_NAME`), or its function's when it sets none. */
+  readonly consumer: string;
+  /** The queue or stream one of its function's mappings reads. */
+  readonly sourceArn: string;
+  /** Its function's `DEDUP_TTL_SECONDS`. */
+  readonly dedupTtlSeconds: number;
+}
+
 /** The parts of a stack the DLQ operations need, wherever it runs. */
 export interface StackTopology {
   readonly stackName: string;
@@ -79,6 +92,8 @@ export interface StackTopology {
   readonly queues: readonly QueueRef[];
   readonly streams: readonly StreamRef[];
   readonly tables: readonly TableRef[];
+  /** The consumers' dedup TTLs by source; a source no consumer of the stack declares one for is redriven unchecked. */
+  readonly consumerWindows: readonly ConsumerWindow[];
 }
 
 /** What every operation is given: where the stack is and how to talk to it. */

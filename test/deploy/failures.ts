@@ -25,7 +25,10 @@ export interface SqsOriginal {
 export async function putQueueFailure(sqs: SQSClient, consumer: DeployedConsumer): Promise<SqsOriginal> {
   const envelope = pageView('deploy-test');
   const attribute = { name: 'producer', value: 'deploy-test' };
-  const lambdaRecord = { ...sqsRecord(envelope, { queueArn: consumer.sourceArn }), messageAttributes: { [attribute.name]: { stringValue: attribute.value, stringListValues: [], binaryListValues: [], dataType: 'String' } } };
+  const received = sqsRecord(envelope, { queueArn: consumer.sourceArn });
+  // Sent now, not at the helper's fixed time a year back: the redrive counts the dedup window from it.
+  const attributes = { ...received.attributes, SentTimestamp: String(Date.now()) };
+  const lambdaRecord = { ...received, attributes, messageAttributes: { [attribute.name]: { stringValue: attribute.value, stringListValues: [], binaryListValues: [], dataType: 'String' } } };
   const record = fromSqsRecord(lambdaRecord);
   const error = new SchemaViolationError(envelope.type, ['schemaVersion: 2 is not accepted yet']);
   const failure = describeFailure({ consumer: consumer.name, reason: DlqReason.PERMANENT, error, record, eventId: envelope.eventId, eventType: envelope.type, now: new Date() });

@@ -113,6 +113,7 @@ describe('page-view-counter, bodies at the SQS size limit', () => {
       'eo-event-id': eventId,
       'eo-attempts': '1',
       'eo-failed-at': expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      'eo-first-sent-at': expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
     expect(recordWithBody(records, body).messageAttributes.eventId?.stringValue).toBe(eventId);
   });

@@ -48,13 +48,13 @@ describe('DynamoStreamConsumer', () => {
       });
     });
 
-    test('dedup records outlive the 24-hour stream, the DLQ and a redrive: 16 days', () => {
+    test('dedup records outlive the 24-hour stream, the DLQ, a redrive and the redriven record\'s 24 hours: 17 days', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Environment: {
           Variables: Match.objectLike({
             CONSUMER_NAME: 'shipment-notifier',
             DLQ_URL: { Ref: dlqId },
-            DEDUP_TTL_SECONDS: String(16 * 24 * 3600),
+            DEDUP_TTL_SECONDS: String(17 * 24 * 3600),
           }),
         },
       });
@@ -109,14 +109,14 @@ describe('DynamoStreamConsumer', () => {
       ['consumerName has capitals', { consumerName: 'Shipments' }, 'consumerName must match'],
       [
         'dedupTtl is one second under the window',
-        { dedupTtl: Duration.days(16).minus(Duration.seconds(1)) },
+        { dedupTtl: Duration.days(17).minus(Duration.seconds(1)) },
         'dedupTtl must be at least source retention (1 day) + DLQ retention (14 days) + redriveAllowance (1 day) ' +
-          '= 16 days (given 15 days 23 hours 59 minutes 59 seconds)',
+          '+ the redriven copy\'s source retention (1 day) = 17 days (given 16 days 23 hours 59 minutes 59 seconds)',
       ],
       [
         'dedupTtl is under a window with a longer redrive allowance',
-        { dedupTtl: Duration.days(16), redriveAllowance: Duration.days(3) },
-        '+ redriveAllowance (3 days) = 18 days (given 16 days)',
+        { dedupTtl: Duration.days(17), redriveAllowance: Duration.days(3) },
+        '+ redriveAllowance (3 days) + the redriven copy\'s source retention (1 day) = 19 days (given 17 days)',
       ],
     ])('%s', (_, props, message) => {
       expect(() => synth(props)).toThrow(message);
@@ -124,7 +124,7 @@ describe('DynamoStreamConsumer', () => {
   });
 
   test.each<[string, Partial<DynamoStreamConsumerProps>]>([
-    ['dedup TTL exactly the window', { dedupTtl: Duration.days(16) }],
+    ['dedup TTL exactly the window', { dedupTtl: Duration.days(17) }],
     ['retryAttempts 1', { retryAttempts: 1 }],
     ['maxRecordAge exactly 3 x a 10 minute timeout', { timeout: Duration.minutes(10), maxRecordAge: Duration.minutes(30) }],
     ['maxRecordAge 7 days', { maxRecordAge: Duration.days(7) }],

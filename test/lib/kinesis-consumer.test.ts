@@ -61,13 +61,13 @@ describe('KinesisConsumer', () => {
       });
     });
 
-    test('the function sends its own failures to the same DLQ, and keeps dedup records 16 days', () => {
+    test('the function sends its own failures to the same DLQ, and keeps dedup records 17 days', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Environment: {
           Variables: Match.objectLike({
             CONSUMER_NAME: 'order-projection',
             DLQ_URL: { Ref: dlqId },
-            DEDUP_TTL_SECONDS: String((1 + 14 + 1) * 24 * 3600),
+            DEDUP_TTL_SECONDS: String((1 + 14 + 1 + 1) * 24 * 3600),
             POWERTOOLS_METRICS_NAMESPACE: 'EffectivelyOnce',
           }),
         },
@@ -110,7 +110,7 @@ describe('KinesisConsumer', () => {
       EventSourceArn: { 'Fn::GetAtt': [logicalId(template, 'AWS::Kinesis::Stream', 'Orders'), 'Arn'] },
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ DEDUP_TTL_SECONDS: String((3 + 14 + 1) * 24 * 3600) }) },
+      Environment: { Variables: Match.objectLike({ DEDUP_TTL_SECONDS: String((3 + 14 + 1 + 3) * 24 * 3600) }) },
     });
   });
 
@@ -187,14 +187,14 @@ describe('KinesisConsumer', () => {
       ],
       [
         'dedupTtl is one second under the window',
-        { dedupTtl: Duration.days(16).minus(Duration.seconds(1)) },
+        { dedupTtl: Duration.days(17).minus(Duration.seconds(1)) },
         'dedupTtl must be at least source retention (1 day) + DLQ retention (14 days) + redriveAllowance (1 day) ' +
-          '= 16 days (given 15 days 23 hours 59 minutes 59 seconds)',
+          '+ the redriven copy\'s source retention (1 day) = 17 days (given 16 days 23 hours 59 minutes 59 seconds)',
       ],
       [
         'dedupTtl ignores a longer stream retention',
-        { retentionPeriod: Duration.days(7), dedupTtl: Duration.days(16) },
-        'source retention (7 days) + DLQ retention (14 days) + redriveAllowance (1 day) = 22 days (given 16 days)',
+        { retentionPeriod: Duration.days(7), dedupTtl: Duration.days(17) },
+        'source retention (7 days) + DLQ retention (14 days) + redriveAllowance (1 day) + the redriven copy\'s source retention (7 days) = 29 days (given 17 days)',
       ],
     ])('%s', (_, props, message) => {
       expect(() => synth(props)).toThrow(message);
@@ -210,8 +210,8 @@ describe('KinesisConsumer', () => {
       ['maxRecordAge 7 days', { maxRecordAge: Duration.days(7) }],
       ['batchSize 1', { batchSize: 1 }],
       ['batchSize 10000', { batchSize: 10_000 }],
-      ['retention 365 days', { retentionPeriod: Duration.days(365), dedupTtl: Duration.days(380) }],
-      ['dedup TTL exactly the window', { dedupTtl: Duration.days(16) }],
+      ['retention 365 days', { retentionPeriod: Duration.days(365), dedupTtl: Duration.days(365 + 14 + 1 + 365) }],
+      ['dedup TTL exactly the window', { dedupTtl: Duration.days(17) }],
     ])('%s', (_, props) => {
       expect(() => synth(props)).not.toThrow();
     });

@@ -82,22 +82,27 @@ describe('QueueConsumer', () => {
     const justUnder = (days: number) => Duration.days(days).minus(seconds(1));
     test.each<[string, Partial<QueueConsumerProps>, string]>([
       [
-        'the default window',
-        { dedupTtl: justUnder(19) },
-        'source retention (4 days) + DLQ retention (14 days) + redriveAllowance (1 day) = 19 days ' +
-          '(given 18 days 23 hours 59 minutes 59 seconds)',
+        'the default window by one second',
+        { dedupTtl: justUnder(23) },
+        'source retention (4 days) + DLQ retention (14 days) + redriveAllowance (1 day) ' +
+          '+ the redriven copy\'s source retention (4 days) = 23 days (given 22 days 23 hours 59 minutes 59 seconds)',
       ],
       [
-        'a window with a shorter retention',
-        { dedupTtl: justUnder(16), retentionPeriod: Duration.days(1) },
-        'source retention (1 day) + DLQ retention (14 days) + redriveAllowance (1 day) = 16 days',
+        'a window with a shorter retention by one second',
+        { dedupTtl: justUnder(17), retentionPeriod: Duration.days(1) },
+        'source retention (1 day) + DLQ retention (14 days) + redriveAllowance (1 day) + the redriven copy\'s source retention (1 day) = 17 days',
       ],
       [
-        'a window with a longer redrive allowance',
-        { dedupTtl: justUnder(20), redriveAllowance: Duration.days(2) },
-        '+ redriveAllowance (2 days) = 20 days',
+        'a window with a longer redrive allowance by one second',
+        { dedupTtl: justUnder(24), redriveAllowance: Duration.days(2) },
+        '+ redriveAllowance (2 days) + the redriven copy\'s source retention (4 days) = 24 days',
       ],
-    ])('the dedup TTL is one second under %s', (_, props, detail) => {
+      [
+        'the window without the redriven copy\'s own retention (the old default)',
+        { dedupTtl: Duration.days(19) },
+        '= 23 days (given 19 days)',
+      ],
+    ])('the dedup TTL falls short of %s', (_, props, detail) => {
       expect(() => synthQueueConsumer(props)).toThrow('dedupTtl must be at least source retention');
       expect(() => synthQueueConsumer(props)).toThrow(detail);
     });
@@ -146,9 +151,9 @@ describe('QueueConsumer', () => {
       ['maxAttempts 1', { maxAttempts: 1 }],
       ['maxAttempts one below maxReceiveCount', { maxAttempts: 5 }],
       ['retention 1 minute', { retentionPeriod: Duration.minutes(1) }],
-      ['retention 14 days', { retentionPeriod: Duration.days(14), dedupTtl: Duration.days(29) }],
+      ['retention 14 days', { retentionPeriod: Duration.days(14), dedupTtl: Duration.days(14 + 14 + 1 + 14) }],
       ['visibility timeout exactly 6 x timeout', { visibilityTimeout: Duration.seconds(180) }],
-      ['dedup TTL exactly the window', { dedupTtl: Duration.days(19) }],
+      ['dedup TTL exactly the window', { dedupTtl: Duration.days(23) }],
       ['a 2-character consumer name', { consumerName: 'ab' }],
       ['a 63-character consumer name', { consumerName: `p${'a'.repeat(62)}` }],
     ])('%s', (_, props) => {

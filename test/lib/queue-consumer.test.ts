@@ -81,7 +81,7 @@ describe('QueueConsumer', () => {
             MAX_ATTEMPTS: '5',
             MAX_RECEIVE_COUNT: '6',
             SOURCE_QUEUE_URL: { Ref: queueId },
-            DEDUP_TTL_SECONDS: String((4 + 14 + 1) * 24 * 3600),
+            DEDUP_TTL_SECONDS: String((4 + 14 + 1 + 4) * 24 * 3600),
             POWERTOOLS_SERVICE_NAME: 'page-view-counter',
             POWERTOOLS_METRICS_NAMESPACE: 'EffectivelyOnce',
             NODE_OPTIONS: '--enable-source-maps',
@@ -156,7 +156,7 @@ describe('QueueConsumer', () => {
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
-        Variables: Match.objectLike({ MAX_ATTEMPTS: '9', DEDUP_TTL_SECONDS: String((7 + 14 + 1) * 24 * 3600) }),
+        Variables: Match.objectLike({ MAX_ATTEMPTS: '9', DEDUP_TTL_SECONDS: String((7 + 14 + 1 + 7) * 24 * 3600) }),
       },
     });
   });

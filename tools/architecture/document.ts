@@ -36,7 +36,7 @@ export function renderArchitecture(template: Template): string {
     LEGEND,
     '## Consumers',
     consumerTable(model),
-    'Dedup TTL: how long a dedup record outlives its event (`DEDUP_TTL_SECONDS`): at least the source\'s retention, plus the DLQ\'s retention, plus the time allowed for a redrive.',
+    'Dedup TTL: how long a dedup record outlives its event (`DEDUP_TTL_SECONDS`): at least the source\'s retention, plus the DLQ\'s retention, plus the time allowed for a redrive, plus the source\'s retention again, which the redriven copy gets afresh.',
     '## Tables and topics',
     sharedTable(model),
     '## Repository layout',

@@ -31,7 +31,7 @@ const ENDPOINTS = { dynamodb: 'http://127.0.0.1:8001', sqs: 'http://127.0.0.1:80
 /** A state file as `eo local up` writes it, for a stack with two outputs. */
 function localState(endpoints: LocalStateFile['endpoints'] = ENDPOINTS): LocalStateFile {
   return {
-    version: 1,
+    version: 2,
     pid: 4242,
     startedAt: '2026-12-01T09:00:00.000Z',
     endpoints,
@@ -44,6 +44,7 @@ function localState(endpoints: LocalStateFile['endpoints'] = ENDPOINTS): LocalSt
       queues: [],
       streams: [],
       tables: [],
+      consumerWindows: [],
     },
   };
 }

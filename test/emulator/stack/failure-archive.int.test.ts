@@ -152,9 +152,12 @@ test("a batch older than the stream's retention is redriven from the object, wit
   const kinesis = kinesisClient(stack.endpoints.kinesis);
   for (const commandName of ['GetShardIteratorCommand', 'GetRecordsCommand']) injectFaults(kinesis, { commandName, error: () => serviceError('TrimmedDataAccessException', 400) });
   const pastRetention = { ...context, clients: { ...context.clients, kinesis } };
-  const thirtyDaysLater = () => new Date(Date.now() + 30 * DAY_MS);
+  // Ten days on: long past the stream's 24 hours, within the archive's 14-day lifecycle, and (the
+  // redriven records living another day) within the consumer's 17-day dedup window.
+  const tenDaysLater = () => new Date(Date.now() + 10 * DAY_MS);
+  expect(context.topology.consumerWindows).toContainEqual({ consumer: 'order-projection', sourceArn: [...stack.resources.streams.values()][0]?.arn, dedupTtlSeconds: 17 * DAY_MS / 1000 });
   try {
-    const result = await redriveQueue({ ...pastRetention, queue: archive.url }, { now: thirtyDaysLater, sweep: FAST_SWEEP });
+    const result = await redriveQueue({ ...pastRetention, queue: archive.url }, { now: tenDaysLater, sweep: FAST_SWEEP });
     expect(result).toMatchObject({ redriven: keys.length, pastRetention: 0, failed: 0, records: 2 });
   } finally {
     kinesis.destroy();

@@ -18,6 +18,8 @@ import { asClient, awsError, FakeClient, recordingSleep } from '../../helpers/fa
 
 const DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/page-views-dlq';
 const NOW = new Date('2026-11-30T12:00:00.000Z');
+/** When the test records were sent (`sqsRecord`'s SentTimestamp, `dynamoRecord`'s ApproximateCreationDateTime). */
+const SENT_AT = new Date(1_764_496_800_000).toISOString();
 
 function failureOf(body: unknown, error: unknown = new SchemaViolationError('page.viewed', ['pageId: Required']), eventId?: string): FailureEnvelope {
   const record = fromSqsRecord(sqsRecord(body, { messageId: 'm-1', receiveCount: 2 }));
@@ -50,6 +52,7 @@ describe('DlqSender.send', () => {
       [DlqAttribute.EVENT_ID]: envelope.eventId,
       [DlqAttribute.ATTEMPTS]: '2',
       [DlqAttribute.FAILED_AT]: NOW.toISOString(),
+      [DlqAttribute.FIRST_SENT_AT]: SENT_AT,
     });
   });
 
@@ -88,6 +91,24 @@ describe('DlqSender.send', () => {
     await new DlqSender(asClient<SQSClient>(sqs), DLQ_URL).send(failure);
     expect(sqs.commands[0].input.MessageBody).toBe(original);
     expect(attributesOf(sqs)).toMatchObject({ [DlqAttribute.FORMAT]: ATTRIBUTE_CONTEXT_FORMAT, [DlqAttribute.ERROR_NAME]: 'SchemaViolationError', [DlqAttribute.REASON]: 'permanent' });
+  });
+
+  // The fallback keeps the original body only: without this attribute the next redrive could not
+  // tell that the event's first copy was sent long before this one (operations/dlq/dedup-window.ts).
+  test.each<[string, SourceRecord, string]>([
+    ['an SQS record: its SentTimestamp', fromSqsRecord(sqsRecord('x')), SENT_AT],
+    ['a copy a redrive republished: the first-sent time it carries, not its own SentTimestamp', fromSqsRecord({ ...sqsRecord('x'), messageAttributes: { eoFirstSentAt: { dataType: 'String', stringValue: '2025-11-01T08:00:00.000Z', stringListValues: [], binaryListValues: [] } } }), '2025-11-01T08:00:00.000Z'],
+    ['a DynamoDB stream record: its ApproximateCreationDateTime', fromDynamoDbRecord(dynamoRecord({ eventName: 'INSERT', newImage: { pk: 'a' } })), SENT_AT],
+  ])('every DLQ message says when the event was first sent, for %s', async (_, record, sentAt) => {
+    const sqs = new FakeClient();
+    await new DlqSender(asClient<SQSClient>(sqs), DLQ_URL).send(describeFailure({ consumer: 'c', reason: DlqReason.PERMANENT, error: new Error('e'), record, now: NOW }));
+    expect(attributesOf(sqs)[DlqAttribute.FIRST_SENT_AT]).toBe(sentAt);
+  });
+
+  test('a Kinesis record says nothing of when it was first sent: the runtime keeps no arrival time of it', async () => {
+    const sqs = new FakeClient();
+    await new DlqSender(asClient<SQSClient>(sqs), DLQ_URL).send(describeFailure({ consumer: 'c', reason: DlqReason.PERMANENT, error: new Error('e'), record: fromKinesisRecord(kinesisRecord('x')), now: NOW }));
+    expect(attributesOf(sqs)).not.toHaveProperty(DlqAttribute.FIRST_SENT_AT);
   });
 
   test('a wrapper that fits only without its attributes degrades too, since SQS counts attribute names, types and values in the 1 MiB', async () => {

@@ -7,6 +7,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope, InvalidEnvelopeError, outgoingMessage, publishToKinesis, SchemaViolationError } from '../../../lambdas/runtime';
 import { startMoto, type MotoServer } from '../../helpers/moto';
+import { FIRST_SENT_ATTRIBUTE } from '../../../aws/first-sent';
 import { describeRun, runEo, type CliRun } from './operator-cli';
 import { CONSUMER, deployTestStack, depth, failThroughRuntime, motoClients, readStream, REGION, sendPointer, type MotoClients, type Original, type TestStack } from './support';
 
@@ -85,7 +86,7 @@ test('dlq inspect groups the failures by error type and consumer, and reads a po
   expect((await eo(stack, ['inspect', 'PageViewCounterDlq'])).stdout).toMatch(/\| SchemaViolationError +\| page-view-counter +\| wrapper +\| 2 +\| 2 +\|/);
 });
 
-test('dlq redrive of an SQS DLQ puts the original body and attributes back on the source queue, without the wrapper', async () => {
+test('dlq redrive of an SQS DLQ puts the original body and attributes back on the source queue, without the wrapper, with when the event was first sent', async () => {
   const stack = await deployTestStack(clients);
   const originals = [pageViewed('docs'), pageViewed('blog')];
   await failThroughRuntime(clients.sqs, stack, originals, schemaViolation);
@@ -97,8 +98,34 @@ test('dlq redrive of an SQS DLQ puts the original body and attributes back on th
   expect(result).toMatchObject({ dryRun: false, redriven: 2, failed: 0, records: 2 });
   const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.sourceQueue.url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
   const back = Messages.map((message) => ({ body: message.Body, attributes: message.MessageAttributes })).sort((a, b) => (a.body ?? '').localeCompare(b.body ?? ''));
-  expect(back).toEqual([...originals].sort((a, b) => a.body.localeCompare(b.body)).map((original) => ({ body: original.body, attributes: original.attributes })));
+  const firstSent = { DataType: 'String', StringValue: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/) };
+  expect(back).toEqual([...originals].sort((a, b) => a.body.localeCompare(b.body)).map((original) => ({ body: original.body, attributes: { ...original.attributes, [FIRST_SENT_ATTRIBUTE]: firstSent } })));
   expect(await depth(clients.sqs, stack.dlq.url)).toBe(0);
+});
+
+test('dlq redrive holds back a copy that could outlive the dedup record of the event\'s first copy: the dry run shows it, --allow-past-dedup-window redrives it', async () => {
+  const stack = await deployTestStack(clients);
+  // A copy an earlier redrive sent (carrying when the event was first sent, 20 days ago) failed
+  // again. Redriven now it could be processed for 4 more days, 1 day after the 23-day record expired.
+  const firstSent = new Date(Date.now() - 20 * 86_400_000).toISOString();
+  const copy = pageViewed('docs');
+  const carried = { ...copy.attributes, [FIRST_SENT_ATTRIBUTE]: { DataType: 'String', StringValue: firstSent } };
+  await failThroughRuntime(clients.sqs, stack, [{ ...copy, attributes: carried }], schemaViolation);
+  type Result = { redriven: number; pastDedupWindow: number; details: { status: string; reason?: string; note?: string }[] };
+
+  const dryRun = json<Result>(await eo(stack, ['redrive', 'PageViewCounterDlq', '--dry-run', '--json']));
+  expect(dryRun).toMatchObject({ dryRun: true, redriven: 0, pastDedupWindow: 1, uncheckedSources: [] });
+  expect(dryRun.details[0]?.reason).toMatch(new RegExp(`\\(the source keeps it 4 d\\), after ${CONSUMER}'s dedup record of an earlier copy may have expired at \\S+ \\(23 d after ${firstSent.replace(/\.\d{3}Z$/, 'Z')}, when the event's first copy was sent\\)`));
+  const summary = (await eo(stack, ['redrive', 'PageViewCounterDlq', '--quiet'])).stdout;
+  expect(summary).toMatch(/\| past the dedup window \(left in the DLQ\) +\| 1 +\|/);
+  expect(summary).toContain('run again with --allow-past-dedup-window');
+  expect([await depth(clients.sqs, stack.dlq.url), await depth(clients.sqs, stack.sourceQueue.url)]).toEqual([1, 0]);
+
+  const allowed = json<Result>(await eo(stack, ['redrive', 'PageViewCounterDlq', '--allow-past-dedup-window', '--json', '--quiet']));
+  expect(allowed).toMatchObject({ redriven: 1, pastDedupWindow: 0 });
+  expect(allowed.details[0]?.note).toMatch(/^past the dedup window, redriven on --allow-past-dedup-window/);
+  const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.sourceQueue.url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
+  expect(Messages.map((message) => [message.Body, message.MessageAttributes])).toEqual([[copy.body, carried]]);
 });
 
 test('a redrive of a Kinesis on-failure pointer reads the range back and republishes it with the same data and partition keys', async () => {

@@ -20,10 +20,19 @@ import { pollUntil } from '../../helpers/poll';
 
 export const REGION = 'eu-west-1';
 export const CONSUMER = 'page-view-counter';
+/** The page-view counter's dedup TTL, as the constructs set it: 4 + 14 + 1 + 4 days. */
+export const PAGE_VIEW_DEDUP_TTL_SECONDS = 23 * 86_400;
+/** A stream consumer's, for the 48-hour stream: 2 + 14 + 1 + 2 days. */
+const STREAM_DEDUP_TTL_SECONDS = 19 * 86_400;
 
 const getAtt = (logicalId: string, attribute: string) => ({ 'Fn::GetAtt': [logicalId, attribute] });
 
-/** Two DLQs fed by redrive and on-failure as the example stack's are, and a table stream's third. */
+/**
+ * Two DLQs fed by redrive and on-failure as the example stack's are, and a table stream's third.
+ * Each consumer function declares its dedup TTL as the constructs' do. The queue's mapping is
+ * disabled: moto invokes an enabled SQS mapping's function (in docker) on every send, and this
+ * test drives the consumer side itself.
+ */
 export const TEST_TEMPLATE = {
   AWSTemplateFormatVersion: '2010-09-09',
   Resources: {
@@ -40,15 +49,26 @@ export const TEST_TEMPLATE = {
       Type: 'AWS::IAM::Role',
       Properties: { AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] } },
     },
-    OrderProjectionFunction: consumerFunction(),
-    ShipmentNotifierFunction: consumerFunction(),
+    PageViewCounterFunction: consumerFunction(CONSUMER, PAGE_VIEW_DEDUP_TTL_SECONDS),
+    OrderProjectionFunction: consumerFunction('order-projection', STREAM_DEDUP_TTL_SECONDS),
+    ShipmentNotifierFunction: consumerFunction('shipment-notifier', STREAM_DEDUP_TTL_SECONDS),
+    PageViewCounterMapping: { Type: 'AWS::Lambda::EventSourceMapping', Properties: { FunctionName: { Ref: 'PageViewCounterFunction' }, EventSourceArn: getAtt('PageViewCounterQueue', 'Arn'), BatchSize: 10, Enabled: false } },
     OrderProjectionMapping: streamMapping('OrderProjectionFunction', getAtt('OrderProjectionStream', 'Arn'), 'OrderProjectionDlq'),
     ShipmentNotifierMapping: streamMapping('ShipmentNotifierFunction', getAtt('OrdersTable', 'StreamArn'), 'ShipmentNotifierDlq'),
   },
 };
 
-function consumerFunction() {
-  return { Type: 'AWS::Lambda::Function', Properties: { Runtime: 'nodejs20.x', Handler: 'index.handler', Role: getAtt('ConsumerRole', 'Arn'), Code: { ZipFile: 'exports.handler = async () => ({ batchItemFailures: [] });' } } };
+function consumerFunction(consumerName: string, dedupTtlSeconds: number) {
+  return {
+    Type: 'AWS::Lambda::Function',
+    Properties: {
+      Runtime: 'nodejs20.x',
+      Handler: 'index.handler',
+      Role: getAtt('ConsumerRole', 'Arn'),
+      Code: { ZipFile: 'exports.handler = async () => ({ batchItemFailures: [] });' },
+      Environment: { Variables: { CONSUMER_NAME: consumerName, DEDUP_TTL_SECONDS: String(dedupTtlSeconds) } },
+    },
+  };
 }
 
 function streamMapping(functionId: string, sourceArn: unknown, dlqId: string) {

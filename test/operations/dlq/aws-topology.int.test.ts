@@ -76,3 +76,15 @@ test('an output that names a DLQ\'s URL finds it, when the stack has outputs', (
 test('a queue that is no DLQ of the stack is refused with the list of those that are', () => {
   expect(() => findDlq(deployedTopology(deployed()), 'nope')).toThrow(/not a dead-letter queue of the stack.*PageViewCounterDlq/);
 });
+
+test('each consumer\'s dedup window is found by the source its mapping reads, from the functions\' DEDUP_TTL_SECONDS', () => {
+  const topology = deployedTopology(deployed());
+  const queueArn = (prefix: string) => topology.queues.find((queue) => queue.name.startsWith(`EffectivelyOnce-${prefix}`))?.arn;
+  const days = (n: number) => n * 86_400;
+  expect([...topology.consumerWindows].sort((a, b) => a.consumer.localeCompare(b.consumer))).toEqual([
+    { consumer: 'account-ledger', sourceArn: queueArn('AccountLedgerQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4) },
+    { consumer: 'order-projection', sourceArn: topology.streams[0]?.arn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
+    { consumer: 'page-view-counter', sourceArn: queueArn('PageViewCounterQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4) },
+    { consumer: 'shipment-notifier', sourceArn: topology.tables.find((table) => table.streamArn)?.streamArn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
+  ]);
+});

@@ -9,7 +9,7 @@ import type { BatchHandler } from '../../../lambdas/runtime';
 import { destroyClients, LOCAL_REGION, type LocalClients } from '../../../emulator/engines';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
 import { deleteMessages, depthOf } from '../../../aws/sqs/peek';
-import type { DlqContext, DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from '../../../operations/dlq';
+import type { ConsumerWindow, DlqContext, DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from '../../../operations/dlq';
 import { receiveAll, testClients, type CreatedQueue } from '../../helpers/engines';
 import { tableStreamsClient } from '../../helpers/streams';
 
@@ -33,6 +33,8 @@ export interface TopologyParts {
   readonly queues?: readonly CreatedQueue[];
   readonly streams?: readonly StreamRef[];
   readonly tables?: readonly TableRef[];
+  /** The consumers' dedup TTLs; none: every redrive goes unchecked. */
+  readonly consumerWindows?: readonly ConsumerWindow[];
 }
 
 /** A one-DLQ stack made of the test's resources. */
@@ -46,6 +48,7 @@ export function topologyOf(parts: TopologyParts): StackTopology {
     queues: [parts.dlq, ...(parts.queues ?? [])].map(queueRef),
     streams: parts.streams ?? [],
     tables: parts.tables ?? [],
+    consumerWindows: parts.consumerWindows ?? [],
   };
 }
 
