@@ -8,6 +8,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -42,6 +43,7 @@ export function dlqClients(options: DlqClientOptions): DlqClients {
     dynamodb: new DynamoDBClient({ ...base, ...at(endpoints.DYNAMODB) }),
     dynamodbStreams: new DynamoDBStreamsClient({ ...base, ...at(endpoints.DYNAMODB_STREAMS) }),
     s3: s3Client(base, endpoints.S3),
+    lambda: new LambdaClient({ ...base, ...at(endpoints.LAMBDA) }),
     region: options.region,
   };
 }
@@ -89,5 +91,5 @@ export function cloudFormationClient(region: string | undefined, env: Env = proc
 
 /** Closes every client's sockets. */
 export function destroyDlqClients(clients: DlqClients): void {
-  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3]) client.destroy();
+  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3, clients.lambda]) client?.destroy();
 }

@@ -17,6 +17,7 @@ export const DlqService = {
   DYNAMODB: 'DYNAMODB',
   DYNAMODB_STREAMS: 'DYNAMODB_STREAMS',
   S3: 'S3',
+  LAMBDA: 'LAMBDA',
   CLOUDFORMATION: 'CLOUDFORMATION',
 } as const;
 export type DlqService = (typeof DlqService)[keyof typeof DlqService];

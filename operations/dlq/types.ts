@@ -6,6 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 
@@ -17,6 +18,8 @@ export interface DlqClients {
   readonly dynamodbStreams: DynamoDBStreamsClient;
   /** Reads and deletes the objects of failure archives (`onFailure: 's3'`). */
   readonly s3: S3Client;
+  /** Invokes a table stream's consumer with the records it failed on (a DynamoDB Streams redrive). */
+  readonly lambda?: LambdaClient;
   /** Put in the Lambda-shaped records read back from streams. */
   readonly region: string;
 }
