@@ -51,6 +51,10 @@ export const LAMBDA_LIMITS = {
   maxStreamBatchSize: 10_000,
   maxBatchingWindowSeconds: 300,
   maxStreamRetryAttempts: 10_000,
+  /** A synchronous invocation's request (and response) payload (Lambda quotas: 6 MB). */
+  maxSyncPayloadBytes: 6 * 1024 * 1024,
+  /** A Kinesis or DynamoDB Streams mapping's batch size when the template sets none. */
+  defaultStreamBatchSize: 100,
   /** An SQS mapping's `ScalingConfig.MaximumConcurrency` (API Reference: ScalingConfig). */
   minSqsMaximumConcurrency: 2,
   maxSqsMaximumConcurrency: 1_000,

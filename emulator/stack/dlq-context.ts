@@ -9,6 +9,7 @@ import { endpointEnv } from '../engines/clients';
 import type { LocalStack } from './runtime';
 import { LOCAL_STATE_VERSION, type LocalStateFile } from '../../operations/dlq/local-state';
 import { groupDlqs } from '../../operations/dlq/topology';
+import { consumerFunctions } from '../../operations/dlq/consumer-functions';
 import { consumerWindows } from '../../operations/dlq/consumer-windows';
 import { tryResolveString } from '../../aws/cloudformation/intrinsics';
 import type { DlqContext, StackTopology } from '../../operations/dlq/types';
@@ -25,6 +26,7 @@ export function topologyOfLocalStack(stack: LocalStack): StackTopology {
     streams: [...stack.resources.streams.values()].map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
     tables: [...stack.resources.tables.values()].map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
     consumerWindows: consumerWindows(stack.template, (value) => tryResolveString(value, stack.resources.context)),
+    consumerFunctions: consumerFunctions(stack.template, (value) => tryResolveString(value, stack.resources.context)),
   };
 }
 

@@ -14,6 +14,7 @@
 import { tryResolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { ResourceType, type Template } from '../../aws/cloudformation/template';
 import { urlSuffixOf } from '../../aws/partitions';
+import { consumerFunctions } from './consumer-functions';
 import { consumerWindows } from './consumer-windows';
 import { dlqLinks } from './dlq-links';
 import { groupDlqs } from './topology';
@@ -69,6 +70,7 @@ export function deployedTopology(stack: DeployedStack): StackTopology {
     streams: stack.streams.map(({ name, arn, retentionHours }) => ({ name, arn, retentionHours })),
     tables: stack.tables.map(({ name, arn, streamArn }) => ({ name, arn, streamArn })),
     consumerWindows: consumerWindows(stack.template, (value) => tryResolveString(value, context)),
+    consumerFunctions: consumerFunctions(stack.template, (value) => tryResolveString(value, context)),
   };
 }
 

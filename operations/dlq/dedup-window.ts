@@ -30,6 +30,14 @@ export interface SourceLimits {
   readonly maxMessageBytes?: number;
 }
 
+/** How a redriven copy reaches its consumers. */
+export interface CopyDelivery {
+  /** How long after now it may still be processed; a copy handed to its consumer at once: 0. @default - the source's retention (a new copy in it) */
+  readonly processedWithinMs?: number;
+  /** The one consumer it goes to. @default - every consumer of the source */
+  readonly consumer?: string;
+}
+
 /** The outcome of one check. */
 export interface WindowCheck {
   /** Epoch ms: the earliest copy of the event, which a copy republished to a queue carries on. */
@@ -47,15 +55,17 @@ export class DedupWindows {
   public constructor(private readonly context: DlqContext & { readonly now: () => Date }) {}
 
   /** Whether a copy of an event whose earliest copy time is `copy` may be republished to `sourceArn` now. */
-  public async check(sourceArn: string, copy: CopyTime): Promise<WindowCheck> {
+  public async check(sourceArn: string, copy: CopyTime, delivery: CopyDelivery = {}): Promise<WindowCheck> {
     const limits = await this.limitsOf(sourceArn);
     const firstSentAt = copy.at - (copy.countBack ? limits.retentionMs : 0);
-    const window = shortestWindow(this.context.topology.consumerWindows, sourceArn);
+    const windows = this.context.topology.consumerWindows.filter((window) => delivery.consumer === undefined || window.consumer === delivery.consumer);
+    const window = shortestWindow(windows, sourceArn);
+    const processedWithinMs = delivery.processedWithinMs;
     if (window === undefined) {
       this.uncheckedSources.add(sourceArn);
       return { firstSentAt, limits };
     }
-    return { firstSentAt, limits, problem: problemOf(firstSentAt, copy, window, limits.retentionMs, this.context.now().getTime()) };
+    return { firstSentAt, limits, problem: problemOf(firstSentAt, copy, window, { retentionMs: limits.retentionMs, processedWithinMs: processedWithinMs ?? limits.retentionMs }, this.context.now().getTime()) };
   }
 
   /** The sources redriven to that no consumer of the stack declares a dedup TTL for. */
@@ -88,14 +98,15 @@ function shortestWindow(windows: readonly ConsumerWindow[], sourceArn: string): 
   return windows.filter((window) => window.sourceArn === sourceArn).reduce<ConsumerWindow | undefined>((shortest, window) => (shortest && shortest.dedupTtlSeconds <= window.dedupTtlSeconds ? shortest : window), undefined);
 }
 
-function problemOf(firstSentAt: number, copy: CopyTime, window: ConsumerWindow, retentionMs: number, now: number): string | undefined {
+function problemOf(firstSentAt: number, copy: CopyTime, window: ConsumerWindow, times: { readonly retentionMs: number; readonly processedWithinMs: number }, now: number): string | undefined {
   if (!Number.isFinite(firstSentAt)) return 'when the event was first sent is not known, so the copy may outlive its dedup records';
   const expiry = firstSentAt + window.dedupTtlSeconds * 1000;
-  const latest = now + retentionMs;
+  const latest = now + times.processedWithinMs;
   if (latest <= expiry) return undefined;
-  const since = copy.countBack ? `${iso(copy.at)}, when ${copy.basis}, less the source's ${formatDuration(retentionMs / 1000)} retention` : `${iso(firstSentAt)}, when ${copy.basis}`;
+  const since = copy.countBack ? `${iso(copy.at)}, when ${copy.basis}, less the source's ${formatDuration(times.retentionMs / 1000)} retention` : `${iso(firstSentAt)}, when ${copy.basis}`;
+  const when = times.processedWithinMs === 0 ? `a redriven copy would be processed now, ${iso(latest)},` : `a redriven copy could be processed until ${iso(latest)} (the source keeps it ${formatDuration(times.processedWithinMs / 1000)}),`;
   return (
-    `a redriven copy could be processed until ${iso(latest)} (the source keeps it ${formatDuration(retentionMs / 1000)}), ` +
+    `${when} ` +
     `after ${window.consumer}'s dedup record of an earlier copy may have expired at ${iso(expiry)} ` +
     `(${formatDuration(window.dedupTtlSeconds)} after ${since}): it could be applied twice`
   );

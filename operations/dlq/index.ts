@@ -12,7 +12,6 @@ export { BARE_ERROR_TYPE, EntryKind, entryOf } from './entry';
 export type { DlqEntry } from './entry';
 export { FILTER_KEYS, describeFilter, matches, parseFilter } from './filter';
 export type { EntryFilter, FilterKey } from './filter';
-export { REDRIVE_MARKER_ATTRIBUTE } from './table-reemit';
 export { RANGE_READ_DEFAULTS, readRange } from './stream-range';
 export type { RangeRead, RangeReadOptions } from './stream-range';
 export { kinesisRangeReader } from './kinesis-range-reader';
@@ -42,4 +41,4 @@ export {
   StackNotFoundError,
   UnknownQueueError,
 } from './errors';
-export type { ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';
+export type { ConsumerFunction, ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';

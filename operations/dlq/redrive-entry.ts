@@ -2,9 +2,11 @@
  * Redrives one DLQ message to where it came from, by kind: our wrappers and the attribute fallback
  * to the source their context or the stack names, Lambda's on-failure pointers by reading their
  * range back from the stream, bare messages to the queue SQS moved them from, and an archive
- * object's batch from the records it holds (the stream is not read: they may be past its retention). Writes nothing in a
- * dry run; reads (queue URLs, stream ranges, table items) happen either way, so that a dry run
- * reports what a real run would do.
+ * object's batch from the records it holds (the stream is not read: they may be past its
+ * retention). A queue gets the message again, a Kinesis stream the record; a table's stream cannot
+ * be written, so its records go straight to the consumer that failed on them (stream-reinvoke.ts).
+ * Writes nothing in a dry run; reads (queue URLs, stream ranges) happen either way, so that a dry
+ * run reports what a real run would do.
  *
  * Before anything is written, each republish is held to the dedup window (dedup-window.ts): a copy
  * that could be processed after an applied copy's dedup record expired stays in the DLQ, unless
@@ -23,14 +25,14 @@ import type { StreamBatchInfo } from '../../aws/lambda/on-failure-record';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
 import { isFifoQueue } from '../../aws/sqs/fifo';
 import { copyTimeOfAttributes, copyTimeOfBare, copyTimeOfRange, copyTimeOfWrapper, type CopyTime } from './copy-time';
-import type { DedupWindows, WindowCheck } from './dedup-window';
+import type { CopyDelivery, DedupWindows, WindowCheck } from './dedup-window';
 import { EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { MalformedEntryError } from './errors';
 import { putKinesisRecords, putOfKinesisRecord, putOfLambdaKinesisRecord, type KinesisPut } from './kinesis-republish';
 import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, queueUrlOf, sendToQueue, withFirstSent } from './sqs-republish';
 import { describeMissing, isTableStreamArn, readerFor, readRange, retentionHoursOf } from './stream-range';
 import { SQS_LIMITS } from '../../aws/limits';
-import { changeOfOriginal, changeOfStreamRecord, reemitChange, tableNameOfStreamArn, type TableChange } from './table-reemit';
+import { recordOfOriginal, reinvoke, streamConsumerOf, type FailedBy } from './stream-reinvoke';
 import type { DlqContext, DlqInfo } from './types';
 
 /** What became of one message; only `redriven` leaves the DLQ. */
@@ -50,6 +52,8 @@ export interface EntryRedrive extends DlqContext {
   readonly windows: DedupWindows;
   /** Redrive a copy past the dedup window all the same (with a note). */
   readonly allowPastDedupWindow: boolean;
+  /** The table stream records this run sent to their consumer (stream ARN and sequence number): none goes twice. */
+  readonly invoked: Set<string>;
 }
 
 /** The operator's flag that redrives past the dedup window. */
@@ -71,7 +75,7 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
     case EntryKind.ATTRIBUTES:
       return redriveAttributeFallback(entry, context);
     case EntryKind.POINTER:
-      return redrivePointer(entry.range, context);
+      return redrivePointer(entry.range, { functionArn: entry.pointer.requestContext.functionArn }, context);
     case EntryKind.BARE:
       return redriveBare(entry.message, context);
     case EntryKind.ARCHIVED:
@@ -89,7 +93,7 @@ function redriveWrapper(failure: FailureEnvelope, message: Message, context: Ent
       return toKinesis(failure.source.arn, [{ data: Buffer.from(failure.original.body, 'base64'), partitionKey }], copy, context);
     }
     case SourceKind.DYNAMODB_STREAM:
-      return toTable(failure.source.arn, [changeOfOriginal(failure.original)], copy, context);
+      return toConsumer(failure.source.arn, [recordOfOriginal(failure.original, failure.source.arn, context.topology.region)], copy, { consumer: failure.consumer }, context);
   }
 }
 
@@ -101,7 +105,8 @@ async function redriveAttributeFallback(entry: Extract<DlqEntry, { kind: typeof 
   const copy = copyTimeOfAttributes(entry.context, message);
   if (source.role === 'redrive') return toQueue(source.arn, messageFromAttributeFallback(message), { message, copy }, context);
   const body = message.Body ?? '';
-  if (isTableStreamArn(source.arn)) return toTable(source.arn, [changeOfOriginal({ body, encoding: 'utf8' })], copy, context);
+  // The fallback keeps the record's `dynamodb` part, not its eventID: the event id the runtime decoded stands in (for the default decoder, they are one).
+  if (isTableStreamArn(source.arn)) return toConsumer(source.arn, [recordOfOriginal({ body, encoding: 'utf8', attributes: { eventID: eventId ?? '' } }, source.arn, context.topology.region)], copy, { consumer: entry.consumer }, context);
   const outcome = await toKinesis(source.arn, [{ data: Buffer.from(body, 'base64'), partitionKey: eventId ?? message.MessageId ?? 'redrive' }], copy, context);
   return outcome.status === 'redriven' ? { ...outcome, note: joinNotes('the original partition key was not kept: republished under the event id', outcome.note) } : outcome;
 }
@@ -113,11 +118,11 @@ function redriveBare(message: Message, context: EntryRedrive): Promise<EntryOutc
   return toQueue(sourceArn, messageFromBare(message), { message, copy: copyTimeOfBare(message, isFifoQueue(context.dlq.url)) }, context);
 }
 
-async function redrivePointer(range: StreamBatchInfo, context: EntryRedrive): Promise<EntryOutcome> {
+async function redrivePointer(range: StreamBatchInfo, failedBy: FailedBy, context: EntryRedrive): Promise<EntryOutcome> {
   const read = await readRange(readerFor(context.clients, range.streamArn), range);
   const copy = copyTimeOfRange(range, read.records.map((record) => record.arrivalMs));
   const outcome = isTableStreamArn(range.streamArn)
-    ? await toTable(range.streamArn, read.records.map((record) => changeOfStreamRecord(record.lambdaRecord as DynamoDBRecord)), copy, context)
+    ? await toConsumer(range.streamArn, read.records.map((record) => record.lambdaRecord as DynamoDBRecord), copy, failedBy, context)
     : await toKinesis(range.streamArn, read.records.map(putOfKinesisRecord), copy, context);
   // A held pointer says why it is held; once allowed, its missing records are reported as ever.
   if (read.missing === 0 || outcome.status === 'failed' || outcome.status === 'past-dedup-window') return outcome;
@@ -125,12 +130,12 @@ async function redrivePointer(range: StreamBatchInfo, context: EntryRedrive): Pr
   return { status: 'past-retention', target, records: read.records.length, missing: read.missing, reason: describeMissing(range, read, retentionHoursOf(context.topology, range.streamArn), context.now()) };
 }
 
-/** Kinesis: the same data and partition key; a table's stream: each change re-emitted by the guarded touch. */
+/** Kinesis: the same data and partition key; a table's stream: the records, to the function that failed on them. */
 async function redriveArchived(entry: ArchivedEntry, context: EntryRedrive): Promise<EntryOutcome> {
   if (entry.failure === undefined) return { status: 'failed', reason: `s3://${entry.object.bucket}/${entry.object.key} is not a Lambda on-failure object: ${entry.problem}` };
-  const { range, event } = entry.failure;
+  const { range, event, record } = entry.failure;
   const copy = copyTimeOfRange(range);
-  if (isTableStreamArn(range.streamArn)) return toTable(range.streamArn, event.Records.map((record) => changeOfStreamRecord(record as DynamoDBRecord)), copy, context);
+  if (isTableStreamArn(range.streamArn)) return toConsumer(range.streamArn, event.Records as DynamoDBRecord[], copy, { functionArn: record.requestContext.functionArn }, context);
   return toKinesis(range.streamArn, event.Records.map((record) => putOfLambdaKinesisRecord(record as KinesisStreamRecord)), copy, context);
 }
 
@@ -176,8 +181,8 @@ function joinNotes(...notes: (string | undefined)[]): string | undefined {
 /** A copy past the dedup window is held, or (allowed) goes with a note. */
 type Gate = { readonly held: EntryOutcome } | { readonly check: WindowCheck; readonly note?: string };
 
-async function windowGate(sourceArn: string, copy: CopyTime, target: string, context: EntryRedrive): Promise<Gate> {
-  const check = await context.windows.check(sourceArn, copy);
+async function windowGate(sourceArn: string, copy: CopyTime, target: string, context: EntryRedrive, delivery?: CopyDelivery): Promise<Gate> {
+  const check = await context.windows.check(sourceArn, copy, delivery);
   if (check.problem === undefined) return { check };
   if (context.allowPastDedupWindow) return { check, note: `past the dedup window, redriven on ${ALLOW_PAST_DEDUP_WINDOW_FLAG}: ${check.problem}` };
   return { held: { status: 'past-dedup-window', target, reason: `${check.problem}. Left in the DLQ: check the event's effect, then redrive it with ${ALLOW_PAST_DEDUP_WINDOW_FLAG} or delete it` } };
@@ -191,18 +196,26 @@ function kinesisStreamName(streamArn: string): string {
   }
 }
 
-async function toTable(streamArn: string, changes: readonly TableChange[], copy: CopyTime, context: EntryRedrive): Promise<EntryOutcome> {
-  const tableName = tableNameOfStreamArn(streamArn);
-  const gate = changes.length === 0 ? { check: undefined } : await windowGate(streamArn, copy, tableName, context);
+/**
+ * A table stream's records, to the stack's function that failed on them, as its mapping first
+ * delivered them. A record this run already sent goes no second time (ranges and wrappers may name
+ * the same one); one the function fails on again keeps the message in the DLQ, with what follows it.
+ */
+async function toConsumer(streamArn: string, records: readonly DynamoDBRecord[], copy: CopyTime, failedBy: FailedBy, context: EntryRedrive): Promise<EntryOutcome> {
+  const consumer = streamConsumerOf(context.topology, streamArn, failedBy);
+  const fresh = records.filter((record) => !context.invoked.has(invokedKey(streamArn, record)));
+  const target = `function ${consumer.functionName}`;
+  if (fresh.length === 0) return redriven(target, 0, records.length > 0 ? 'every record was sent to its consumer earlier in this run' : undefined);
+  const gate = await windowGate(streamArn, copy, target, context, { processedWithinMs: 0, consumer: consumer.consumer });
   if ('held' in gate) return gate.held;
-  const now = context.now().toISOString();
-  const blocked: string[] = [];
-  let emitted = 0;
-  for (const change of changes) {
-    const outcome = await reemitChange(context.clients.dynamodb, tableName, change, { dryRun: context.dryRun, now });
-    if ('reason' in outcome) blocked.push(`${change.sequenceNumber ?? 'record'}: ${outcome.reason}`);
-    else emitted += 1;
-  }
-  if (blocked.length === 0) return redriven(tableName, emitted, 'note' in gate ? gate.note : undefined);
-  return { status: 'skipped', target: tableName, records: emitted, reason: `${blocked.length} of ${changes.length} changes cannot be re-emitted from the table (${blocked.join('; ')})` };
+  if (context.dryRun) return redriven(target, fresh.length, gate.note);
+  if (context.clients.lambda === undefined) return { status: 'failed', reason: `no Lambda client to invoke ${consumer.functionName} with` };
+  for (const record of fresh) context.invoked.add(invokedKey(streamArn, record));
+  const { done, failed } = await reinvoke(context.clients.lambda, consumer, fresh);
+  if (failed === undefined) return redriven(target, done, gate.note);
+  return { status: 'skipped', target, records: done, reason: `${consumer.functionName} took ${done} of ${fresh.length} records, then failed on ${failed.sequenceNumber}: ${failed.reason}; it and the records after it stay for a later redrive` };
+}
+
+function invokedKey(streamArn: string, record: DynamoDBRecord): string {
+  return `${streamArn}\n${record.dynamodb?.SequenceNumber ?? record.eventID ?? ''}`;
 }

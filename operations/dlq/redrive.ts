@@ -119,7 +119,7 @@ export async function redriveQueue(request: RedriveRequest, options: RedriveOpti
   const dlq = findDlq(request.topology, request.queue);
   const now = options.now ?? (() => new Date());
   const windows = new DedupWindows({ ...request, now });
-  const context: EntryRedrive = { ...request, dlq, dryRun: options.dryRun ?? false, now, windows, allowPastDedupWindow: options.allowPastDedupWindow ?? false };
+  const context: EntryRedrive = { ...request, dlq, dryRun: options.dryRun ?? false, now, windows, allowPastDedupWindow: options.allowPastDedupWindow ?? false, invoked: new Set() };
   const run = new RedriveRun(dlq, context, options);
   if (dlq.archive === undefined) {
     await sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep });

@@ -85,6 +85,21 @@ export interface ConsumerWindow {
   readonly dedupTtlSeconds: number;
 }
 
+/**
+ * A function of the stack and a source one of its mappings reads: whom a DynamoDB Streams redrive
+ * may invoke, and with batches of what size. Only these: a redrive never invokes a function the
+ * stack does not wire to the failed record's source.
+ */
+export interface ConsumerFunction {
+  /** The function's name. */
+  readonly functionName: string;
+  /** The consumer's name (`CONSUMER_NAME`), or the function's when it sets none. */
+  readonly consumer: string;
+  readonly sourceArn: string;
+  /** The mapping's batch size. @default - the stream default, 100 */
+  readonly batchSize?: number;
+}
+
 /** The parts of a stack the DLQ operations need, wherever it runs. */
 export interface StackTopology {
   readonly stackName: string;
@@ -97,6 +112,7 @@ export interface StackTopology {
   readonly tables: readonly TableRef[];
   /** The consumers' dedup TTLs by source; a source no consumer of the stack declares one for is redriven unchecked. */
   readonly consumerWindows: readonly ConsumerWindow[];
+  readonly consumerFunctions: readonly ConsumerFunction[];
 }
 
 /** What every operation is given: where the stack is and how to talk to it. */

@@ -45,6 +45,7 @@ function localState(endpoints: LocalStateFile['endpoints'] = ENDPOINTS): LocalSt
       streams: [],
       tables: [],
       consumerWindows: [],
+      consumerFunctions: [],
     },
   };
 }

@@ -18,14 +18,14 @@ import type { OnFailureCondition } from '../../../aws/lambda/on-failure-record';
 import { kinesisClient } from '../../../emulator/engines';
 import { objectCreatedEvent } from '../../../emulator/stack/failure-archives';
 import { outgoingMessage, publishToKinesis, type Envelope } from '../../../lambdas/runtime';
-import { inspectQueue, listDlqs, NOT_SELECTED, redriveQueue, REDRIVE_MARKER_ATTRIBUTE, type DlqContext, type EntryFilter, type StackTopology } from '../../../operations/dlq';
+import { inspectQueue, listDlqs, NOT_SELECTED, redriveQueue, type DlqContext, type EntryFilter, type StackTopology } from '../../../operations/dlq';
 import { listArchivedObjects } from '../../../operations/dlq/archive-objects';
 import { createQueue, createStream, testEndpoints, uniqueName, type CreatedQueue, type CreatedStream } from '../../helpers/engines';
 import { orderStatus } from '../../helpers/events';
 import { itemByPk, pkTable } from '../../helpers/fixtures';
 import { injectFaults, serviceError } from '../../helpers/sdk';
 import { readKinesis, readTableStream } from '../../helpers/streams';
-import { contextOf, dlqTestClients, FAST_SWEEP, topologyOf, visible } from './support';
+import { contextOf, dlqTestClients, FAST_SWEEP, inProcessLambda, topologyOf, visible } from './support';
 
 const PROJECTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:order-projection';
 const NOTIFIER_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:shipment-notifier';
@@ -334,7 +334,7 @@ function excerpt(text: string): string {
 
 const order = (id: string, status: string, version: number) => ({ pk: `order#${id}`, orderId: id, status, version });
 
-test('a table stream\'s archive: a change the item still holds is re-emitted by the guarded touch and its object deleted; a superseded one stays', async () => {
+test('a table stream\'s archive: each batch goes to the function that failed on it, as archived, and its object is deleted; the table is not touched', async () => {
   const [archive, orders] = await Promise.all([createArchive(), pkTable(clients.dynamodb, 'orders', true)]);
   for (const item of [order('o-1', 'PAID', 1), order('o-1', 'SHIPPED', 2), order('o-3', 'PAID', 1), order('o-3', 'SHIPPED', 2)]) {
     await clients.dynamodb.send(new PutItemCommand({ TableName: orders.tableName, Item: marshall(item) }));
@@ -346,11 +346,13 @@ test('a table stream\'s archive: a change the item still holds is re-emitted by 
   const shardId = StreamDescription?.Shards?.[0]?.ShardId ?? '';
   const failedAt = new Date(Date.now() - 5 * MINUTE_MS);
   const batch = (records: readonly DynamoDBRecord[]) => objectBody({ kind: 'dynamodb-stream', condition: 'RetryAttemptsExhausted', functionArn: NOTIFIER_ARN, streamArn, shardId, failedAt, records });
-  // o-1's MODIFY to SHIPPED: the item's current state. o-3's INSERT as PAID: it has been SHIPPED since.
-  const current = await putObject(archive, shardId, failedAt, batch(original.slice(1, 2)));
-  const superseded = await putObject(archive, shardId, new Date(failedAt.getTime() + 1_000), batch(original.slice(2, 3)));
-  const topology = archiveTopology(archive, { sources: [{ role: 'on-failure', arn: streamArn }], tables: [{ name: orders.tableName, arn: `arn:aws:dynamodb:us-east-1:000000000000:table/${orders.tableName}`, streamArn }] });
-  const setup = { archive, context: contextOf(clients, streams, topology) };
+  // o-1's MODIFY to SHIPPED, and o-3's INSERT as PAID, which the item has moved past since.
+  const first = await putObject(archive, shardId, failedAt, batch(original.slice(1, 2)));
+  const second = await putObject(archive, shardId, new Date(failedAt.getTime() + 1_000), batch(original.slice(2, 3)));
+  const consumerFunctions = [{ functionName: 'shipment-notifier', consumer: 'shipment-notifier', sourceArn: streamArn }];
+  const topology = archiveTopology(archive, { sources: [{ role: 'on-failure', arn: streamArn }], tables: [{ name: orders.tableName, arn: `arn:aws:dynamodb:us-east-1:000000000000:table/${orders.tableName}`, streamArn }], consumerFunctions });
+  const lambda = inProcessLambda({ 'shipment-notifier': async () => ({ batchItemFailures: [] }) });
+  const setup = { archive, context: contextOf(clients, streams, topology, clients.sqs, lambda) };
 
   const inspection = await inspectQueue({ ...setup.context, queue: archive.index.url }, { sweep: FAST_SWEEP });
   expect(inspection.groups.map((group) => [group.kind, group.errorType, group.consumer, group.count])).toEqual([['archived', 'RetryAttemptsExhausted', 'shipment-notifier', 2]]);
@@ -359,21 +361,18 @@ test('a table stream\'s archive: a change the item still holds is re-emitted by 
     [['INSERT', JSON.stringify({ pk: { S: 'order#o-3' } }), { S: 'PAID' }]],
   ]);
 
-  const dry = await redrive(setup, { dryRun: true });
-  expect(dry).toMatchObject({ redriven: 1, skipped: 1, records: 1 });
-  expect(await itemByPk(clients.dynamodb, orders.tableName, 'order#o-1')).not.toHaveProperty(REDRIVE_MARKER_ATTRIBUTE);
-  expect(await keysIn(archive)).toEqual([current, superseded]);
+  expect(await redrive(setup, { dryRun: true })).toMatchObject({ redriven: 2, records: 2 });
+  expect(lambda.invocations).toEqual([]);
+  expect(await keysIn(archive)).toEqual([first, second]);
 
   const result = await redrive(setup);
-  expect(result).toMatchObject({ redriven: 1, skipped: 1, failed: 0, records: 1, announcements: { deleted: 1, kept: 1, unrecognized: 0 } });
-  expect(result.details.map((detail) => [detail.messageId, detail.status, detail.target])).toEqual([[current, 'redriven', orders.tableName], [superseded, 'skipped', orders.tableName]]);
-  expect(result.details[1]?.reason).toMatch(/the item has changed since/);
-
-  const touched = await itemByPk(clients.dynamodb, orders.tableName, 'order#o-1');
-  expect(touched).toMatchObject({ ...order('o-1', 'SHIPPED', 2), [REDRIVE_MARKER_ATTRIBUTE]: expect.any(String) });
-  expect(await itemByPk(clients.dynamodb, orders.tableName, 'order#o-3')).toEqual(order('o-3', 'SHIPPED', 2));
-  const emitted = (await readTableStream(streams, streamArn)).slice(original.length);
-  expect(emitted.map((record) => [record.eventName, record.dynamodb?.Keys?.pk?.S, record.dynamodb?.NewImage?.status?.S, typeof record.dynamodb?.NewImage?.[REDRIVE_MARKER_ATTRIBUTE]?.S])).toEqual([['MODIFY', 'order#o-1', 'SHIPPED', 'string']]);
-  expect(await keysIn(archive)).toEqual([superseded]);
-  expect(await visible(clients.sqs, archive.index.url)).toBe(1);
+  expect(result).toMatchObject({ redriven: 2, failed: 0, records: 2, announcements: { deleted: 2, kept: 0, unrecognized: 0 } });
+  expect(result.details.map((detail) => [detail.messageId, detail.status, detail.target])).toEqual([[first, 'redriven', 'function shipment-notifier'], [second, 'redriven', 'function shipment-notifier']]);
+  const delivered = lambda.invocations.flatMap((invocation) => invocation.event.Records);
+  expect(delivered.map((record) => [record.eventID, record.eventName, record.dynamodb?.SequenceNumber])).toEqual(original.slice(1, 3).map((record) => [record.eventID, record.eventName, record.dynamodb?.SequenceNumber]));
+  expect(await readTableStream(streams, streamArn)).toHaveLength(original.length);
+  expect(await itemByPk(clients.dynamodb, orders.tableName, 'order#o-1')).toEqual(order('o-1', 'SHIPPED', 2));
+  expect(await keysIn(archive)).toEqual([]);
+  expect(await visible(clients.sqs, archive.index.url)).toBe(0);
 });
+

@@ -14,15 +14,15 @@ import { createOrderProjection } from '../../../example/handlers/order-projectio
 import { createPageViewCounter } from '../../../example/handlers/page-view-counter';
 import { createShipmentNotifier } from '../../../example/handlers/shipment-notifier';
 import { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs, type BatchHandler, type Envelope } from '../../../lambdas/runtime';
-import { REDRIVE_MARKER_ATTRIBUTE, redriveQueue, type ConsumerWindow, type DlqContext } from '../../../operations/dlq';
+import { redriveQueue, type ConsumerWindow, type DlqContext } from '../../../operations/dlq';
 import { FIRST_SENT_ATTRIBUTE } from '../../../aws/first-sent';
 import type { FailureEnvelope } from '../../../aws/dlq-format';
 import { peekAll } from '../../../aws/sqs/peek';
 import { createQueue, createStream, uniqueName, type CreatedQueue } from '../../helpers/engines';
 import { dynamoEvent, kinesisEvent, lambdaContext } from '../../helpers/events';
-import { idempotencyTable, itemByPk, pkTable } from '../../helpers/fixtures';
+import { idempotencyTable, pkTable } from '../../helpers/fixtures';
 import { readKinesis, readTableStream } from '../../helpers/streams';
-import { consumeQueue, contextOf, dlqTestClients, FAST_SWEEP, topologyOf, visible } from './support';
+import { consumeQueue, contextOf, dlqTestClients, FAST_SWEEP, inProcessLambda, topologyOf, visible } from './support';
 
 const DAY_S = 86_400;
 const DAY_MS = DAY_S * 1000;
@@ -134,19 +134,26 @@ test('a Kinesis wrapper holds no arrival time: its failure is counted back by th
   expect(await visible(clients.sqs, dlq.url)).toBe(1);
 });
 
-test('a table stream\'s change past the window is held before the item is touched', async () => {
+test('a table stream\'s change past its consumer\'s window is held before the consumer is invoked', async () => {
   const [orders, dlq, idempotency] = await Promise.all([pkTable(clients.dynamodb, 'orders', true), createQueue(clients.sqs, uniqueName('notifier-dlq')), idempotencyTable(clients.dynamodb)]);
   const { TopicArn = '' } = await clients.sns.send(new CreateTopicCommand({ Name: uniqueName('notifications') }));
   await clients.dynamodb.send(new PutItemCommand({ TableName: orders.tableName, Item: marshall({ pk: 'order#bad', status: 'SHIPPED', version: 1 }) }));
   const streamArn = orders.streamArn ?? '';
   const notifier = createShipmentNotifier({ topicArn: TopicArn, idempotencyTable: idempotency, dlqUrl: dlq.url, clients });
   await notifier(dynamoEvent(...(await readTableStream(streams, streamArn))), lambdaContext());
-  // A consumer of the table's stream with a 2-day window (its own function's DEDUP_TTL_SECONDS).
-  const topology = topologyOf({ dlq, sources: [{ role: 'on-failure', arn: streamArn }], tables: [{ name: orders.tableName, arn: `arn:aws:dynamodb:us-east-1:000000000000:table/${orders.tableName}`, streamArn }], consumerWindows: [{ consumer: 'shipment-audit', sourceArn: streamArn, dedupTtlSeconds: 2 * DAY_S }] });
+  // The notifier keeps its dedup records 2 days (its function's DEDUP_TTL_SECONDS); another consumer of the stream, 30 days, gets nothing of the redrive.
+  const consumerWindows = [{ consumer: 'shipment-notifier', sourceArn: streamArn, dedupTtlSeconds: 2 * DAY_S }, { consumer: 'shipment-audit', sourceArn: streamArn, dedupTtlSeconds: 30 * DAY_S }];
+  const consumerFunctions = [{ functionName: 'shipment-notifier', consumer: 'shipment-notifier', sourceArn: streamArn }, { functionName: 'shipment-audit', consumer: 'shipment-audit', sourceArn: streamArn }];
+  const topology = topologyOf({ dlq, sources: [{ role: 'on-failure', arn: streamArn }], tables: [{ name: orders.tableName, arn: `arn:aws:dynamodb:us-east-1:000000000000:table/${orders.tableName}`, streamArn }], consumerWindows, consumerFunctions });
+  const lambda = inProcessLambda({ 'shipment-notifier': notifier });
+  const redriveAt = (days: number) => redriveQueue({ ...contextOf(clients, streams, topology, clients.sqs, lambda), queue: dlq.url }, { sweep: FAST_SWEEP, dryRun: true, now: () => new Date(Date.now() + days * DAY_MS) });
 
-  const held = await redriveQueue({ ...contextOf(clients, streams, topology), queue: dlq.url }, { sweep: FAST_SWEEP, now: () => new Date(Date.now() + 1.5 * DAY_MS) });
+  // Handed to the notifier at once, the copy is processed now: within its 2 days, it goes; past them, it is held.
+  expect(await redriveAt(1.5)).toMatchObject({ redriven: 1, pastDedupWindow: 0 });
+  const held = await redriveAt(2.5);
   expect(held).toMatchObject({ redriven: 0, pastDedupWindow: 1 });
-  expect(held.details[0]?.reason).toMatch(/the source keeps it 1 d\), after shipment-audit's dedup record .* when the event's first copy was sent/);
-  expect(await itemByPk(clients.dynamodb, orders.tableName, 'order#bad')).not.toHaveProperty(REDRIVE_MARKER_ATTRIBUTE);
+  expect(held.details[0]?.reason).toMatch(/a redriven copy would be processed now, .* after shipment-notifier's dedup record .* when the event's first copy was sent/);
+  expect(lambda.invocations).toEqual([]);
   expect(await visible(clients.sqs, dlq.url)).toBe(1);
 });
+

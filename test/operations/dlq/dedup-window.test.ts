@@ -27,6 +27,7 @@ function windowsOf(consumerWindows: readonly ConsumerWindow[], sqs = new FakeCli
     streams: [{ name: 'orders', arn: STREAM_ARN, retentionHours: 24 }],
     tables: [],
     consumerWindows,
+    consumerFunctions: [],
   };
   return new DedupWindows({ clients: { sqs: asClient<SQSClient>(sqs) } as DlqClients, topology, now: () => new Date(NOW) });
 }

@@ -4,13 +4,15 @@
  */
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import type { SQSRecord } from 'aws-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import type { BatchHandler } from '../../../lambdas/runtime';
 import { destroyClients, LOCAL_REGION, type LocalClients } from '../../../emulator/engines';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
 import { deleteMessages, depthOf } from '../../../aws/sqs/peek';
-import type { ConsumerWindow, DlqContext, DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from '../../../operations/dlq';
+import type { ConsumerFunction, ConsumerWindow, DlqContext, DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from '../../../operations/dlq';
 import { receiveAll, testClients, type CreatedQueue } from '../../helpers/engines';
+import { lambdaContext } from '../../helpers/events';
 import { tableStreamsClient } from '../../helpers/streams';
 
 /** Clients of the shared engines for one test file (a DynamoDB Streams client too), destroyed after its tests. */
@@ -35,6 +37,7 @@ export interface TopologyParts {
   readonly tables?: readonly TableRef[];
   /** The consumers' dedup TTLs; none: every redrive goes unchecked. */
   readonly consumerWindows?: readonly ConsumerWindow[];
+  readonly consumerFunctions?: readonly ConsumerFunction[];
 }
 
 /** A one-DLQ stack made of the test's resources. */
@@ -49,6 +52,7 @@ export function topologyOf(parts: TopologyParts): StackTopology {
     streams: parts.streams ?? [],
     tables: parts.tables ?? [],
     consumerWindows: parts.consumerWindows ?? [],
+    consumerFunctions: parts.consumerFunctions ?? [],
   };
 }
 
@@ -56,9 +60,39 @@ function queueRef(queue: CreatedQueue): QueueRef {
   return { name: queue.url.split('/').pop() ?? queue.url, url: queue.url, arn: queue.arn };
 }
 
-/** The context the operations get; `sqs` may carry test middleware. */
-export function contextOf(clients: LocalClients, dynamodbStreams: DynamoDBStreamsClient, topology: StackTopology, sqs: SQSClient = clients.sqs): DlqContext {
-  return { clients: { sqs, kinesis: clients.kinesis, dynamodb: clients.dynamodb, s3: clients.s3, dynamodbStreams, region: LOCAL_REGION }, topology };
+/** The context the operations get; `sqs` may carry test middleware; `lambda` runs the consumers a redrive invokes. */
+export function contextOf(clients: LocalClients, dynamodbStreams: DynamoDBStreamsClient, topology: StackTopology, sqs: SQSClient = clients.sqs, lambda?: LambdaClient): DlqContext {
+  return { clients: { sqs, kinesis: clients.kinesis, dynamodb: clients.dynamodb, s3: clients.s3, dynamodbStreams, ...(lambda && { lambda }), region: LOCAL_REGION }, topology };
+}
+
+/** One synchronous invocation, as the in-process Lambda saw it. */
+export interface Invocation {
+  readonly functionName: string;
+  readonly event: { readonly Records: DynamoDBRecord[] };
+}
+
+/**
+ * A Lambda client whose `Invoke` runs the named consumer handler in this process, on the shared
+ * engines, and answers as Lambda does (the result as payload; a throw as `FunctionError`). A fake
+ * of the Invoke API only, so that the redrive's own tests need no local stack: the handlers, their
+ * dedup and their DLQ sends are real. Local mode's Invoke API is tested against a running stack
+ * (test/emulator).
+ */
+export function inProcessLambda(handlers: Readonly<Record<string, BatchHandler>>): LambdaClient & { readonly invocations: Invocation[] } {
+  const invocations: Invocation[] = [];
+  const send = async (command: { input: { FunctionName?: string; Payload?: Uint8Array } }) => {
+    const functionName = command.input.FunctionName ?? '';
+    const event = JSON.parse(Buffer.from(command.input.Payload ?? new Uint8Array()).toString('utf8')) as Invocation['event'];
+    invocations.push({ functionName, event });
+    const handler = handlers[functionName];
+    if (handler === undefined) throw Object.assign(new Error(`Function not found: ${functionName}`), { name: 'ResourceNotFoundException' });
+    try {
+      return { StatusCode: 200, Payload: Buffer.from(JSON.stringify(await handler(event, lambdaContext(functionName)))) };
+    } catch (error) {
+      return { StatusCode: 200, FunctionError: 'Unhandled', Payload: Buffer.from(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message })) };
+    }
+  };
+  return Object.assign({ send, destroy: () => undefined }, { invocations }) as unknown as LambdaClient & { readonly invocations: Invocation[] };
 }
 
 /** Visible messages. */
