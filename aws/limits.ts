@@ -51,13 +51,23 @@ export const LAMBDA_LIMITS = {
   maxStreamBatchSize: 10_000,
   maxBatchingWindowSeconds: 300,
   maxStreamRetryAttempts: 10_000,
-  /** A synchronous invocation's request (and response) payload (Lambda quotas: 6 MB). */
+  /**
+   * A synchronous invocation's request payload: "6 MB" on the quotas page; Lambda's refusal names
+   * the bytes, "Request must be smaller than 6291456 bytes for the InvokeFunction operation" (413,
+   * `RequestEntityTooLargeException`). Whether a body of exactly 6,291,456 bytes passes is not
+   * documented; the contract layer lets it pass.
+   */
   maxSyncPayloadBytes: 6 * 1024 * 1024,
   /** A Kinesis or DynamoDB Streams mapping's batch size when the template sets none. */
   defaultStreamBatchSize: 100,
   /** An SQS mapping's `ScalingConfig.MaximumConcurrency` (API Reference: ScalingConfig). */
   minSqsMaximumConcurrency: 2,
   maxSqsMaximumConcurrency: 1_000,
+  /**
+   * A synchronous invocation's response: Lambda's `Function.ResponseSizeTooLarge` error says
+   * "Response payload size exceeded maximum allowed payload size (6291556 bytes)", 100 bytes over 6 MiB.
+   */
+  maxSyncInvokeResponseBytes: 6_291_556,
 } as const;
 
 /** Kinesis (API Reference: PutRecord, PutRecords). */

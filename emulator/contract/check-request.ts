@@ -6,6 +6,7 @@ import { OK, type CheckResult } from './aws-error';
 import { checkOneActionPerItem } from './dynamodb-rules';
 import type { RequestFacts } from './facts';
 import { checkPutRecord, checkPutRecords } from './kinesis-rules';
+import { checkInvoke, type LambdaInvokeInput } from './lambda-invoke';
 import { checkSnsPublish, type SnsPublishInput } from './sns-publish';
 import { checkSqsBatch, isSqsBatchOperation, type SqsBatchInput } from './sqs-batch';
 import { checkSqsMessage, type SqsMessageInput } from './sqs-message';
@@ -13,11 +14,11 @@ import { checkQueueAttributeNames, type SqsGetQueueAttributesInput } from './sqs
 import { checkSqsReceive, checkVisibilityTimeout, type SqsReceiveInput } from './sqs-ranges';
 
 /** The services the contract layer has rules for. */
-export const CONTRACT_SERVICES = ['sqs', 'sns', 'dynamodb', 'kinesis'] as const;
+export const CONTRACT_SERVICES = ['sqs', 'sns', 'dynamodb', 'kinesis', 'lambda'] as const;
 
 export type ContractService = (typeof CONTRACT_SERVICES)[number];
 
-/** A parsed request body: the JSON protocols' object, or `snsPublishFromForm`'s for SNS. */
+/** A parsed request body: the JSON protocols' object, `snsPublishFromForm`'s for SNS, Lambda's path, headers and payload (`lambdaInvokeOf`). */
 export type RequestInput = Readonly<Record<string, unknown>>;
 
 type Rules = Readonly<Record<string, (input: RequestInput, facts: RequestFacts) => CheckResult>>;
@@ -37,6 +38,7 @@ const RULES: Readonly<Record<ContractService, Rules>> = {
     PutRecord: (input, facts) => checkPutRecord(input, facts.kinesis),
     PutRecords: (input, facts) => checkPutRecords(input, facts.kinesis),
   },
+  lambda: { Invoke: (input) => checkInvoke(input as LambdaInvokeInput) },
 };
 
 /**

@@ -5,7 +5,8 @@
  */
 export { checkRequest, CONTRACT_SERVICES } from './check-request';
 export { renderError, CONTRACT_RULE_HEADER, WIRE_PROTOCOLS } from './render';
-export { targetOfHeader, targetOfSnsForm } from './targets';
+export { LAMBDA_INVOKE_TARGET, lambdaInvokeFunctionName, targetOfHeader, targetOfSnsForm } from './targets';
+export { checkInvoke, lambdaError, LAMBDA_RULES } from './lambda-invoke';
 export { snsPublishFromForm } from './sns-query';
 export { splitSqsBatch, mergeFailedEntries } from './batch-entries';
 export { isSqsBatchOperation, SQS_BATCH_OPERATIONS } from './sqs-batch';
@@ -14,10 +15,11 @@ export { VisibilityBudget, VISIBILITY_BUDGET_DEFAULTS } from './sqs-visibility-b
 export { itemIdentity, canonicalNumber } from './dynamodb-keys';
 export { sqsMessageBytes } from './sqs-message';
 export { snsMessageBytes } from './sns-publish';
-export { DYNAMODB_LIMITS, KINESIS_LIMITS, SNS_LIMITS, SQS_LIMITS } from '../../aws/limits';
+export { DYNAMODB_LIMITS, KINESIS_LIMITS, LAMBDA_LIMITS, SNS_LIMITS, SQS_LIMITS } from '../../aws/limits';
 export { CONTRACT_RULES } from './rules';
 export type { AwsError, AwsFault, CheckResult } from './aws-error';
 export type { ContractService, RequestInput } from './check-request';
+export type { LambdaInvokeInput } from './lambda-invoke';
 export type { RenderedError, WireProtocol } from './render';
 export type { RequestTarget } from './targets';
 export type { SplitBatch, SqsFailedEntry } from './batch-entries';

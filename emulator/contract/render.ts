@@ -1,7 +1,9 @@
 /**
  * Renders an `AwsError` as the HTTP answer AWS sends, byte for byte where it matters to a
  * client: the status, the content type, the JSON `__type` (or the query protocol's XML
- * `<ErrorResponse>`) and, for SQS, the `x-amzn-query-error` header the SDK names its errors by.
+ * `<ErrorResponse>`, or REST-JSON's `x-amzn-errortype` header with a `Type` of `User` or
+ * `Service` in the body, as Lambda answers) and, for SQS, the `x-amzn-query-error` header the SDK
+ * names its errors by.
  */
 import { randomUUID } from 'node:crypto';
 import { snsErrorResponse } from '../../aws/error-xml';
@@ -15,6 +17,8 @@ export const WIRE_PROTOCOLS = {
   json11: 'application/x-amz-json-1.1',
   /** SNS: form-encoded requests, XML answers. */
   query: 'text/xml',
+  /** Lambda: REST with JSON bodies; an error names its code in the `x-amzn-errortype` header. */
+  restJson: 'application/json',
 } as const;
 
 export type WireProtocol = keyof typeof WIRE_PROTOCOLS;
@@ -37,17 +41,20 @@ export const CONTRACT_RULE_HEADER = 'x-eo-contract-rule';
  * res.writeHead(answer.status, answer.headers).end(answer.body);
  */
 export function renderError(protocol: WireProtocol, error: AwsError, requestId: string = randomUUID()): RenderedError {
-  const body = protocol === 'query' ? snsErrorResponse({ fault: error.fault, code: error.code, message: error.message, requestId }) : jsonBody(error);
+  const body = bodyOf(protocol, error, requestId);
   const headers: Record<string, string> = {
     'content-type': WIRE_PROTOCOLS[protocol],
     'content-length': String(Buffer.byteLength(body)),
     'x-amzn-requestid': requestId,
     [CONTRACT_RULE_HEADER]: error.rule,
   };
-  if (protocol !== 'query' && error.queryErrorHeader !== undefined) headers['x-amzn-query-error'] = error.queryErrorHeader;
+  if (protocol === 'restJson') headers['x-amzn-errortype'] = error.code;
+  else if (protocol !== 'query' && error.queryErrorHeader !== undefined) headers['x-amzn-query-error'] = error.queryErrorHeader;
   return { status: error.status, headers, body };
 }
 
-function jsonBody(error: AwsError): string {
+function bodyOf(protocol: WireProtocol, error: AwsError, requestId: string): string {
+  if (protocol === 'query') return snsErrorResponse({ fault: error.fault, code: error.code, message: error.message, requestId });
+  if (protocol === 'restJson') return JSON.stringify({ Type: error.fault === 'Sender' ? 'User' : 'Service', ...error.fields, [error.messageKey]: error.message });
   return JSON.stringify({ __type: error.jsonType, ...error.fields, [error.messageKey]: error.message });
 }

@@ -4,6 +4,7 @@
  */
 import { DYNAMODB_RULES } from './dynamodb-rules';
 import { KINESIS_RULES } from './kinesis-rules';
+import { LAMBDA_RULES } from './lambda-invoke';
 import { SNS_RULES } from './sns-publish';
 import { SQS_ATTRIBUTE_RULES } from './sqs-attributes';
 import { SQS_BATCH_RULES } from './sqs-batch';
@@ -20,4 +21,5 @@ export const CONTRACT_RULES = {
   sns: SNS_RULES,
   dynamodb: { ...DYNAMODB_RULES, ...CONFLICT_RULES },
   kinesis: KINESIS_RULES,
+  lambda: LAMBDA_RULES,
 } as const;

@@ -2,7 +2,8 @@
  * Which service, operation and wire protocol a request speaks, from its headers: the JSON
  * protocols name the operation in `X-Amz-Target` (`AmazonSQS.SendMessage`,
  * `DynamoDB_20120810.PutItem`, `Kinesis_20131202.PutRecords`); SNS's query protocol names it in
- * the form's `Action`.
+ * the form's `Action`; Lambda's REST API in the method and path
+ * (`POST /2015-03-31/functions/{FunctionName}/invocations` is Invoke).
  */
 import type { ContractService } from './check-request';
 import type { WireProtocol } from './render';
@@ -33,3 +34,20 @@ export function targetOfSnsForm(form: URLSearchParams): RequestTarget | undefine
   const action = form.get('Action');
   return action === null ? undefined : { service: 'sns', operation: action, protocol: 'query' };
 }
+
+/** Invoke's path; the function name is one path segment, percent-encoded (an ARN's colons are). */
+const LAMBDA_INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+
+/** The function an Invoke names (decoded), or undefined for any other method and path. */
+export function lambdaInvokeFunctionName(method: string | undefined, pathname: string): string | undefined {
+  const encoded = method === 'POST' ? LAMBDA_INVOKE_PATH.exec(pathname)?.[1] : undefined;
+  if (encoded === undefined) return undefined;
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+/** Lambda's Invoke target. */
+export const LAMBDA_INVOKE_TARGET: RequestTarget = { service: 'lambda', operation: 'Invoke', protocol: 'restJson' };

@@ -15,6 +15,9 @@
  * - KMS: `AccessDeniedException`, 400 ("Service: AWSKMS; Status Code: 400").
  * - S3: `AccessDenied`, 403, REST XML `<Error><Code>AccessDenied</Code><Message>…</Message><RequestId>…`
  *   (Amazon S3 API Reference, "Error responses"), with IAM's sentence as the message.
+ * - Lambda: `AccessDeniedException`, 403 ("Service: AWSLambda; Status Code: 403; Error Code:
+ *   AccessDeniedException": awslabs/aws-deployment-framework#460), REST-JSON, the code in
+ *   `x-amzn-errortype`, the body `{"Message": ...}` (danilop/LambdAuth#37) with Lambda's `Type`.
  */
 import { escapeXml, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
 import { AwsService, DenyReason, PolicyType } from './types';
@@ -75,6 +78,8 @@ export function awsDenial(service: AwsService, refusal: Refusal, options: Denial
       return kmsDenial(refusal, options.requestId);
     case AwsService.S3:
       return s3Denial(refusal, options.requestId);
+    case AwsService.LAMBDA:
+      return lambdaDenial(refusal, options.requestId);
   }
 }
 
@@ -130,6 +135,14 @@ export function s3Denial(refusal: Refusal, requestId: string): AwsDenial {
   const message = notAuthorizedMessage(refusal);
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${escapeXml(message)}</Message><RequestId>${requestId}</RequestId></Error>`;
   return { service: AwsService.S3, code: 'AccessDenied', status: 403, message, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId }, body };
+}
+
+/** Lambda: REST-JSON, the code in a header. */
+export function lambdaDenial(refusal: Refusal, requestId: string): AwsDenial {
+  const message = notAuthorizedMessage(refusal);
+  const body = JSON.stringify({ Type: 'User', Message: message });
+  const headers = { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId };
+  return { service: AwsService.LAMBDA, code: 'AccessDeniedException', status: 403, message, headers, body };
 }
 
 function jsonHeaders(version: '1.0' | '1.1', requestId: string): Record<string, string> {

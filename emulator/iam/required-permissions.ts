@@ -1,5 +1,6 @@
 /** Which IAM actions, on which resources, AWS authorizes for a request. */
 import { dynamodbPermissions } from './dynamodb-permissions';
+import { lambdaPermissions } from './lambda-permissions';
 import type { PermissionLookups, RequestInput } from './request-input';
 import { snsPermissions } from './sns-permissions';
 import { sqsPermissions } from './sqs-permissions';
@@ -15,6 +16,7 @@ const BY_SERVICE: Readonly<Partial<Record<AwsService, PermissionsOf>>> = {
   [AwsService.DYNAMODB_STREAMS]: dynamodbStreamsPermissions,
   [AwsService.KINESIS]: kinesisPermissions,
   [AwsService.SNS]: snsPermissions,
+  [AwsService.LAMBDA]: lambdaPermissions,
 };
 
 /**

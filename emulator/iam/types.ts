@@ -40,6 +40,7 @@ export const AwsService = {
   SNS: 'sns',
   KMS: 'kms',
   S3: 's3',
+  LAMBDA: 'lambda',
 } as const;
 export type AwsService = (typeof AwsService)[keyof typeof AwsService];
 

@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, KinesisClient } from '@aws-sdk/client-kinesis';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -25,6 +26,7 @@ const TOPIC = 'arn:aws:sns:us-east-1:123456789012:notifications';
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const STREAM = 'arn:aws:kinesis:us-east-1:123456789012:stream/orders';
 const ARCHIVE_OBJECT = 'arn:aws:s3:::orders-archive/aws/lambda/x';
+const FUNCTION = 'arn:aws:lambda:us-east-1:123456789012:function:notifier';
 
 test.each([
   ['an implicit deny', refusal('dynamodb:BatchGetItem', TABLE), `User: ${SESSION} is not authorized to perform: dynamodb:BatchGetItem on resource: ${TABLE} because no identity-based policy allows the dynamodb:BatchGetItem action`],
@@ -44,6 +46,7 @@ test.each([
   ['sns', 'sns:Publish', TOPIC, 'AuthorizationError', 403, 'SNS:Publish'],
   ['sns', 'kms:GenerateDataKey', KEY, 'KMSAccessDenied', 400, 'kms:GenerateDataKey'],
   ['kms', 'kms:GenerateDataKey', KEY, 'AccessDeniedException', 400, 'kms:GenerateDataKey'],
+  ['lambda', 'lambda:InvokeFunction', FUNCTION, 'AccessDeniedException', 403, 'lambda:InvokeFunction'],
 ] as const)('%s refuses %s on %s with %s, HTTP %i, naming %s', (service, action, resource, code, status, written) => {
   const denial = awsDenial(service, refusal(action, resource), { requestId: 'r-1' });
   expect(denial).toMatchObject({ service, code, status, headers: { 'x-amzn-requestid': 'r-1' } });
@@ -93,6 +96,12 @@ describe('the SDK reads each denial as the service\'s own error', () => {
     const given = refusal('kinesis:GetRecords', STREAM);
     const send = (denial: AwsDenial) => new KinesisClient({ ...CLIENT_CONFIG, requestHandler: answering(denial) }).send(new GetRecordsCommand({ ShardIterator: 'i' }));
     expect(await sdkError('kinesis', send, given)).toEqual({ name: 'AccessDeniedException', message: notAuthorizedMessage(given), status: 400 });
+  });
+
+  test('Lambda (REST-JSON, the code in x-amzn-errortype)', async () => {
+    const given = refusal('lambda:InvokeFunction', FUNCTION);
+    const send = (denial: AwsDenial) => new LambdaClient({ ...CLIENT_CONFIG, requestHandler: answering(denial) }).send(new InvokeCommand({ FunctionName: 'notifier' }));
+    expect(await sdkError('lambda', send, given)).toEqual({ name: 'AccessDeniedException', message: notAuthorizedMessage(given), status: 403 });
   });
 
   test('S3 (REST XML, its own request id header)', async () => {

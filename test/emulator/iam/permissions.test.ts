@@ -126,6 +126,21 @@ describe('SNS', () => {
   });
 });
 
+describe('Lambda', () => {
+  const FUNCTION = 'arn:aws:lambda:us-east-1:123456789012:function:notifier';
+
+  test.each([
+    ['a name', 'notifier', undefined, FUNCTION],
+    ['a full ARN', FUNCTION, undefined, FUNCTION],
+    ['a partial ARN', '123456789012:function:notifier', undefined, FUNCTION],
+    ['an ARN in another account', 'arn:aws:lambda:eu-west-1:999999999999:function:notifier', undefined, 'arn:aws:lambda:eu-west-1:999999999999:function:notifier'],
+    ['a name with an alias', 'notifier:live', undefined, `${FUNCTION}:live`],
+    ['a name and the Qualifier parameter', 'notifier', '$LATEST', `${FUNCTION}:$LATEST`],
+  ])('Invoke of %s needs lambda:InvokeFunction on %s', (_, FunctionName, Qualifier, resource) => {
+    expect(requiredPermissions('lambda', 'Invoke', { FunctionName, Qualifier }, SCOPE)).toEqual([{ action: 'lambda:InvokeFunction', resource }]);
+  });
+});
+
 describe('what it cannot map is refused, never allowed', () => {
   test.each([
     ['sqs', 'DeleteQueue'],
@@ -133,6 +148,7 @@ describe('what it cannot map is refused, never allowed', () => {
     ['kinesis', 'DeleteStream'],
     ['sns', 'Subscribe'],
     ['kms', 'Decrypt'],
+    ['lambda', 'InvokeAsync'],
   ] as const)('%s %s is an unsupported operation', (service, operation) => {
     expect(() => requiredPermissions(service, operation, {}, SCOPE)).toThrow(UnsupportedOperationError);
     expect(() => requiredPermissions(service, operation, {}, SCOPE)).toThrow(`local mode does not know which IAM actions ${service} ${operation} needs; the request is refused`);
@@ -144,6 +160,8 @@ describe('what it cannot map is refused, never allowed', () => {
     ['dynamodb', 'PutItem', { Item: {} }, 'the request has no TableName'],
     ['kinesis', 'PutRecord', { Data: 'x' }, 'the request names no stream'],
     ['sns', 'Publish', { Message: 'm' }, 'the request has no TopicArn, TargetArn or PhoneNumber'],
+    ['lambda', 'Invoke', {}, 'the request has no FunctionName'],
+    ['lambda', 'Invoke', { FunctionName: 'two words' }, "Value 'two words' at 'functionName' failed to satisfy constraint"],
   ] as const)('%s %s without its resource is refused', (service, operation, input, message) => {
     expect(() => requiredPermissions(service, operation, input, SCOPE)).toThrow(message);
   });
