@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './account';
-import type { EngineEndpoints } from './types';
+import type { EngineEndpoints, LocalEndpoints } from './types';
 
 /** What a local client signs with: the local account's administrator by default, or a function's own. */
 export interface ClientCredentials {
@@ -46,6 +47,11 @@ export function kinesisClient(endpoint: string, credentials?: ClientCredentials)
   return new KinesisClient({ ...common(credentials), endpoint, requestHandler: new NodeHttpHandler() });
 }
 
+/** A Lambda client for the local stack's Invoke API at `endpoint`. */
+export function lambdaClient(endpoint: string, credentials?: ClientCredentials): LambdaClient {
+  return new LambdaClient({ ...common(credentials), endpoint });
+}
+
 /** One client per local service. */
 export interface LocalClients {
   readonly dynamodb: DynamoDBClient;
@@ -82,16 +88,17 @@ export function requireEndpoints(endpoints: EngineEndpoints): Required<EngineEnd
 
 /**
  * Environment variables that point AWS SDK v3 clients, built without explicit config, at the
- * local engines (only the engines given). Two things the environment cannot say: an SQS client
- * must still set `useQueueUrlAsEndpoint: false`, and a Kinesis client needs an HTTP/1.1
+ * local engines and the Lambda API (only those given). Two things the environment cannot say: an
+ * SQS client must still set `useQueueUrlAsEndpoint: false`, and a Kinesis client needs an HTTP/1.1
  * `NodeHttpHandler`. S3 is fauxqs's too; an SDK client must set `forcePathStyle` (the AWS CLI goes
  * path-style by itself for an IP endpoint).
  */
-export function endpointEnv(endpoints: EngineEndpoints): Record<string, string> {
+export function endpointEnv(endpoints: LocalEndpoints): Record<string, string> {
   return {
     ...(endpoints.dynamodb && { AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb }),
     ...(endpoints.sqs && { AWS_ENDPOINT_URL_SQS: endpoints.sqs, AWS_ENDPOINT_URL_SNS: endpoints.sqs, AWS_ENDPOINT_URL_S3: endpoints.sqs }),
     ...(endpoints.kinesis && { AWS_ENDPOINT_URL_KINESIS: endpoints.kinesis }),
+    ...(endpoints.lambda && { AWS_ENDPOINT_URL_LAMBDA: endpoints.lambda }),
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

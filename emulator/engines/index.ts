@@ -8,6 +8,7 @@ export {
   dynamoDbClient,
   endpointEnv,
   kinesisClient,
+  lambdaClient,
   localClients,
   requireEndpoints,
   s3Client,
@@ -20,4 +21,4 @@ export { EngineError, EngineStartError, JavaNotFoundError, PortInUseError } from
 export { ENGINE_NAMES } from './types';
 export type { ClientCredentials, LocalClients } from './clients';
 export type { DynamoDbLocalOptions } from './dynamodb-local';
-export type { EngineEndpoints, EngineName, Engines, RunningEngine, StartEnginesOptions } from './types';
+export type { EngineEndpoints, EngineName, Engines, LocalEndpoints, RunningEngine, StartEnginesOptions } from './types';

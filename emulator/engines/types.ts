@@ -21,6 +21,14 @@ export interface EngineEndpoints {
   readonly kinesis?: string;
 }
 
+/**
+ * What a client of local mode reaches: the engines (through the contract layer's gateways) and
+ * Lambda's Invoke API, which the stack's local functions answer.
+ */
+export interface LocalEndpoints extends EngineEndpoints {
+  readonly lambda?: string;
+}
+
 /** The engines started by `startEngines`. */
 export interface Engines {
   readonly endpoints: EngineEndpoints;

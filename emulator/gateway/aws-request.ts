@@ -3,7 +3,8 @@
  * it. Read once, body buffered: the rules and IAM need the input, and the engine needs the bytes.
  */
 import type { IncomingMessage } from 'node:http';
-import { snsPublishFromForm, targetOfHeader, targetOfSnsForm, type RequestTarget } from '../contract';
+import { LAMBDA_INVOKE_TARGET, snsPublishFromForm, targetOfHeader, targetOfSnsForm, type RequestTarget } from '../contract';
+import { lambdaInvokeOf } from './lambda-request';
 
 /** The query-protocol `Version` of SNS's API: a form that names another one (SQS's query protocol, say) is not SNS's. */
 const SNS_API_VERSION = '2010-03-31';
@@ -12,7 +13,7 @@ const SNS_API_VERSION = '2010-03-31';
 export interface AwsRequest {
   /** Undefined for anything that is not an AWS API call the gateway knows (it is forwarded as it is). */
   readonly target?: RequestTarget;
-  /** The parsed input: the JSON body, or the SNS form as an object. `{}` when there is none. */
+  /** The parsed input: the JSON body, the SNS form as an object, or Lambda's Invoke (`LambdaInvokeRequest`). `{}` when there is none. */
   readonly input: Readonly<Record<string, unknown>>;
   /** The access key id of the request's SigV4 signature, if it is signed. */
   readonly accessKeyId?: string;
@@ -25,6 +26,8 @@ export async function readAwsRequest(req: IncomingMessage): Promise<AwsRequest> 
   const accessKeyId = accessKeyIdOf(req.headers.authorization);
   const header = targetOfHeader(headerValue(req.headers['x-amz-target']));
   if (header) return { target: header, input: parseJson(body), accessKeyId, body };
+  const invoke = lambdaInvokeOf(req, body);
+  if (invoke) return { target: LAMBDA_INVOKE_TARGET, input: { ...invoke }, accessKeyId, body };
   const form = formOf(req, body);
   const sns = form?.get('Version') === SNS_API_VERSION ? targetOfSnsForm(form) : undefined;
   if (form && sns) return { target: sns, input: snsInput(sns.operation, form), accessKeyId, body };

@@ -1,14 +1,17 @@
 /**
- * The contract layer in front of all three engines: one gateway per engine (DynamoDB and its
- * streams; SQS and SNS, which fauxqs serves on one port; Kinesis), sharing one layer, so that its
- * counts, its conflict model and its IAM cover every client.
+ * The contract layer in front of all three engines and of Lambda's Invoke API: one gateway per
+ * engine (DynamoDB and its streams; SQS and SNS, which fauxqs serves on one port; Kinesis) and one
+ * for Lambda, whose functions the stack serves once it has started them, sharing one layer, so
+ * that its counts, its conflict model and its IAM cover every client.
  */
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../engines/account';
 import { dynamoDbClient, sqsClient } from '../engines/clients';
-import type { EngineEndpoints } from '../engines/types';
+import type { EngineEndpoints, LocalEndpoints } from '../engines/types';
 import { ContractLayer, type RefusalListener } from './contract-layer';
 import { CallerDirectory } from './credentials';
 import { EngineFacts } from './engine-facts';
-import { startGatewayServer, type GatewayServer } from './gateway-server';
+import { startGatewayServer, type GatewayEngine, type GatewayServer } from './gateway-server';
+import { LocalLambdaService } from './lambda-service';
 
 export interface ContractGatewaysOptions {
   /** The engines' own endpoints. */
@@ -21,19 +24,22 @@ export interface ContractGatewaysOptions {
 }
 
 export interface ContractGateways {
-  /** Point every client here instead of at the engines. */
-  readonly endpoints: Required<EngineEndpoints>;
+  /** Point every client here instead of at the engines; `lambda` is the Invoke API. */
+  readonly endpoints: Required<LocalEndpoints>;
   readonly layer: ContractLayer;
   readonly callers: CallerDirectory;
+  /** What the Lambda gateway answers with: it serves no function until the stack hands it its own. */
+  readonly lambda: LocalLambdaService;
   stop(): Promise<void>;
 }
 
-/** Starts the three gateways; on a failure part way, stops what it started. */
+/** Starts the four gateways; on a failure part way, stops what it started. */
 export async function startContractGateways(options: ContractGatewaysOptions): Promise<ContractGateways> {
   // Clients of the engines themselves: the facts the rules need must not be asked through the layer they serve.
   const factClients = { sqs: sqsClient(options.engines.sqs), dynamodb: dynamoDbClient(options.engines.dynamodb) };
   const callers = new CallerDirectory(options.unknownKeys ?? 'refuse');
   const layer = new ContractLayer({ callers, facts: new EngineFacts(factClients), onRefusal: options.onRefusal });
+  const lambda = new LocalLambdaService({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   const servers: GatewayServer[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(servers.map((server) => server.stop()));
@@ -41,13 +47,18 @@ export async function startContractGateways(options: ContractGatewaysOptions): P
     factClients.dynamodb.destroy();
   };
   try {
-    const start = async (engine: string, functionEngine?: string) => {
-      const server = await startGatewayServer({ layer, engine, functionEngine });
+    const start = async (engine: GatewayEngine) => {
+      const server = await startGatewayServer({ layer, ...engine });
       servers.push(server);
       return server.endpoint;
     };
-    const endpoints = { dynamodb: await start(options.engines.dynamodb, options.functionDynamodb), sqs: await start(options.engines.sqs), kinesis: await start(options.engines.kinesis) };
-    return { endpoints, layer, callers, stop };
+    const endpoints = {
+      dynamodb: await start({ engine: options.engines.dynamodb, functionEngine: options.functionDynamodb }),
+      sqs: await start({ engine: options.engines.sqs }),
+      kinesis: await start({ engine: options.engines.kinesis }),
+      lambda: await start({ answer: lambda.answer }),
+    };
+    return { endpoints, layer, callers, lambda, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,17 +1,31 @@
-/** One gateway: an HTTP server in front of one engine, every request through the contract layer. */
+/**
+ * One gateway: an HTTP server in front of one engine, every request through the contract layer.
+ * The engine is a process reached over HTTP, or one in this process that answers the layer itself
+ * (the Lambda API, in front of the local functions).
+ */
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LOCAL_HOST } from '../engines/ports';
-import type { ContractLayer } from './contract-layer';
+import type { ContractLayer, EngineForward } from './contract-layer';
 import { forwardToEngine } from './forward';
 
-export interface GatewayServerOptions {
-  readonly layer: ContractLayer;
+/** An engine reached over HTTP. */
+export interface HttpEngine {
   /** The engine's endpoint. */
   readonly engine: string;
   /** Where a function's requests go instead (the DynamoDB fault proxy, which then reaches the engine). @default engine */
   readonly functionEngine?: string;
 }
+
+/** An engine in this process: `answer` is handed every request the layer lets through. */
+export interface InProcessEngine {
+  readonly answer: EngineForward;
+}
+
+/** What a gateway stands in front of. */
+export type GatewayEngine = HttpEngine | InProcessEngine;
+
+export type GatewayServerOptions = { readonly layer: ContractLayer } & GatewayEngine;
 
 export interface GatewayServer {
   readonly endpoint: string;
@@ -20,17 +34,21 @@ export interface GatewayServer {
 
 /** Starts a gateway on 127.0.0.1 and a free port. */
 export async function startGatewayServer(options: GatewayServerOptions): Promise<GatewayServer> {
-  const engine = new URL(options.engine);
-  const functionEngine = new URL(options.functionEngine ?? options.engine);
   const agent = new Agent({ keepAlive: true });
+  const forward = 'answer' in options ? options.answer : httpForward(options, agent);
   const server = createServer({ keepAlive: true }, (req, res) => {
-    const forward = (request: typeof req, body: Buffer, asFunction: boolean) => forwardToEngine(request, body, asFunction ? functionEngine : engine, agent);
     // An engine unreachable or gone mid-answer: the client sees a reset connection, as it would without the gateway.
     options.layer.handle(req, res, forward).catch(() => res.destroy());
   });
   const port = await listen(server);
   let stopping: Promise<void> | undefined;
   return { endpoint: `http://${LOCAL_HOST}:${port}`, stop: () => (stopping ??= close(server, agent)) };
+}
+
+function httpForward(options: HttpEngine, agent: Agent): EngineForward {
+  const engine = new URL(options.engine);
+  const functionEngine = new URL(options.functionEngine ?? options.engine);
+  return (request, body, asFunction) => forwardToEngine(request, body, asFunction ? functionEngine : engine, agent);
 }
 
 function listen(server: Server): Promise<number> {

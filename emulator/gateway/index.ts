@@ -1,16 +1,22 @@
 /**
- * The AWS contract layer's gateways: HTTP proxies in front of the local engines that refuse what
- * AWS refuses (local/contract's rules, DynamoDB's transaction conflicts) and decide each local
- * function's calls against its role (local/iam). Every client of local mode goes through them.
+ * The AWS contract layer's gateways: HTTP proxies in front of the local engines, and Lambda's
+ * Invoke API in front of the local functions, that refuse what AWS refuses (local/contract's
+ * rules, DynamoDB's transaction conflicts) and decide each local function's calls against its
+ * role (local/iam). Every client of local mode goes through them.
  */
 export { startContractGateways } from './contract-gateways';
 export { startDynamoDbGateway } from './dynamodb-gateway';
 export type { DynamoDbGateway } from './dynamodb-gateway';
+export { startLambdaGateway } from './lambda-gateway';
+export type { LambdaGateway } from './lambda-gateway';
 export { ContractLayer } from './contract-layer';
 export { CallerDirectory, functionCredentials } from './credentials';
 export { IamGuard } from './iam-guard';
+export { LocalLambdaService } from './lambda-service';
 export type { ContractGateways, ContractGatewaysOptions } from './contract-gateways';
 export type { ContractStats } from './contract-stats';
 export type { RefusalKind, RefusalListener } from './contract-layer';
 export type { Caller, LocalCredentials } from './credentials';
 export type { IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
+export type { ServedFunction } from './lambda-service';
+export type { LambdaInvokeRequest } from './lambda-request';

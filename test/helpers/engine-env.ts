@@ -12,6 +12,13 @@ export const TEST_ENDPOINT_ENV: Readonly<Record<EngineName, string>> = {
 };
 
 /**
+ * The Lambda Invoke API of the global gateways: it serves no function (no stack runs there), so
+ * every invocation is `ResourceNotFoundException`; a test with functions serves them on a Lambda
+ * gateway of its own (`startLambdaGateway`) or a local stack's.
+ */
+export const TEST_LAMBDA_ENDPOINT_ENV = 'EO_TEST_LAMBDA_ENDPOINT';
+
+/**
  * The engines' own endpoints, behind the gateways: for the tests that show what an emulator alone
  * accepts, and for local stacks, which put gateways of their own in front of the engines.
  */

@@ -18,12 +18,17 @@ import {
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localClients, type EngineEndpoints, type Engines, type LocalClients } from '../../emulator/engines';
-import { TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
+import { TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV, TEST_LAMBDA_ENDPOINT_ENV } from './engine-env';
 import { pollUntil } from './poll';
 
 /** The contract layer's gateways that Jest's global setup started: what tests talk to. Throws if one is missing. */
 export function testEndpoints(): Required<EngineEndpoints> {
   return endpointsFrom(TEST_ENDPOINT_ENV);
+}
+
+/** The global gateways' Lambda Invoke API, which serves no function (engine-env.ts). */
+export function testLambdaEndpoint(): string {
+  return endpointFromEnv(TEST_LAMBDA_ENDPOINT_ENV);
 }
 
 /**

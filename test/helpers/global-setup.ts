@@ -1,6 +1,6 @@
 import { ENGINE_NAMES, requireEndpoints, startEngines, type EngineName } from '../../emulator/engines';
 import { startContractGateways } from '../../emulator/gateway';
-import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV } from './engine-env';
+import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV, TEST_LAMBDA_ENDPOINT_ENV } from './engine-env';
 
 /**
  * Starts the local engines once per `jest` run, and the AWS contract layer's gateways in front of
@@ -26,4 +26,5 @@ export default async function globalSetup(): Promise<void> {
   const gateways = await startContractGateways({ engines: raw, unknownKeys: 'admin' });
   (globalThis as Record<string, unknown>)[GATEWAYS_GLOBAL_KEY] = gateways;
   for (const name of ENGINE_NAMES) process.env[TEST_ENDPOINT_ENV[name]] = gateways.endpoints[name];
+  process.env[TEST_LAMBDA_ENDPOINT_ENV] = gateways.endpoints.lambda;
 }
