@@ -37,7 +37,8 @@ type Engine = keyof LocalStateFile['endpoints'];
 /**
  * Each service a session uses, by the id the clients look up (`AWS_ENDPOINT_URL_<ID>` upper case,
  * the `services` section's key lower case), and the engine that answers it: fauxqs serves SNS and
- * S3 (the failure archives) on the SQS endpoint, DynamoDB Local serves its streams on its own.
+ * S3 (the failure archives) on the SQS endpoint, DynamoDB Local serves its streams on its own, the
+ * stack's functions answer Lambda's Invoke.
  */
 export const SERVICE_ENGINES: ReadonlyArray<readonly [serviceId: string, engine: Engine]> = [
   ['sqs', 'sqs'],
@@ -46,6 +47,7 @@ export const SERVICE_ENGINES: ReadonlyArray<readonly [serviceId: string, engine:
   ['dynamodb', 'dynamodb'],
   ['dynamodb_streams', 'dynamodb'],
   ['kinesis', 'kinesis'],
+  ['lambda', 'lambda'],
 ];
 
 /**

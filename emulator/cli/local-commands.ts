@@ -135,6 +135,7 @@ export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'fu
     `  DynamoDB and DynamoDB Streams  ${endpoints.dynamodb}`,
     `  SQS and SNS (fauxqs)           ${endpoints.sqs}`,
     `  Kinesis (kinesalite)           ${endpoints.kinesis}`,
+    `  Lambda (Invoke, synchronous)   ${endpoints.lambda}`,
     '',
     outputs,
     dlqs,

@@ -33,7 +33,7 @@ export function topologyOfLocalStack(stack: LocalStack): StackTopology {
 /** The clients and topology of a local stack running in this process (the demo's redrive phase). */
 export function dlqContextOfLocalStack(stack: LocalStack): DlqContext {
   const { sqs, kinesis, dynamodb, s3 } = stack.clients;
-  return { clients: { sqs, kinesis, dynamodb, s3, dynamodbStreams: stack.dynamodbStreams, region: LOCAL_REGION }, topology: topologyOfLocalStack(stack) };
+  return { clients: { sqs, kinesis, dynamodb, s3, dynamodbStreams: stack.dynamodbStreams, lambda: stack.lambda, region: LOCAL_REGION }, topology: topologyOfLocalStack(stack) };
 }
 
 /** The state `eo local up` writes for a stack running in this process. */

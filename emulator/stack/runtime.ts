@@ -4,9 +4,10 @@
  * the demo and by `eo local up`.
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { AlarmEvaluator } from '../alarms';
-import { destroyClients, endpointEnv, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, sqsClient, startEngines, type EngineEndpoints, type Engines, type LocalClients } from '../engines';
-import type { ContractGateways, ContractStats, RefusalListener } from '../gateway';
+import { destroyClients, endpointEnv, lambdaClient, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, sqsClient, startEngines, type EngineEndpoints, type Engines, type LocalClients, type LocalEndpoints } from '../engines';
+import type { ContractGateways, ContractStats, RefusalListener, ServedFunction } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
 import { DROP_OUTPUT, InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
@@ -47,7 +48,7 @@ export interface LocalStackOptions {
    * @default - only the log line and the signal
    */
   readonly onInitFailure?: InitFailureListener;
-  /** Wraps each function's invoker as the mappings see it, e.g. to count deliveries. */
+  /** Wraps each function's invoker as its callers see it (the mappings, the Lambda API), e.g. to count deliveries. */
   readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
   /** Engines already running (shared by several copies of the stack); they are left running on stop. @default - started here */
   readonly engines?: Engines;
@@ -73,8 +74,13 @@ export interface LocalStack {
   readonly resources: ProvisionedStack;
   readonly clients: LocalClients;
   readonly dynamodbStreams: DynamoDBStreamsClient;
-  /** The contract layer's gateways in front of the engines: what every client of the stack talks to. */
-  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string };
+  /** A client of the stack's Lambda Invoke API, signed as the local account. */
+  readonly lambda: LambdaClient;
+  /**
+   * The contract layer's gateways in front of the engines, and `lambda`, its Invoke API in front of
+   * the functions: what every client of the stack talks to.
+   */
+  readonly endpoints: Required<LocalEndpoints>;
   readonly functions: ReadonlyMap<string, LocalFunction>;
   /** What each function was started with (its resolved environment included), by logical id. */
   readonly functionSpecs: ReadonlyMap<string, FunctionSpec>;
@@ -125,9 +131,11 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const endpoints = gateways.endpoints;
   const clients = localClients(endpoints);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
+  const lambda = lambdaClient(endpoints.lambda);
   stoppers.unshift(async () => {
     destroyClients(clients);
     dynamodbStreams.destroy();
+    lambda.destroy();
   });
   const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
   phase('creating the template\'s queues, tables, streams and topics');
@@ -141,6 +149,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const store = new MetricStore();
   const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: emfRecorder(store, options.output ?? DROP_OUTPUT), onInitFailure: reportingTo(initFailures, options) });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
+  gateways.lambda.serve(servedFunctions(specs, functions, options.wrapInvoker));
   const clientsFor = (functionLogicalId: string) => mappingClients(gateways, functionLogicalId);
   const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, policies, ruleTargets: fanOut.ruleTargets, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const fauxqs = sqsClient(engineEndpoints.sqs);
@@ -161,6 +170,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     resources,
     clients,
     dynamodbStreams,
+    lambda,
     endpoints,
     functions,
     functionSpecs: new Map(specs.map((spec) => [spec.logicalId, spec])),
@@ -190,6 +200,14 @@ async function startContract(engines: Required<EngineEndpoints>, stoppers: (() =
   const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal);
   stoppers.unshift(() => gateways.stop());
   return { gateways, proxy };
+}
+
+/** The functions as the Lambda API serves them: by physical name, each through the invoker its mappings use. */
+function servedFunctions(specs: readonly FunctionSpec[], functions: ReadonlyMap<string, LocalFunction>, wrap: LocalStackOptions['wrapInvoker']): ServedFunction[] {
+  return specs.flatMap((spec) => {
+    const fn = functions.get(spec.logicalId);
+    return fn ? [{ name: spec.name, invoke: wrap ? wrap(spec.logicalId, fn.invoke) : fn.invoke }] : [];
+  });
 }
 
 /** A function's spec with its own credentials in its environment, as Lambda gives it its role's. */

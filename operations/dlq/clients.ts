@@ -91,5 +91,5 @@ export function cloudFormationClient(region: string | undefined, env: Env = proc
 
 /** Closes every client's sockets. */
 export function destroyDlqClients(clients: DlqClients): void {
-  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3, clients.lambda]) client?.destroy();
+  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3, clients.lambda]) client.destroy();
 }

@@ -1,7 +1,8 @@
 /**
  * The state file `eo local up` writes (`.eo/local.json`) and `eo dlq ... --local` reads: the
- * engines' endpoints, the environment that points the AWS CLI and SDK at them, and the stack's
- * topology (outputs, dead-letter queues with their roles and sources, streams, tables).
+ * engines' endpoints and the Lambda API's, the environment that points the AWS CLI and SDK at
+ * them, and the stack's topology (outputs, dead-letter queues with their roles and sources,
+ * streams, tables).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -12,15 +13,16 @@ import type { DlqClients, DlqContext, StackTopology } from './types';
 
 export { DEFAULT_STATE_FILE };
 
-/** 2: the topology names the consumers' dedup windows (`consumerWindows`). */
-export const LOCAL_STATE_VERSION = 2;
+/** 3: `endpoints.lambda`, the stack's Lambda Invoke API (2: the topology names the consumers' dedup windows). */
+export const LOCAL_STATE_VERSION = 3;
 
 export interface LocalStateFile {
   readonly version: typeof LOCAL_STATE_VERSION;
   /** The process that runs the stack; the state is stale once it is gone. */
   readonly pid: number;
   readonly startedAt: string;
-  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string };
+  /** The contract layer's gateways: one per engine, and `lambda`, the functions' Invoke API. */
+  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string; readonly lambda: string };
   /** `AWS_ENDPOINT_URL_*`, `AWS_REGION` and local credentials, as `export` lines print them. */
   readonly env: Readonly<Record<string, string>>;
   readonly topology: StackTopology;
@@ -69,12 +71,13 @@ export function localDlqContext(state: LocalStateFile): DlqContext & { destroy()
  * Clients for the engines a state names, signed with the credentials its `env` holds (those the
  * engines' contract layer knows as the local account's). Explicit endpoints make the SQS client
  * send to the endpoint (fauxqs's queue URLs name `sqs.<region>.localhost`) and Kinesis speak
- * HTTP/1.1 (kinesalite has no HTTP/2). fauxqs serves S3 on the SQS port, path-style.
+ * HTTP/1.1 (kinesalite has no HTTP/2). fauxqs serves S3 on the SQS port, path-style; the stack's
+ * functions answer Lambda's Invoke on the Lambda endpoint.
  */
 export function localDlqClients(state: Pick<LocalStateFile, 'endpoints' | 'env' | 'topology'>): DlqClients {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = state.env;
   if (!accessKeyId || !secretAccessKey) throw new LocalStackNotRunningError('the local state names no AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its env (an older `eo local up` wrote it)');
-  const { sqs, kinesis, dynamodb } = state.endpoints;
+  const { sqs, kinesis, dynamodb, lambda } = state.endpoints;
   const region = state.env.AWS_REGION ?? state.topology.region;
-  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints: { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb, S3: sqs } });
+  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints: { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb, S3: sqs, LAMBDA: lambda } });
 }

@@ -19,7 +19,7 @@ export interface DlqClients {
   /** Reads and deletes the objects of failure archives (`onFailure: 's3'`). */
   readonly s3: S3Client;
   /** Invokes a table stream's consumer with the records it failed on (a DynamoDB Streams redrive). */
-  readonly lambda?: LambdaClient;
+  readonly lambda: LambdaClient;
   /** Put in the Lambda-shaped records read back from streams. */
   readonly region: string;
 }

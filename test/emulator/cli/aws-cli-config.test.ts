@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { KinesisClient, ListStreamsCommand } from '@aws-sdk/client-kinesis';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import {
@@ -24,14 +25,15 @@ import {
 } from '../../../emulator/cli/aws-cli-config';
 import { alarmsLine, banner } from '../../../emulator/cli/local-commands';
 import type { AlarmSpecs } from '../../../emulator/stack/alarms';
+import { LOCAL_STATE_VERSION } from '../../../operations/dlq/local-state';
 import type { LocalStateFile } from '../../../operations/dlq';
 
-const ENDPOINTS = { dynamodb: 'http://127.0.0.1:8001', sqs: 'http://127.0.0.1:8002', kinesis: 'http://127.0.0.1:8003' };
+const ENDPOINTS = { dynamodb: 'http://127.0.0.1:8001', sqs: 'http://127.0.0.1:8002', kinesis: 'http://127.0.0.1:8003', lambda: 'http://127.0.0.1:8004' };
 
 /** A state file as `eo local up` writes it, for a stack with two outputs. */
 function localState(endpoints: LocalStateFile['endpoints'] = ENDPOINTS): LocalStateFile {
   return {
-    version: 2,
+    version: LOCAL_STATE_VERSION,
     pid: 4242,
     startedAt: '2026-12-01T09:00:00.000Z',
     endpoints,
@@ -91,6 +93,8 @@ test('the config file holds a profile with region, credentials, CLI v2 settings 
       '  endpoint_url = http://127.0.0.1:8001',
       'kinesis =',
       '  endpoint_url = http://127.0.0.1:8003',
+      'lambda =',
+      '  endpoint_url = http://127.0.0.1:8004',
       '',
     ].join('\n'),
   );
@@ -120,6 +124,7 @@ test('sourcing the env file sets both region variables, the profile, credentials
     AWS_ENDPOINT_URL_DYNAMODB: ENDPOINTS.dynamodb,
     AWS_ENDPOINT_URL_DYNAMODB_STREAMS: ENDPOINTS.dynamodb,
     AWS_ENDPOINT_URL_KINESIS: ENDPOINTS.kinesis,
+    AWS_ENDPOINT_URL_LAMBDA: ENDPOINTS.lambda,
     EO_PAGE_VIEWS_QUEUE_URL: 'http://sqs.us-east-1.localhost:8002/000000000000/PageViews',
     EO_COUNTERS_TABLE_NAME: 'Counters',
     EO_LOCAL_STATE: path.join(folder, 'local.json'),
@@ -142,7 +147,8 @@ test('the banner gives the source line, the exports for AWS CLI v1 and v2 and th
   expect(exportLine).toBe(
     `export AWS_CONFIG_FILE=${path.resolve('.eo', 'aws-config')} AWS_PROFILE=eo-local AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 ` +
       'AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_ENDPOINT_URL_SQS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_SNS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_S3=http://127.0.0.1:8002 ' +
-      'AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http://127.0.0.1:8001 AWS_ENDPOINT_URL_KINESIS=http://127.0.0.1:8003',
+      'AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http://127.0.0.1:8001 AWS_ENDPOINT_URL_KINESIS=http://127.0.0.1:8003 ' +
+        'AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:8004',
   );
   expect(text).toContain('unset AWS_SESSION_TOKEN AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');
   expect(text).toContain('the outputs above as EO_PAGE_VIEWS_QUEUE_URL, EO_COUNTERS_TABLE_NAME, and the state file as EO_LOCAL_STATE.');
@@ -180,7 +186,7 @@ describe('the SDK v3, given only AWS_CONFIG_FILE and AWS_PROFILE', () => {
 
   test('reads the region, the credentials and each service endpoint from the profile', async () => {
     const hits: string[] = [];
-    const endpoints = { dynamodb: await recordingServer('dynamodb engine', hits), sqs: await recordingServer('sqs engine', hits), kinesis: await recordingServer('kinesis engine', hits) };
+    const endpoints = { dynamodb: await recordingServer('dynamodb engine', hits), sqs: await recordingServer('sqs engine', hits), kinesis: await recordingServer('kinesis engine', hits), lambda: await recordingServer('lambda api', hits) };
     const files = awsCliFilesBeside(path.join(folder, 'local.json'));
     writeAwsCliFiles(files, localState(endpoints));
     // Nothing from the test's own environment: what the clients find must come from the file.
@@ -189,7 +195,8 @@ describe('the SDK v3, given only AWS_CONFIG_FILE and AWS_PROFILE', () => {
     await new DynamoDBClient({}).send(new ListTablesCommand({}));
     await new SQSClient({}).send(new ListQueuesCommand({}));
     await new KinesisClient({ requestHandler: new NodeHttpHandler() }).send(new ListStreamsCommand({}));
-    expect(hits).toEqual(['dynamodb engine: local us-east-1 dynamodb', 'sqs engine: local us-east-1 sqs', 'kinesis engine: local us-east-1 kinesis']);
+    await new LambdaClient({}).send(new InvokeCommand({ FunctionName: 'page-view-counter' }));
+    expect(hits).toEqual(['dynamodb engine: local us-east-1 dynamodb', 'sqs engine: local us-east-1 sqs', 'kinesis engine: local us-east-1 kinesis', 'lambda api: local us-east-1 lambda']);
   });
 });
 

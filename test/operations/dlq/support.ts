@@ -7,17 +7,20 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import type { BatchHandler } from '../../../lambdas/runtime';
-import { destroyClients, LOCAL_REGION, type LocalClients } from '../../../emulator/engines';
+import { destroyClients, lambdaClient, LOCAL_REGION, type LocalClients } from '../../../emulator/engines';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
 import { deleteMessages, depthOf } from '../../../aws/sqs/peek';
 import type { ConsumerFunction, ConsumerWindow, DlqContext, DlqInfo, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from '../../../operations/dlq';
-import { receiveAll, testClients, type CreatedQueue } from '../../helpers/engines';
+import { receiveAll, testClients, testLambdaEndpoint, type CreatedQueue } from '../../helpers/engines';
 import { lambdaContext } from '../../helpers/events';
 import { tableStreamsClient } from '../../helpers/streams';
 
+/** The shared engines' clients, and a Lambda client of the global gateways' Invoke API (which serves no function). */
+export type DlqTestClients = LocalClients & { readonly lambda: LambdaClient };
+
 /** Clients of the shared engines for one test file (a DynamoDB Streams client too), destroyed after its tests. */
-export function dlqTestClients(): { readonly clients: LocalClients; readonly streams: DynamoDBStreamsClient } {
-  const clients = testClients();
+export function dlqTestClients(): { readonly clients: DlqTestClients; readonly streams: DynamoDBStreamsClient } {
+  const clients = { ...testClients(), lambda: lambdaClient(testLambdaEndpoint()) };
   const streams = tableStreamsClient();
   afterAll(() => {
     destroyClients(clients);
@@ -60,9 +63,12 @@ function queueRef(queue: CreatedQueue): QueueRef {
   return { name: queue.url.split('/').pop() ?? queue.url, url: queue.url, arn: queue.arn };
 }
 
-/** The context the operations get; `sqs` may carry test middleware; `lambda` runs the consumers a redrive invokes. */
-export function contextOf(clients: LocalClients, dynamodbStreams: DynamoDBStreamsClient, topology: StackTopology, sqs: SQSClient = clients.sqs, lambda?: LambdaClient): DlqContext {
-  return { clients: { sqs, kinesis: clients.kinesis, dynamodb: clients.dynamodb, s3: clients.s3, dynamodbStreams, ...(lambda && { lambda }), region: LOCAL_REGION }, topology };
+/**
+ * The context the operations get; `sqs` may carry test middleware; `lambda` runs the consumers a
+ * redrive invokes (by default the global gateways' Invoke API, which serves no function).
+ */
+export function contextOf(clients: DlqTestClients, dynamodbStreams: DynamoDBStreamsClient, topology: StackTopology, sqs: SQSClient = clients.sqs, lambda: LambdaClient = clients.lambda): DlqContext {
+  return { clients: { sqs, kinesis: clients.kinesis, dynamodb: clients.dynamodb, s3: clients.s3, dynamodbStreams, lambda, region: LOCAL_REGION }, topology };
 }
 
 /** One synchronous invocation, as the in-process Lambda saw it. */
