@@ -64,13 +64,19 @@ function pageView(pageId: string): string {
   return JSON.stringify(createEnvelope({ type: 'page.viewed', source: 'test', businessKey: uniqueName('view'), occurredAt: '2026-11-28T10:00:00.000Z', payload: { pageId } }));
 }
 
+/** The ARN local mode gave the function whose logical id starts with `prefix`: what Lambda's pointers name. */
+function functionArnOf(prefix: string): string {
+  const logicalId = [...stack.functionSpecs.keys()].find((id) => id.startsWith(prefix)) ?? '';
+  return String(stack.resources.context.resources.get(logicalId)?.attributes.Arn);
+}
+
 /** Puts an order change on the stream, and the pointer Lambda would send for it. */
 async function kinesisPointer(orderId: string): Promise<unknown> {
   const body = JSON.stringify(createEnvelope({ type: 'order.status-changed', source: 'test', businessKey: `${orderId}:1`, occurredAt: '2026-11-28T10:00:00.000Z', payload: { orderId, status: 'CREATED', version: 1 } }));
   const streamName = output(stack.outputs, 'OrdersStreamName');
   const put = await stack.clients.kinesis.send(new PutRecordCommand({ StreamName: streamName, PartitionKey: orderId, Data: Buffer.from(body) }));
   const stream = [...stack.resources.streams.values()].find((candidate) => candidate.name === streamName);
-  return onFailureRecord({ kind: 'kinesis', condition: 'RetryAttemptsExhausted', functionArn: 'arn:aws:lambda:local:000000000000:function:order-projection', streamArn: stream?.arn ?? '', shardId: put.ShardId ?? '', records: [{ sequenceNumber: put.SequenceNumber ?? '', arrivalMs: Date.now() }], approximateInvokeCount: 4 });
+  return onFailureRecord({ kind: 'kinesis', condition: 'RetryAttemptsExhausted', functionArn: functionArnOf('OrderProjection'), streamArn: stream?.arn ?? '', shardId: put.ShardId ?? '', records: [{ sequenceNumber: put.SequenceNumber ?? '', arrivalMs: Date.now() }], approximateInvokeCount: 4 });
 }
 
 /** Waits for the order's change on the orders table's stream, and builds the pointer for it. */
@@ -85,7 +91,7 @@ async function tableStreamPointer(orderId: string): Promise<unknown> {
     }
     return undefined;
   }, `the change of ${orderId} on the orders table's stream`, { timeoutMs: 30_000, intervalMs: 250 });
-  return onFailureRecord({ kind: 'dynamodb-stream', condition: 'RetryAttemptsExhausted', functionArn: 'arn:aws:lambda:local:000000000000:function:shipment-notifier', streamArn: reader.streamArn, shardId: found.shardId, records: [found.record], approximateInvokeCount: 4 });
+  return onFailureRecord({ kind: 'dynamodb-stream', condition: 'RetryAttemptsExhausted', functionArn: functionArnOf('ShipmentNotifier'), streamArn: reader.streamArn, shardId: found.shardId, records: [found.record], approximateInvokeCount: 4 });
 }
 
 test('every DLQ of the stack is redriven with what the fix or time cures; malformed bodies stay', async () => {
