@@ -209,7 +209,6 @@ async function toConsumer(streamArn: string, records: readonly DynamoDBRecord[],
   const gate = await windowGate(streamArn, copy, target, context, { processedWithinMs: 0, consumer: consumer.consumer });
   if ('held' in gate) return gate.held;
   if (context.dryRun) return redriven(target, fresh.length, gate.note);
-  if (context.clients.lambda === undefined) return { status: 'failed', reason: `no Lambda client to invoke ${consumer.functionName} with` };
   for (const record of fresh) context.invoked.add(invokedKey(streamArn, record));
   const { done, failed } = await reinvoke(context.clients.lambda, consumer, fresh);
   if (failed === undefined) return redriven(target, done, gate.note);

@@ -137,13 +137,15 @@ function groupStops(history: RunHistory, record: InvocationRecord): string[] {
     const group = history.source.kind === SourceKind.SQS ? delivered.group : 'shard';
     groups.set(group, [...(groups.get(group) ?? []), delivered]);
   }
+  const appliedBefore = new Set(history.invocations.slice(0, record.invocation).flatMap((earlier) => earlier.applied));
   return [...groups.values()].flatMap((members) => {
     const first = members.findIndex((delivered) => reported.has(delivered.itemIdentifier));
     if (first === -1) return [];
     return members.slice(first + 1).flatMap((later) => {
       const problems: string[] = [];
       if (processed(history, record, later)) problems.push(`processed`);
-      if (history.source.kind === SourceKind.SQS && !reported.has(later.itemIdentifier)) problems.push('not reported (deleted ahead of it)');
+      // A copy of an event applied before is a duplicate: deleting it ahead of the failure moves no effect.
+      if (history.source.kind === SourceKind.SQS && !reported.has(later.itemIdentifier) && !appliedBefore.has(later.eventId)) problems.push('not reported (deleted ahead of it)');
       return problems.map((problem) => `invocation ${record.invocation}: ${describe(later)} ${problem} after ${describe(members[first]!)}, which it reported failed`);
     });
   });

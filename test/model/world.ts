@@ -97,6 +97,7 @@ export class World {
     this.now += this.schedule.callLatencyMs;
     const fault = this.faults.get(this.calls);
     this.calls += 1;
+    if (name === 'TransactWriteItemsCommand') this.noteDedupAttempts(input.TransactItems as TransactWriteItem[]);
     if (fault !== undefined && name === 'BatchGetItemCommand') this.trace.failedReads += 1;
     if (fault === 'throttle') throw awsError('ProvisionedThroughputExceededException', 400);
     if (fault === 'conflict' && name === 'TransactWriteItemsCommand') throw conflictOn(input.TransactItems as TransactWriteItem[]);
@@ -125,8 +126,12 @@ export class World {
     }
   }
 
-  private transactWrite(actions: TransactWriteItem[]): unknown {
+  /** A transaction that reached DynamoDB attempted its events, whether it then committed, was cancelled or throttled. */
+  private noteDedupAttempts(actions: readonly TransactWriteItem[]): void {
     for (const action of actions) if (action.Put?.TableName === IDEMPOTENCY_TABLE) this.trace.dedupAttempts.add(dedupEventId(action.Put.Item?.id?.S));
+  }
+
+  private transactWrite(actions: TransactWriteItem[]): unknown {
     const outcome = this.tables.transactWrite(actions);
     if (!outcome.committed) throw transactionCancelled(outcome.reasons);
     for (const action of actions) this.noteApplied(action.Update?.TableName === EFFECTS_TABLE ? action.Update.Key?.pk?.S : undefined);
