@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -29,8 +31,23 @@ export function testApp(options: TestAppOptions = {}): App {
   return new App({
     context: { ...cdkJson.context, ...skipBundling, ...(options.assetMetadata && { 'aws:cdk:enable-asset-metadata': true }) },
     builtinCloudFormationValidation: false,
-    outdir: options.outdir,
+    outdir: options.outdir ?? temporaryOutdir(),
   });
+}
+
+/**
+ * The cloud assemblies of this test file's apps, removed after it. CDK's own default is a new
+ * folder in the OS's temporary directory that nothing removes: a test run left thousands.
+ */
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const outdir of outdirs.splice(0)) fs.rmSync(outdir, { recursive: true, force: true });
+});
+
+function temporaryOutdir(): string {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'eo-test-cdk.out-'));
+  outdirs.push(outdir);
+  return outdir;
 }
 
 /** A stack to put one construct under test in, with a plain topic for its alarms. */
