@@ -32,3 +32,11 @@ export const CONSUMER_ENV = {
   /** EventBridge only: the dotted path of the dedup key in the event, when `detail` is not our envelope. */
   eventIdPath: 'EVENT_ID_PATH',
 } as const;
+
+/**
+ * The variable that names a consumer's dedup table, by the convention the README, the quick start,
+ * the scaffold and the example app follow (set through the construct's `tables`, so not one of
+ * {@link CONSUMER_ENV}). `eo dlq inspect` reads a DLQ message's dedup record `<consumer>#<eventId>`
+ * in the table it names to tell whether the event was applied already.
+ */
+export const DEDUP_TABLE_VARIABLE = 'IDEMPOTENCY_TABLE';

@@ -70,6 +70,14 @@ export const LAMBDA_LIMITS = {
   maxSyncInvokeResponseBytes: 6_291_556,
 } as const;
 
+/**
+ * An SQS source's visibility timeout must cover this many function timeouts, plus the batching
+ * window, so that Lambda can retry a throttled invocation before the batch reappears (Lambda
+ * Developer Guide, "Creating and configuring an Amazon SQS event source mapping": at least six times
+ * the function timeout). The constructs enforce it; local mode holds its batches by it.
+ */
+export const SQS_VISIBILITY_TIMEOUT_FACTOR = 6;
+
 /** Kinesis (API Reference: PutRecord, PutRecords). */
 export const KINESIS_LIMITS = {
   /** The model's constraint on `Data` that kinesalite copies (1 MiB); a stream's own limit may be set higher since 2025. */

@@ -24,14 +24,11 @@ import {
   minimumDedupTtl,
   sumDurations,
 } from './validation';
-import { LAMBDA_LIMITS, SQS_LIMITS } from '../aws/limits';
+import { LAMBDA_LIMITS, SQS_LIMITS, SQS_VISIBILITY_TIMEOUT_FACTOR } from '../aws/limits';
 import { FIFO_SUFFIX } from '../aws/sqs/fifo';
 
 /** The lowest `maxReceiveCount` accepted: fewer receives turn a burst of throttling into DLQ traffic. */
 const MIN_MAX_RECEIVE_COUNT = 5;
-
-/** The visibility timeout must cover this many function timeouts (plus the batching window). */
-const VISIBILITY_TIMEOUT_FACTOR = 6;
 
 /** Props of {@link QueueConsumer}. */
 export interface QueueConsumerProps extends ConsumerProps {
@@ -311,7 +308,7 @@ function dedupTerms(props: QueueConsumerProps): DedupWindowTerms {
 /** 6 x timeout + batching window; `undefined` when either is a token. */
 function minimumVisibilityTimeout(props: QueueConsumerProps): Duration | undefined {
   const timeout = props.timeout ?? CONSUMER_DEFAULTS.timeout;
-  const timeouts = Array<Duration>(VISIBILITY_TIMEOUT_FACTOR).fill(timeout);
+  const timeouts = Array<Duration>(SQS_VISIBILITY_TIMEOUT_FACTOR).fill(timeout);
   return sumDurations([...timeouts, props.maxBatchingWindow ?? Duration.seconds(0)]);
 }
 
@@ -362,7 +359,7 @@ function checkVisibilityTimeout(props: QueueConsumerProps): void {
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.timeout;
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
     throw new Error(
-      `visibilityTimeout must be at least ${VISIBILITY_TIMEOUT_FACTOR} x timeout ` +
+      `visibilityTimeout must be at least ${SQS_VISIBILITY_TIMEOUT_FACTOR} x timeout ` +
         `+ maxBatchingWindow = ${formatDuration(minimum)} (given ${formatDuration(given)}; ` +
         `timeout ${formatDuration(timeout)}, maxBatchingWindow ${formatDuration(window)})`,
     );

@@ -1,4 +1,5 @@
 export { SqsMapping, SQS_MAPPING_DEFAULTS, validateSqsMappingConfig } from './sqs-mapping';
+export { holdSecondsFor } from './held-batch';
 export { StreamMapping } from './stream-mapping';
 export { STREAM_MAPPING_DEFAULTS, validateStreamMappingConfig } from './stream-mapping-config';
 export { kinesisReader, streamNameOf, KINESIS_MAX_RECORDS_PER_READ } from '../../aws/streams/kinesis-reader';

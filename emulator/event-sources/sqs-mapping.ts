@@ -18,10 +18,11 @@
  *   while one of its messages is in flight).
  * - Timing is compressed when the caller passes a shorter visibility timeout or batching window
  *   than the deployed stack has; relative timings (window vs. visibility) are what matter. With
- *   `keepHeldInvisible`, the mapping extends a held batch's visibility until its invocation
- *   returns, as the deployed stack's timeout rules guarantee on AWS (see visibility-keeper.ts).
+ *   `keepHeldInvisible`, the mapping receives with a hold that covers the window and the
+ *   invocation, as the deployed stack's timeout rules guarantee on AWS, and gives what it does not
+ *   delete the scaled timeout (see held-batch.ts).
  * - `stop()` abandons long polls in progress: fauxqs may still hand those polls messages, which
- *   then stay invisible until their visibility timeout passes.
+ *   then stay invisible until their visibility timeout (or hold) passes.
  * - The `duplicate` fault delivers the batch twice and acts on the second response only (the
  *   first is treated as lost); two real pollers would each act on their own.
  */
@@ -31,11 +32,12 @@ import { NO_DELIVERY_FAULTS, type DeliveryFaults, type InvokeResult, type Invoke
 import { Activity } from './activity';
 import { checkRange } from './config-checks';
 import { MappingConfigError } from './errors';
-import { invocationOutcome, invokeSafely } from './invocation-outcome';
+import { invocationOutcome, invokeSafely, type InvocationOutcome } from './invocation-outcome';
 import { sqsLambdaRecord } from '../../aws/lambda/event-records';
 import { engineBackoffMs, pause, warnOnConsole, type MappingLog } from './polling';
 import { deleteMessages, fillBatch, receiveMessages, SQS_LONG_POLL_SECONDS, type ReceiveTarget } from './sqs-receive';
-import { VisibilityKeeper } from './visibility-keeper';
+import { letGo } from './held-batch';
+import { SQS_LIMITS } from '../../aws/limits';
 
 /** Defaults of {@link SqsMappingConfig}. */
 export const SQS_MAPPING_DEFAULTS = {
@@ -43,6 +45,8 @@ export const SQS_MAPPING_DEFAULTS = {
   concurrency: 2,
   /** How far past the visibility timeout the `outliveVisibility` fault holds a batch. */
   visibilityMarginMs: 500,
+  /** With `keepHeldInvisible`, how long a received message stays invisible while its batch is held: 6 x a 5 s function timeout. */
+  holdSeconds: 30,
 } as const;
 
 /** Settings of an {@link SqsMapping}: the template's mapping and queue, plus local wiring. */
@@ -56,15 +60,22 @@ export interface SqsMappingConfig {
   readonly maximumBatchingWindowSeconds: number;
   /** Read the function's response as a partial batch response. */
   readonly reportBatchItemFailures: boolean;
-  /** The queue's visibility timeout, for the `outliveVisibility` fault. */
+  /** The queue's visibility timeout: what a batch let go without a delete waits, and what the `outliveVisibility` fault outlives. */
   readonly visibilityTimeoutSeconds: number;
   /**
-   * Extend the visibility of a batch's messages from their receipt until the invocation returns,
-   * for a queue whose visibility timeout was scaled down below the real batching window and run
-   * time (see visibility-keeper.ts). The `outliveVisibility` fault still lets it lapse.
+   * Receive with `holdSeconds` as the visibility timeout, so that a batch stays invisible while it
+   * is gathered and run, and give the messages that are not deleted `visibilityTimeoutSeconds`
+   * afterwards: for a queue whose visibility timeout was scaled down below the real batching window
+   * and run time (see held-batch.ts). The `outliveVisibility` fault still lets a batch reappear.
    * @default false
    */
   readonly keepHeldInvisible?: boolean;
+  /**
+   * With `keepHeldInvisible`: the visibility timeout of a received message while its batch is held,
+   * from `visibilityTimeoutSeconds` to 43200.
+   * @default 30 (`SQS_MAPPING_DEFAULTS.holdSeconds`)
+   */
+  readonly holdSeconds?: number;
   /** Pollers. @default 2 (`SQS_MAPPING_DEFAULTS.concurrency`) */
   readonly concurrency?: number;
   readonly invoke: Invoker;
@@ -162,7 +173,9 @@ export class SqsMapping {
   }
 
   private get target(): ReceiveTarget {
-    return { sqs: this.config.sqs, queueUrl: this.config.queueUrl, signal: this.controller.signal, log: this.log };
+    const { sqs, queueUrl, keepHeldInvisible, holdSeconds = SQS_MAPPING_DEFAULTS.holdSeconds, visibilityTimeoutSeconds } = this.config;
+    // Never shorter than the queue's own timeout: the hold is there to lengthen it.
+    return { sqs, queueUrl, signal: this.controller.signal, log: this.log, visibilityTimeoutSeconds: keepHeldInvisible ? Math.max(holdSeconds, visibilityTimeoutSeconds) : undefined };
   }
 
   private async poll(): Promise<void> {
@@ -185,46 +198,44 @@ export class SqsMapping {
     const first = await receiveMessages(target, batchSize, SQS_LONG_POLL_SECONDS);
     if (first.length === 0) return;
     await this.activity.run(async () => {
-      const keeper = this.keeperFor(first);
-      try {
-        const batch = await fillBatch(target, first, batchSize, maximumBatchingWindowSeconds * 1000, (more) => keeper?.hold(more));
-        await this.deliver(batch, keeper);
-      } finally {
-        await keeper?.release();
-      }
+      const batch = await fillBatch(target, first, batchSize, maximumBatchingWindowSeconds * 1000);
+      await this.deliver(batch);
     });
   }
 
-  private keeperFor(messages: readonly Message[]): VisibilityKeeper | undefined {
-    const { keepHeldInvisible, visibilityTimeoutSeconds, sqs, queueUrl } = this.config;
-    if (!keepHeldInvisible || visibilityTimeoutSeconds <= 0) return undefined;
-    return new VisibilityKeeper({ sqs, queueUrl, visibilityTimeoutSeconds, log: this.log }, messages);
-  }
-
-  private async deliver(messages: readonly Message[], keeper: VisibilityKeeper | undefined): Promise<void> {
+  private async deliver(messages: readonly Message[]): Promise<void> {
     const { queueArn, region } = this.config;
     const records = messages.map((message) => sqsLambdaRecord(message, queueArn, region));
     const decision = this.faults.decide({ source: 'sqs', size: records.length });
     this.counts.batches += 1;
-    if (decision.outliveVisibility) {
-      await keeper?.release();
-      if (!(await this.outliveVisibility())) return;
-    }
+    if (decision.outliveVisibility && !(await this.outliveVisibility(records))) return;
     const result = await this.invokeBatch(records, decision.duplicate === true);
-    await keeper?.release();
     if (decision.crashAfterInvoke) {
       this.counts.crashes += 1;
       this.counts.failedInvokeEvents += records.length;
+      // The function ran: what it reported has the visibility it set; the rest comes back as from a crash.
+      await this.letGo(unreported(records, this.outcomeOf(records, result)));
       return;
     }
     await this.acknowledge(records, result);
   }
 
   /** Holds the batch until its messages are visible again; false if stopped meanwhile (the batch is dropped). */
-  private async outliveVisibility(): Promise<boolean> {
+  private async outliveVisibility(records: readonly SQSRecord[]): Promise<boolean> {
     this.counts.visibilityOutlived += 1;
+    await this.letGo(records);
     const margin = this.config.visibilityMarginMs ?? SQS_MAPPING_DEFAULTS.visibilityMarginMs;
     return pause(this.config.visibilityTimeoutSeconds * 1000 + margin, this.controller.signal);
+  }
+
+  /** Held messages not deleted come back after the (scaled) visibility timeout, not the hold. */
+  private async letGo(records: readonly SQSRecord[]): Promise<void> {
+    const { keepHeldInvisible, sqs, queueUrl, visibilityTimeoutSeconds } = this.config;
+    if (keepHeldInvisible && records.length > 0) await letGo({ sqs, queueUrl, visibilityTimeoutSeconds, log: this.log }, records.map((record) => record.receiptHandle));
+  }
+
+  private outcomeOf(records: readonly SQSRecord[], result: InvokeResult): InvocationOutcome {
+    return invocationOutcome(result, records.map((record) => record.messageId), this.config.reportBatchItemFailures);
   }
 
   private async invokeBatch(records: readonly SQSRecord[], duplicate: boolean): Promise<InvokeResult> {
@@ -244,11 +255,11 @@ export class SqsMapping {
 
   /** Deletes what succeeded; a failed or invalid response deletes nothing, as in AWS. */
   private async acknowledge(records: readonly SQSRecord[], result: InvokeResult): Promise<void> {
-    const identifiers = records.map((record) => record.messageId);
-    const outcome = invocationOutcome(result, identifiers, this.config.reportBatchItemFailures);
+    const outcome = this.outcomeOf(records, result);
     if (outcome.kind === 'failed') {
       if (outcome.reason === 'invalid-response') this.counts.invalidResponses += 1;
       this.counts.failedInvokeEvents += records.length;
+      await this.letGo(records);
       return;
     }
     if (outcome.kind === 'partial') this.counts.failedInvokeEvents += outcome.failed.size;
@@ -259,6 +270,11 @@ export class SqsMapping {
     const deleted = await deleteMessages(this.config.sqs, this.config.queueUrl, handles);
     this.counts.deleted += deleted;
   }
+}
+
+/** The records a partial batch response did not name; all of them for any other outcome. */
+function unreported(records: readonly SQSRecord[], outcome: InvocationOutcome): SQSRecord[] {
+  return outcome.kind === 'partial' ? records.filter((record) => !outcome.failed.has(record.messageId)) : [...records];
 }
 
 function zeroCounts(): Counts {
@@ -272,6 +288,7 @@ export function validateSqsMappingConfig(config: SqsMappingConfig): void {
   if (config.batchSize > 10 && config.maximumBatchingWindowSeconds < 1) {
     throw new MappingConfigError('batchSize', config.batchSize, `batchSize must be 1..10 without a batching window (given ${config.batchSize})`);
   }
-  checkRange('visibilityTimeoutSeconds', config.visibilityTimeoutSeconds, { min: 0, max: 43_200 });
+  checkRange('visibilityTimeoutSeconds', config.visibilityTimeoutSeconds, { min: 0, max: SQS_LIMITS.maxVisibilityTimeoutSeconds });
+  if (config.holdSeconds !== undefined) checkRange('holdSeconds', config.holdSeconds, { min: config.visibilityTimeoutSeconds, max: SQS_LIMITS.maxVisibilityTimeoutSeconds });
   if (config.concurrency !== undefined) checkRange('concurrency', config.concurrency, { min: 1, max: 1_000 });
 }

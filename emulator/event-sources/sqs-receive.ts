@@ -22,6 +22,8 @@ export interface ReceiveTarget {
   /** Stops receiving; a long poll in progress is abandoned. */
   readonly signal: AbortSignal;
   readonly log: MappingLog;
+  /** The received messages' visibility timeout. @default - the queue's */
+  readonly visibilityTimeoutSeconds?: number;
 }
 
 /** One ReceiveMessage with all system and message attributes. */
@@ -31,6 +33,7 @@ export async function receiveMessages(target: ReceiveTarget, max: number, waitSe
       QueueUrl: target.queueUrl,
       MaxNumberOfMessages: Math.min(SQS_MAX_PER_CALL, max),
       WaitTimeSeconds: waitSeconds,
+      VisibilityTimeout: target.visibilityTimeoutSeconds,
       MessageSystemAttributeNames: ['All'],
       MessageAttributeNames: ['All'],
     }),
@@ -40,11 +43,10 @@ export async function receiveMessages(target: ReceiveTarget, max: number, waitSe
 }
 
 /**
- * Adds to `first` until there are `batchSize` messages or `windowMs` has passed, telling
- * `onReceived` of each addition. If the target is stopped meanwhile, returns what it has: those
- * messages are in hand and will be delivered.
+ * Adds to `first` until there are `batchSize` messages or `windowMs` has passed. If the target is
+ * stopped meanwhile, returns what it has: those messages are in hand and will be delivered.
  */
-export async function fillBatch(target: ReceiveTarget, first: readonly Message[], batchSize: number, windowMs: number, onReceived: (messages: readonly Message[]) => void = () => undefined): Promise<Message[]> {
+export async function fillBatch(target: ReceiveTarget, first: readonly Message[], batchSize: number, windowMs: number): Promise<Message[]> {
   const batch = [...first];
   const deadline = Date.now() + windowMs;
   while (batch.length < batchSize && !target.signal.aborted) {
@@ -55,10 +57,7 @@ export async function fillBatch(target: ReceiveTarget, first: readonly Message[]
       if (!target.signal.aborted) target.log(`ReceiveMessage on ${target.queueUrl} failed while filling a batch`, error);
       return undefined;
     });
-    if (more !== undefined && more.length > 0) {
-      batch.push(...more);
-      onReceived(more);
-    }
+    if (more !== undefined && more.length > 0) batch.push(...more);
     // An empty long poll has already waited; an empty short poll or an error has not.
     if (more === undefined || (more.length === 0 && waitSeconds === 0)) await pause(Math.min(SHORT_POLL_INTERVAL_MS, remainingMs), target.signal);
   }

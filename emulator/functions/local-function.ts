@@ -87,6 +87,11 @@ export class LocalFunction {
     this.variables = { ...config.environment };
   }
 
+  /** How long an invocation may run before it times out. */
+  public get timeoutSeconds(): number {
+    return this.config.timeoutSeconds;
+  }
+
   public stats(): LocalFunctionStats {
     return { ...this.counts };
   }

@@ -6,7 +6,7 @@
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_REGION, type LocalClients } from '../engines';
-import { SQS_MAPPING_DEFAULTS, SqsMapping, StreamMapping, type MappingLog, type OnFailureArchive } from '../event-sources';
+import { holdSecondsFor, SQS_MAPPING_DEFAULTS, SqsMapping, StreamMapping, type MappingLog, type OnFailureArchive } from '../event-sources';
 import type { LocalFunction } from '../functions';
 import type { DeliveryFaults, Invoker } from '../types';
 import { resolveString } from '../../aws/cloudformation/intrinsics';
@@ -85,7 +85,8 @@ function createMapping(resource: NamedResource, options: MappingOptions): Mappin
   const queue = queueWithArn(options.stack.queues, sourceArn);
   const reportBatchItemFailures = ((props.FunctionResponseTypes as string[] | undefined) ?? []).includes('ReportBatchItemFailures');
   if (queue) {
-    return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, queue, invoke, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
+    const target = { queue, invoke, functionTimeoutSeconds: fn.timeoutSeconds };
+    return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, target, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
   }
   const kind = sourceArn.includes(':kinesis:') ? 'kinesis' : 'dynamodb-stream';
   // The archive is written and announced by the services (Lambda, S3, EventBridge), not through the function's own clients.
@@ -99,17 +100,28 @@ function clientsOf(options: MappingOptions, functionLogicalId: string): Partial<
   return own ? { clients: { ...options.clients, sqs: own.sqs, kinesis: own.kinesis }, dynamodbStreams: own.dynamodbStreams } : {};
 }
 
-function sqsMapping(props: Record<string, unknown>, queue: LocalQueue, invoke: Invoker, reportBatchItemFailures: boolean, options: MappingOptions): SqsMapping {
+/** What an SQS mapping reads and invokes. */
+interface SqsTarget {
+  readonly queue: LocalQueue;
+  readonly invoke: Invoker;
+  /** The local function's timeout, which the hold of a batch covers. */
+  readonly functionTimeoutSeconds: number;
+}
+
+function sqsMapping(props: Record<string, unknown>, { queue, invoke, functionTimeoutSeconds }: SqsTarget, reportBatchItemFailures: boolean, options: MappingOptions): SqsMapping {
+  const maximumBatchingWindowSeconds = options.overrides?.sqsBatchingWindowSeconds ?? numberProp(props, 'MaximumBatchingWindowInSeconds') ?? 0;
   return new SqsMapping({
     queueUrl: queue.url,
     queueArn: queue.arn,
     region: LOCAL_REGION,
     batchSize: options.overrides?.sqsBatchSize ?? numberProp(props, 'BatchSize') ?? 10,
-    maximumBatchingWindowSeconds: options.overrides?.sqsBatchingWindowSeconds ?? numberProp(props, 'MaximumBatchingWindowInSeconds') ?? 0,
+    maximumBatchingWindowSeconds,
     reportBatchItemFailures,
     visibilityTimeoutSeconds: queue.localVisibilityTimeoutSeconds,
-    // Scaled down, the visibility timeout no longer covers the real batching window and run time.
+    // Scaled down, the visibility timeout no longer covers the real batching window and run time: a
+    // held batch gets the constructs' rule on the local timings instead (held-batch.ts).
     keepHeldInvisible: queue.localVisibilityTimeoutSeconds < queue.visibilityTimeoutSeconds,
+    holdSeconds: Math.max(queue.localVisibilityTimeoutSeconds, holdSecondsFor(functionTimeoutSeconds, maximumBatchingWindowSeconds)),
     concurrency: sqsPollerCount(props, options.sqsConcurrency),
     invoke,
     faults: options.faults,

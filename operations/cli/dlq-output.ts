@@ -48,7 +48,7 @@ export function formatInspection(label: string, inspection: Inspection): string 
   const unit = queue.archive ? 'archived batch(es)' : 'message(s)';
   const lines = [`${queue.name} of ${label}: ${inspection.total}${inspection.truncated ? '+' : ''} ${unit}; fed by ${sources(queue.sources, queue.archive)}`];
   if (inspection.total === 0) return [...lines, 'Nothing to triage.'].join('\n');
-  lines.push('', 'Failures by error type and consumer', groupTable(inspection.groups), '', 'One example of each', ...inspection.groups.flatMap(exampleLines));
+  lines.push('', 'Failures by error type and consumer', groupTable(inspection.groups), ...appliedLines(inspection), '', 'One example of each', ...inspection.groups.flatMap(exampleLines));
   if (inspection.ranges.length > 0) lines.push('', 'Stream ranges (on-failure pointers: read back from the stream)', rangeTable(inspection.ranges), ...rangeWarnings(inspection.ranges));
   if (inspection.archived.length > 0) lines.push('', 'Archived batches (the records, read from the objects)', ...inspection.archived.flatMap(archivedLines));
   return lines.join('\n');
@@ -66,8 +66,19 @@ function archivedLines(batch: ArchivedBatchReport): string[] {
 }
 
 function groupTable(groups: readonly FailureGroup[]): string {
-  const rows = groups.map((group) => [group.errorType, group.consumer ?? '-', group.kind, String(group.count), String(group.distinct), shortTime(group.firstSeen), shortTime(group.lastSeen)]);
-  return renderTable(['error type', 'consumer', 'kind', 'messages', 'distinct', 'first seen', 'last seen'], rows);
+  const rows = groups.map((group) => [group.errorType, group.consumer ?? '-', group.kind, String(group.count), String(group.distinct), String(group.applied), shortTime(group.firstSeen), shortTime(group.lastSeen)]);
+  return renderTable(['error type', 'consumer', 'kind', 'messages', 'distinct', 'already applied', 'first seen', 'last seen'], rows);
+}
+
+/** The messages whose event was applied already, each labelled; why some could not be looked up. */
+function appliedLines(inspection: Inspection): string[] {
+  const { alreadyApplied, appliedCheckProblems } = inspection;
+  const problems = appliedCheckProblems.map((problem) => `! not labelled: ${problem}`);
+  if (alreadyApplied.length === 0) return problems.length > 0 ? ['', ...problems] : [];
+  const shown = alreadyApplied.slice(0, DETAIL_LINES).map((event) => `  already applied  ${event.messageId}  ${event.errorType}: event ${event.eventId}, dedup record ${event.consumer}#${event.eventId} in ${event.table}`);
+  const more = alreadyApplied.length > DETAIL_LINES ? [`  ... and ${alreadyApplied.length - DETAIL_LINES} more (--json lists them all)`] : [];
+  const verdict = `${alreadyApplied.length} message(s) hold an event that was applied already (its consumer's dedup record exists): a redrive of them changes nothing. See docs/operations.md, "Already applied".`;
+  return ['', verdict, ...shown, ...more, ...problems];
 }
 
 function exampleLines(group: FailureGroup): string[] {

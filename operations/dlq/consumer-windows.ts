@@ -2,11 +2,13 @@
  * The dedup window of each consumer of the stack, by the sources it reads, from the template: the
  * `DEDUP_TTL_SECONDS` the constructs set on its function (aws/consumer-env.ts), for each mapping
  * that invokes it. `dlq redrive` holds a copy it would republish to a source against the shortest
- * window among that source's consumers: every one of them gets the copy. Pure: the caller
- * resolves the template's values.
+ * window among that source's consumers: every one of them gets the copy. Each window also names
+ * the consumer's dedup table and envelope, for `dlq inspect` to find what was applied already.
+ * Pure: the caller resolves the template's values.
  */
-import { CONSUMER_ENV } from '../../aws/consumer-env';
+import { CONSUMER_ENV, DEDUP_TABLE_VARIABLE } from '../../aws/consumer-env';
 import type { Template } from '../../aws/cloudformation/template';
+import { envelopeFromEnv, type EnvelopeOptions } from '../../lambdas/runtime/envelope-decoders';
 import type { TryResolve } from './archive-topology';
 import { functionSources } from './function-sources';
 import type { ConsumerWindow } from './types';
@@ -16,6 +18,18 @@ export function consumerWindows(template: Template, resolve: TryResolve): Consum
   return functionSources(template, resolve).flatMap(({ functionName, variables, sourceArn }) => {
     const dedupTtlSeconds = Number(resolve(variables[CONSUMER_ENV.dedupTtlSeconds]));
     if (!Number.isInteger(dedupTtlSeconds) || dedupTtlSeconds <= 0) return [];
-    return [{ consumer: resolve(variables[CONSUMER_ENV.consumerName]) ?? functionName, sourceArn, dedupTtlSeconds }];
+    const dedupTable = resolve(variables[DEDUP_TABLE_VARIABLE]);
+    const envelope = envelopeOf(variables, resolve);
+    return [{ consumer: resolve(variables[CONSUMER_ENV.consumerName]) ?? functionName, sourceArn, dedupTtlSeconds, ...(dedupTable && { dedupTable }), ...(envelope && { envelope }) }];
   });
+}
+
+/** The envelope the function's variables declare; none for our own, or for one the runtime would refuse. */
+function envelopeOf(variables: Readonly<Record<string, unknown>>, resolve: TryResolve): EnvelopeOptions | undefined {
+  try {
+    return envelopeFromEnv({ [CONSUMER_ENV.envelope]: resolve(variables[CONSUMER_ENV.envelope]), [CONSUMER_ENV.eventIdPath]: resolve(variables[CONSUMER_ENV.eventIdPath]) });
+  } catch {
+    // The function itself refuses to start with it: it applied nothing that could be looked up.
+    return undefined;
+  }
 }

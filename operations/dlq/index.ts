@@ -6,6 +6,8 @@ export { listDlqs, LIST_DEFAULTS } from './list';
 export type { DlqListing, ListOptions } from './list';
 export { inspectQueue, groupEntries } from './inspect';
 export type { FailureExample, FailureGroup, InspectOptions, Inspection, RangeReport } from './inspect';
+export { findApplied } from './applied-events';
+export type { AppliedCheck, AppliedEvent } from './applied-events';
 export { ARRIVED_DURING_REDRIVE, NOT_SELECTED, redriveQueue } from './redrive';
 export type { RedriveDetail, RedriveOptions, RedriveRequest, RedriveResult, RedriveStatus } from './redrive';
 export { BARE_ERROR_TYPE, EntryKind, entryOf } from './entry';

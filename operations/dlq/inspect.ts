@@ -2,9 +2,11 @@
  * `dlq inspect`: what is in a DLQ, grouped by kind, error type and consumer, with counts, first
  * and last seen and one example each; for on-failure pointers, each range read back from its
  * stream to count the records it still holds; for a failure archive, each object's batch with
- * its records, read from the object. The DLQ (or archive) is left as it was.
+ * its records, read from the object; and which messages hold an event that was applied already,
+ * from its consumer's dedup record (applied-events.ts). The DLQ (or archive) is left as it was.
  */
 import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
+import { findApplied, type AppliedEvent } from './applied-events';
 import { readArchive } from './archive-objects';
 import { viewOfArchivedRecord, type ArchivedRecordView } from './archived-records';
 import { entryOf, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
@@ -38,6 +40,8 @@ export interface FailureGroup {
   readonly errorType: string;
   readonly consumer?: string;
   readonly count: number;
+  /** Of them, messages whose event was applied already (its consumer's dedup record exists). */
+  readonly applied: number;
   /**
    * Distinct failures among them (by event id, else by source record): a poison message redelivered
    * before its first delivery was acknowledged is wrapped once per delivery.
@@ -94,6 +98,13 @@ export interface Inspection {
   readonly ranges: readonly RangeReport[];
   /** A failure archive's objects, oldest first; empty for a DLQ. */
   readonly archived: readonly ArchivedBatchReport[];
+  /**
+   * The messages whose event was applied already: the dedup record `<consumer>#<eventId>` of a
+   * consumer of their source exists. Paging for them was for nothing; a redrive changes nothing.
+   */
+  readonly alreadyApplied: readonly AppliedEvent[];
+  /** Why some messages could not be looked up in their consumer's dedup records (they are not labelled). */
+  readonly appliedCheckProblems: readonly string[];
 }
 
 export interface InspectOptions {
@@ -112,17 +123,19 @@ export async function inspectQueue(request: DlqContext & { readonly queue: strin
   if (dlq.archive) {
     const { entries: all, truncated } = await readArchive(request.clients.s3, dlq.archive.bucket, limit);
     const entries = all.filter((entry) => matches(entry, options.filter ?? {}));
-    return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges: [], archived: entries.map(archivedReport) };
+    return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges: [], archived: entries.map(archivedReport), alreadyApplied: [], appliedCheckProblems: [] };
   }
   const { messages, truncated } = await peekQueue(request.clients.sqs, dlq.url, { limit, ...options.sweep });
   const entries = messages.map(entryOf).filter((entry) => matches(entry, options.filter ?? {}));
   const ranges: RangeReport[] = [];
   for (const entry of entries) if (entry.kind === EntryKind.POINTER) ranges.push(await rangeReport(request, entry, options.now?.() ?? new Date()));
-  return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges, archived: [] };
+  const { applied, problems } = await findApplied(request, dlq, entries);
+  const appliedIds = new Set(applied.map((event) => event.messageId));
+  return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries, appliedIds), ranges, archived: [], alreadyApplied: applied, appliedCheckProblems: problems };
 }
 
-/** Groups by kind, error type and consumer; the most frequent first. */
-export function groupEntries(entries: readonly DlqEntry[]): FailureGroup[] {
+/** Groups by kind, error type and consumer; the most frequent first. `applied` names the messages whose event was applied already. */
+export function groupEntries(entries: readonly DlqEntry[], applied: ReadonlySet<string> = new Set()): FailureGroup[] {
   const groups = new Map<string, { entries: DlqEntry[] }>();
   for (const entry of entries) {
     const key = JSON.stringify([entry.kind, entry.errorType, entry.consumer ?? '']);
@@ -130,16 +143,17 @@ export function groupEntries(entries: readonly DlqEntry[]): FailureGroup[] {
     group.entries.push(entry);
     groups.set(key, group);
   }
-  return [...groups.values()].map(({ entries: members }) => summarise(members)).sort((a, b) => b.count - a.count || a.errorType.localeCompare(b.errorType) || a.kind.localeCompare(b.kind));
+  return [...groups.values()].map(({ entries: members }) => summarise(members, applied)).sort((a, b) => b.count - a.count || a.errorType.localeCompare(b.errorType) || a.kind.localeCompare(b.kind));
 }
 
-function summarise(members: readonly DlqEntry[]): FailureGroup {
+function summarise(members: readonly DlqEntry[], applied: ReadonlySet<string>): FailureGroup {
   const first = members[0] as DlqEntry;
   return {
     kind: first.kind,
     errorType: first.errorType,
     consumer: first.consumer,
     count: members.length,
+    applied: members.filter((entry) => applied.has(entry.messageId)).length,
     distinct: new Set(members.map(identityOf)).size,
     firstSeen: members.map((entry) => entry.firstSeen).sort()[0] ?? first.firstSeen,
     lastSeen: members.map((entry) => entry.lastSeen).sort().at(-1) ?? first.lastSeen,

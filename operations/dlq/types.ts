@@ -9,6 +9,7 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { EnvelopeOptions } from '../../lambdas/runtime/envelope-decoders';
 
 /** The clients the operations use; AWS's or the local engines'. */
 export interface DlqClients {
@@ -74,7 +75,9 @@ export interface TableRef {
 
 /**
  * How long a consumer keeps the dedup records of one source's events: a copy of an event that
- * `dlq redrive` republishes to that source must not outlive them (dedup-window.ts).
+ * `dlq redrive` republishes to that source must not outlive them (dedup-window.ts). And where it
+ * keeps them, and how it reads an event's id: `dlq inspect` looks a DLQ message's event up there
+ * (applied-events.ts).
  */
 export interface ConsumerWindow {
   /** The consumer's name (`CONSUMER_NAME`), or its function's when it sets none. */
@@ -83,6 +86,10 @@ export interface ConsumerWindow {
   readonly sourceArn: string;
   /** Its function's `DEDUP_TTL_SECONDS`. */
   readonly dedupTtlSeconds: number;
+  /** The table its function's `IDEMPOTENCY_TABLE` names (`DEDUP_TABLE_VARIABLE`); absent when it names none. */
+  readonly dedupTable?: string;
+  /** The envelope its function's `EVENT_ENVELOPE` and `EVENT_ID_PATH` declare; absent: our own. */
+  readonly envelope?: EnvelopeOptions;
 }
 
 /**

@@ -46,6 +46,9 @@ test.each([
   { change: { batchSize: 11 }, message: 'batchSize must be 1..10 without a batching window (given 11)' },
   { change: { maximumBatchingWindowSeconds: 301 }, message: 'maximumBatchingWindowSeconds must be 0..300 (given 301)' },
   { change: { concurrency: 0 }, message: 'concurrency must be 1..1000 (given 0)' },
+  // A hold shorter than the queue's own timeout would make a held batch reappear sooner, not later.
+  { change: { keepHeldInvisible: true, holdSeconds: 29 }, message: 'holdSeconds must be 30..43200 (given 29)' },
+  { change: { keepHeldInvisible: true, holdSeconds: 43_201 }, message: 'holdSeconds must be 30..43200 (given 43201)' },
 ])('an SQS mapping refuses it: $message', ({ change, message }) => {
   expect(() => new SqsMapping({ ...sqsConfig, ...change })).toThrow(message);
 });

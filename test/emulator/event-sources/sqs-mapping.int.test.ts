@@ -2,7 +2,7 @@
  * The SQS mapping against fauxqs: what it deletes after each kind of response, how it gathers a
  * batch, and what each delivery fault does. Redelivery is fauxqs's own (visibility timeout).
  */
-import { GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { destroyClients, LOCAL_REGION } from '../../../emulator/engines';
 import { SqsMapping, type SqsMappingConfig } from '../../../emulator/event-sources/sqs-mapping';
@@ -164,26 +164,69 @@ test('the outliveVisibility fault: another poller takes the batch meanwhile, and
   expect(await messagesLeft(queue)).toBe(0);
 });
 
-describe('keepHeldInvisible, for a visibility timeout scaled below the real window and run time', () => {
-  // The batch is gathered for a 1 s window and run for 1.5 s: 2.5 s held against a 1 s visibility timeout.
-  const heldLong = (fn: SqsFunction): SqsFunction => ({
+describe('keepHeldInvisible, for a visibility timeout scaled below the real window and run time: a hold while held, the scaled timeout when let go', () => {
+  /** `fn`, then `hold` before the invocation returns (given the call number, from 1). */
+  const holding = (fn: SqsFunction, hold: (call: number) => Promise<void> | void): SqsFunction => ({
     batches: fn.batches,
     invoke: async (event) => {
       const result = await fn.invoke(event);
-      await sleep(1_500);
+      await hold(fn.batches.length);
       return result;
     },
   });
+  // The batch is gathered for a 1 s window and run for 1.5 s: 2.5 s held against a 1 s visibility timeout.
+  const heldLong = (fn: SqsFunction): SqsFunction => holding(fn, () => sleep(1_500));
 
-  test('with it, a batch held longer than the visibility timeout is delivered once and deleted', async () => {
+  test.each([
+    { held: 'held longer than the visibility timeout', hold: heldLong },
+    // As on a busy 2-core machine: the poller's own process starved, its first invocation keeping
+    // the event loop from turning for 2.5 s, so that nothing the poller schedules runs meanwhile.
+    { held: 'held while its poller is starved past the visibility timeout', hold: (fn: SqsFunction) => holding(fn, (call) => (call === 1 ? blockEventLoop(2_500) : undefined)) },
+  ])('with it, a batch $held is delivered once and deleted', async ({ hold }) => {
     const queue = await queueWith(['a', 'b', 'c']);
     const fn = recordingFunction<SQSRecord>();
-    const mapping = mappingFor(queue, heldLong(fn), { concurrency: 2, batchSize: 20, maximumBatchingWindowSeconds: 1, keepHeldInvisible: true });
+    const mapping = mappingFor(queue, hold(fn), { concurrency: 2, batchSize: 20, maximumBatchingWindowSeconds: 1, keepHeldInvisible: true });
     await whileRunning(mapping, async () => {
       await pollUntil(async () => ((await messagesLeft(queue)) === 0 ? true : undefined), 'an empty queue');
     });
+    // A batch that reappeared would be delivered again with ApproximateReceiveCount 2, and the first delete would carry stale receipt handles.
     expect(fn.batches.map(receiveCounts)).toEqual([['1', '1', '1']]);
     expect(mapping.stats).toMatchObject({ deliveries: 3, deleted: 3 });
+  });
+
+  // The hold (30 s by default) is longer than pollUntil waits: these pass only if the batch is let go.
+  test.each([
+    { let: 'the crashAfterInvoke fault', respond: () => returned(), faults: firstBatchFaults({ crashAfterInvoke: true }) },
+    { let: 'a thrown invocation', respond: (_records: SQSRecord[], call: number) => (call === 1 ? threw() : returned()), faults: undefined },
+  ])('with it, a batch that $let lets go comes back after the visibility timeout, not the hold', async ({ respond, faults }) => {
+    const queue = await queueWith(['a', 'b']);
+    const fn = recordingFunction<SQSRecord>(respond);
+    const mapping = mappingFor(queue, fn, { keepHeldInvisible: true, faults });
+    await whileRunning(mapping, () => deleted(mapping, 2));
+    expect(fn.batches.map(bodiesOf)).toEqual([['a', 'b'], ['a', 'b']]);
+    expect(receiveCounts(fn.batches[1])).toEqual(['2', '2']);
+  });
+
+  test('with it, a message the crashed invocation reported keeps the visibility the function gave it', async () => {
+    const queue = await queueWith(['a', 'b']);
+    const invokedAt: number[] = [];
+    // As the runtime does: report `b` and push its next delivery out (5 s), past the 1 s the rest comes back after.
+    const fn = recordingFunction<SQSRecord>((records, call) => (call === 1 ? failedItems(idOf(records, 'b')) : returned()));
+    const reportingWithBackoff: SqsFunction = {
+      batches: fn.batches,
+      invoke: async (event) => {
+        invokedAt.push(Date.now());
+        const result = await fn.invoke(event);
+        const b = fn.batches.length === 1 ? fn.batches[0]?.find((record) => record.body === 'b') : undefined;
+        if (b) await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.url, ReceiptHandle: b.receiptHandle, VisibilityTimeout: 5 }));
+        return result;
+      },
+    };
+    const mapping = mappingFor(queue, reportingWithBackoff, { keepHeldInvisible: true, faults: firstBatchFaults({ crashAfterInvoke: true }) });
+    await whileRunning(mapping, () => deleted(mapping, 2));
+    const redeliveredB = fn.batches.findIndex((batch, index) => index > 0 && bodiesOf(batch).includes('b'));
+    expect((invokedAt[redeliveredB] ?? 0) - (invokedAt[0] ?? 0)).toBeGreaterThanOrEqual(4_500);
+    expect(fn.batches.slice(1).flatMap(bodiesOf).sort()).toEqual(['a', 'b']);
   });
 
   test('without it, the same batch is delivered again and again while it is held', async () => {
@@ -209,6 +252,14 @@ describe('keepHeldInvisible, for a visibility timeout scaled below the real wind
     expect(await messagesLeft(queue)).toBe(0);
   });
 });
+
+/** Keeps this thread busy: no timer, I/O callback or promise of this process runs meanwhile. */
+function blockEventLoop(ms: number): void {
+  const until = Date.now() + ms;
+  let spins = 0;
+  while (Date.now() < until) spins += 1;
+  if (spins < 0) throw new Error('unreachable');
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

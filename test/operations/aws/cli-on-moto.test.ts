@@ -4,12 +4,13 @@
  * name AWS's host, and the CLI runs as an operator's install would (its own process, no
  * devDependency resolvable: operator-cli.ts).
  */
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope, InvalidEnvelopeError, outgoingMessage, publishToKinesis, SchemaViolationError } from '../../../lambdas/runtime';
 import { startMoto, type MotoServer } from '../../helpers/moto';
 import { FIRST_SENT_ATTRIBUTE } from '../../../aws/first-sent';
 import { describeRun, runEo, type CliRun } from './operator-cli';
-import { CONSUMER, deployTestStack, depth, failThroughRuntime, motoClients, readStream, REGION, sendPointer, type MotoClients, type Original, type TestStack } from './support';
+import { CONSUMER, deployTestStack, depth, failThroughRuntime, motoClients, moveBySqs, readStream, REGION, sendPointer, type MotoClients, type Original, type TestStack } from './support';
 
 let moto: MotoServer;
 let clients: MotoClients;
@@ -84,6 +85,21 @@ test('dlq inspect groups the failures by error type and consumer, and reads a po
   expect(ranges).toEqual([expect.objectContaining({ readable: 3, missing: 0, status: 'readable' })]);
   expect([await depth(clients.sqs, stack.dlq.url), await depth(clients.sqs, stack.streamDlq.url)]).toEqual([3, 1]);
   expect((await eo(stack, ['inspect', 'PageViewCounterDlq'])).stdout).toMatch(/\| SchemaViolationError +\| page-view-counter +\| wrapper +\| 2 +\| 2 +\|/);
+});
+
+test('dlq inspect labels a message SQS moved with no context whose event was applied already, from the consumer\'s dedup record', async () => {
+  const stack = await deployTestStack(clients);
+  const [applied, pending] = [pageViewed('home'), pageViewed('pricing')];
+  await moveBySqs(clients.sqs, stack, [applied, pending]);
+  const eventId = JSON.parse(applied.body).eventId as string;
+  await clients.dynamodb.send(new PutItemCommand({ TableName: stack.dedupTable, Item: { id: { S: `${CONSUMER}#${eventId}` } } }));
+
+  const inspection = json<{ groups: { kind: string; errorType: string; count: number; applied: number }[]; alreadyApplied: unknown[]; appliedCheckProblems: string[] }>(await eo(stack, ['inspect', 'PageViewCounterDlq', '--json']));
+  expect(inspection.groups.map((group) => [group.kind, group.errorType, group.count, group.applied])).toEqual([['bare', 'MovedBySqs', 2, 1]]);
+  expect(inspection.alreadyApplied).toEqual([expect.objectContaining({ eventId, consumer: CONSUMER, table: stack.dedupTable, errorType: 'MovedBySqs' })]);
+  expect(inspection.appliedCheckProblems).toEqual([]);
+  expect((await eo(stack, ['inspect', 'PageViewCounterDlq'])).stdout).toContain(`already applied  `);
+  expect(await depth(clients.sqs, stack.dlq.url)).toBe(2);
 });
 
 test('dlq redrive of an SQS DLQ puts the original body and attributes back on the source queue, without the wrapper, with when the event was first sent', async () => {

@@ -8,6 +8,7 @@
 import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeStreamSummaryCommand, GetRecordsCommand, GetShardIteratorCommand, KinesisClient, type _Record } from '@aws-sdk/client-kinesis';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { DlqSender } from '../../../lambdas/runtime';
 import { describeFailure } from '../../../lambdas/runtime/failure-context';
@@ -29,7 +30,8 @@ const getAtt = (logicalId: string, attribute: string) => ({ 'Fn::GetAtt': [logic
 
 /**
  * Two DLQs fed by redrive and on-failure as the example stack's are, and a table stream's third.
- * Each consumer function declares its dedup TTL as the constructs' do. The queue's mapping is
+ * Each consumer function declares its dedup TTL as the constructs' do; the page-view counter names
+ * its dedup table (`IDEMPOTENCY_TABLE`), which `dlq inspect` reads. The queue's mapping is
  * disabled: moto invokes an enabled SQS mapping's function (in docker) on every send, and this
  * test drives the consumer side itself.
  */
@@ -45,11 +47,15 @@ export const TEST_TEMPLATE = {
       Properties: { AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST', StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } },
     },
     ShipmentNotifierDlq: { Type: 'AWS::SQS::Queue' },
+    IdempotencyTable: {
+      Type: 'AWS::DynamoDB::Table',
+      Properties: { AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' },
+    },
     ConsumerRole: {
       Type: 'AWS::IAM::Role',
       Properties: { AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] } },
     },
-    PageViewCounterFunction: consumerFunction(CONSUMER, PAGE_VIEW_DEDUP_TTL_SECONDS),
+    PageViewCounterFunction: consumerFunction(CONSUMER, PAGE_VIEW_DEDUP_TTL_SECONDS, { IDEMPOTENCY_TABLE: { Ref: 'IdempotencyTable' } }),
     OrderProjectionFunction: consumerFunction('order-projection', STREAM_DEDUP_TTL_SECONDS),
     ShipmentNotifierFunction: consumerFunction('shipment-notifier', STREAM_DEDUP_TTL_SECONDS),
     PageViewCounterMapping: { Type: 'AWS::Lambda::EventSourceMapping', Properties: { FunctionName: { Ref: 'PageViewCounterFunction' }, EventSourceArn: getAtt('PageViewCounterQueue', 'Arn'), BatchSize: 10, Enabled: false } },
@@ -58,7 +64,7 @@ export const TEST_TEMPLATE = {
   },
 };
 
-function consumerFunction(consumerName: string, dedupTtlSeconds: number) {
+function consumerFunction(consumerName: string, dedupTtlSeconds: number, variables: Record<string, unknown> = {}) {
   return {
     Type: 'AWS::Lambda::Function',
     Properties: {
@@ -66,7 +72,7 @@ function consumerFunction(consumerName: string, dedupTtlSeconds: number) {
       Handler: 'index.handler',
       Role: getAtt('ConsumerRole', 'Arn'),
       Code: { ZipFile: 'exports.handler = async () => ({ batchItemFailures: [] });' },
-      Environment: { Variables: { CONSUMER_NAME: consumerName, DEDUP_TTL_SECONDS: String(dedupTtlSeconds) } },
+      Environment: { Variables: { CONSUMER_NAME: consumerName, DEDUP_TTL_SECONDS: String(dedupTtlSeconds), ...variables } },
     },
   };
 }
@@ -83,12 +89,18 @@ export interface MotoClients {
   readonly cloudFormation: CloudFormationClient;
   readonly sqs: SQSClient;
   readonly kinesis: KinesisClient;
+  readonly dynamodb: DynamoDBClient;
   destroy(): void;
 }
 
 export function motoClients(moto: MotoServer): MotoClients {
   const base = { region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } };
-  const clients = { cloudFormation: new CloudFormationClient(base), sqs: new SQSClient({ ...base, useQueueUrlAsEndpoint: false }), kinesis: new KinesisClient({ ...base, requestHandler: new NodeHttpHandler() }) };
+  const clients = {
+    cloudFormation: new CloudFormationClient(base),
+    sqs: new SQSClient({ ...base, useQueueUrlAsEndpoint: false }),
+    kinesis: new KinesisClient({ ...base, requestHandler: new NodeHttpHandler() }),
+    dynamodb: new DynamoDBClient(base),
+  };
   return { ...clients, destroy: () => Object.values(clients).forEach((client) => client.destroy()) };
 }
 
@@ -101,6 +113,8 @@ export interface TestStack {
   readonly streamDlq: QueueOf;
   readonly tableDlq: QueueOf;
   readonly stream: { readonly name: string; readonly arn: string };
+  /** The page-view counter's dedup table. */
+  readonly dedupTable: string;
 }
 
 export interface QueueOf {
@@ -122,7 +136,7 @@ export async function deployTestStack(clients: MotoClients): Promise<TestStack> 
   const streamName = physicalIds.OrderProjectionStream ?? '';
   const [sourceQueue, dlq, streamDlq, tableDlq] = await Promise.all([queue('PageViewCounterQueue'), queue('PageViewCounterDlq'), queue('OrderProjectionDlq'), queue('ShipmentNotifierDlq')]);
   const { StreamDescriptionSummary } = await clients.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: streamName }));
-  return { name, physicalIds, sourceQueue, dlq, streamDlq, tableDlq, stream: { name: streamName, arn: StreamDescriptionSummary?.StreamARN ?? '' } };
+  return { name, physicalIds, sourceQueue, dlq, streamDlq, tableDlq, stream: { name: streamName, arn: StreamDescriptionSummary?.StreamARN ?? '' }, dedupTable: physicalIds.IdempotencyTable ?? '' };
 }
 
 async function queueOf(sqs: SQSClient, url: string): Promise<QueueOf> {
@@ -153,6 +167,18 @@ export async function failThroughRuntime(sqs: SQSClient, stack: TestStack, origi
     await sender.send(describeFailure({ consumer: CONSUMER, reason: DlqReason.PERMANENT, error: error(original as Original), record, eventId, eventType: 'page.viewed', now: new Date() }));
     await sqs.send(new DeleteMessageCommand({ QueueUrl: stack.sourceQueue.url, ReceiptHandle: message.ReceiptHandle }));
   }
+}
+
+/**
+ * Sends each original to the source queue and receives it, deleting nothing, until SQS's redrive
+ * policy has moved them all to the DLQ with no context, as when no receive's delete took effect.
+ */
+export async function moveBySqs(sqs: SQSClient, stack: TestStack, originals: readonly Original[]): Promise<void> {
+  for (const original of originals) await sqs.send(new SendMessageCommand({ QueueUrl: stack.sourceQueue.url, MessageBody: original.body, MessageAttributes: original.attributes }));
+  await pollUntil(async () => {
+    await sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.sourceQueue.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 0 }));
+    return (await depth(sqs, stack.dlq.url)) >= originals.length ? true : undefined;
+  }, `${originals.length} messages moved to ${stack.dlq.url}`, { timeoutMs: 15_000, intervalMs: 50 });
 }
 
 /** Receives until `count` messages arrived (deleting nothing). */

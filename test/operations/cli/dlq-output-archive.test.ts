@@ -37,6 +37,8 @@ test("inspect lists each archived batch's records, and a malformed object's prob
       { bucket: 'orders-archive', key: 'aws/lambda/u/shardId-0/2026/12/01/a', condition: 'RetryAttemptsExhausted', consumer: 'order-projection', failedAt: '2026-12-01T10:00:00.000Z', records: [{ sequenceNumber: '49', key: 'o-1', eventId: 'e-1', body: '{"eventId":"e-1"}' }] },
       { bucket: 'orders-archive', key: 'aws/lambda/u/shardId-0/2026/12/01/b', condition: 'MalformedOnFailureObjectError', failedAt: '2026-12-01T10:01:00.000Z', records: [], problem: 'the object is not JSON' },
     ],
+    alreadyApplied: [],
+    appliedCheckProblems: [],
   };
   const text = formatInspection('stack S', inspection);
   expect(text).toContain('2 archived batch(es); fed by on-failure: stream orders, kept in s3://orders-archive');

@@ -77,14 +77,28 @@ test('a queue that is no DLQ of the stack is refused with the list of those that
   expect(() => findDlq(deployedTopology(deployed()), 'nope')).toThrow(/not a dead-letter queue of the stack.*PageViewCounterDlq/);
 });
 
-test('each consumer\'s dedup window is found by the source its mapping reads, from the functions\' DEDUP_TTL_SECONDS', () => {
+test('each consumer\'s dedup window is found by the source its mapping reads, from the functions\' DEDUP_TTL_SECONDS, with the dedup table their IDEMPOTENCY_TABLE names', () => {
   const topology = deployedTopology(deployed());
   const queueArn = (prefix: string) => topology.queues.find((queue) => queue.name.startsWith(`EffectivelyOnce-${prefix}`))?.arn;
+  const dedupTable = topology.tables.find((table) => table.name.startsWith('EffectivelyOnce-IdempotencyTable'))?.name;
   const days = (n: number) => n * 86_400;
+  expect(dedupTable).toBeDefined();
   expect([...topology.consumerWindows].sort((a, b) => a.consumer.localeCompare(b.consumer))).toEqual([
-    { consumer: 'account-ledger', sourceArn: queueArn('AccountLedgerQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4) },
+    { consumer: 'account-ledger', sourceArn: queueArn('AccountLedgerQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4), dedupTable },
+    // The projection is idempotent by versions: it keeps no dedup records.
     { consumer: 'order-projection', sourceArn: topology.streams[0]?.arn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
-    { consumer: 'page-view-counter', sourceArn: queueArn('PageViewCounterQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4) },
-    { consumer: 'shipment-notifier', sourceArn: topology.tables.find((table) => table.streamArn)?.streamArn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
+    { consumer: 'page-view-counter', sourceArn: queueArn('PageViewCounterQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4), dedupTable },
+    { consumer: 'shipment-notifier', sourceArn: topology.tables.find((table) => table.streamArn)?.streamArn, dedupTtlSeconds: days(1 + 14 + 1 + 1), dedupTable },
   ]);
+});
+
+test('a consumer whose construct declares an envelope has it in its window, for inspect to read a bare message\'s event id as it does', () => {
+  const stack = deployed();
+  const template = structuredClone(stack.template);
+  const counter = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::Function' && JSON.stringify(resource.Properties).includes('"CONSUMER_NAME":"page-view-counter"'));
+  const variables = (counter?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+  variables.EVENT_ENVELOPE = 'sns';
+  const windows = deployedTopology({ ...stack, template }).consumerWindows;
+  expect(windows.find((window) => window.consumer === 'page-view-counter')?.envelope).toEqual({ format: 'sns' });
+  expect(windows.find((window) => window.consumer === 'account-ledger')?.envelope).toBeUndefined();
 });

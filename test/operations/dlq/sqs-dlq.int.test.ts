@@ -3,42 +3,26 @@
  * page-view-counter wrote: the fix is deployed (`acceptSchemaV2`), the failures redriven, and the
  * counts must come out exact however often a message is redriven.
  */
-import { createPageViewCounter } from '../../../example/handlers/page-view-counter';
-import { createEnvelope, outgoingMessage, publishToSqs, type BatchHandler, type Envelope } from '../../../lambdas/runtime';
+import { outgoingMessage, publishToSqs, type Envelope } from '../../../lambdas/runtime';
 import { ARRIVED_DURING_REDRIVE, inspectQueue, listDlqs, redriveQueue, type DlqContext } from '../../../operations/dlq';
 import { sqsClient } from '../../../emulator/engines';
-import { testEndpoints, type CreatedQueue } from '../../helpers/engines';
+import { testEndpoints } from '../../helpers/engines';
 import { pageView } from '../../helpers/events';
-import { countersOf, idempotencyTable, pkTable, queueWithDlq } from '../../helpers/fixtures';
+import { countersOf } from '../../helpers/fixtures';
 import { injectFaults, serviceError } from '../../helpers/sdk';
+import { MAX_RECEIVE_COUNT, pageViewConsumer, pageViewV2, type PageViewConsumer } from './page-views';
 import { consumeQueue, contextOf, dlqTestClients, drainBodies, FAST_SWEEP, letSqsMoveAll, topologyOf, visible } from './support';
-
-const MAX_RECEIVE_COUNT = 2;
-const noWait = { sleep: async () => undefined, maxAttempts: 2 };
 
 const { clients, streams } = dlqTestClients();
 
-interface PageViews {
-  readonly queue: CreatedQueue;
-  readonly dlq: CreatedQueue;
-  readonly countersTable: string;
+interface PageViews extends PageViewConsumer {
   readonly context: DlqContext;
-  /** The consumer before the fix: schema 2 is a permanent failure. */
-  readonly before: BatchHandler;
-  /** The consumer after the fix. */
-  readonly after: BatchHandler;
 }
 
 async function setUp(): Promise<PageViews> {
-  const [idempotency, counters, { queue, dlq }] = await Promise.all([idempotencyTable(clients.dynamodb), pkTable(clients.dynamodb, 'counters'), queueWithDlq(clients.sqs, 'page-views', MAX_RECEIVE_COUNT)]);
-  const handlerFor = (acceptSchemaV2: boolean) =>
-    createPageViewCounter({ countersTable: counters.tableName, idempotencyTable: idempotency, dlqUrl: dlq.url, sourceQueueUrl: queue.url, maxAttempts: 5, acceptSchemaV2, clients, retry: noWait });
-  const topology = topologyOf({ dlq, sources: [{ role: 'redrive', arn: queue.arn }], queues: [queue] });
-  return { queue, dlq, countersTable: counters.tableName, context: contextOf(clients, streams, topology), before: handlerFor(false), after: handlerFor(true) };
-}
-
-function pageViewV2(id: string, note = ''): Envelope {
-  return createEnvelope({ type: 'page.viewed', businessKey: `v2:${id}`, source: 'test', payload: { schemaVersion: 2, page: { id }, ...(note && { note }) }, occurredAt: '2026-11-30T12:00:00.000Z' });
+  const consumer = await pageViewConsumer(clients, 'page-views');
+  const topology = topologyOf({ dlq: consumer.dlq, sources: [{ role: 'redrive', arn: consumer.queue.arn }], queues: [consumer.queue] });
+  return { ...consumer, context: contextOf(clients, streams, topology) };
 }
 
 /** Publishes through the real queue and lets the consumer before the fix handle everything. */

@@ -1,0 +1,116 @@
+/**
+ * Which DLQ messages hold an event that was applied already: the dedup record `<consumer>#<eventId>`
+ * of a consumer of its source exists, and the runtime writes that record in the same transaction as
+ * the event's effects. Such a message pages on-call for nothing; a redrive of it changes nothing.
+ *
+ * A message SQS moved with no context (`MovedBySqs`) gets here when every receive after the one
+ * that applied its event ended without a delete: an invocation that crashed, timed out or was
+ * throttled, or a delete that carried a stale receipt handle, up to the queue's `maxReceiveCount`
+ * (docs/operations.md, "Already applied"). A wrapper's event may have been applied by another copy.
+ *
+ * The event id is the wrapper's; for a bare message, its body read as the consumer reads it (its
+ * envelope). Only what is found is labelled: a message whose consumer names no dedup table, whose
+ * body has no event id, or whose lookup failed says nothing either way. Stream pointers and archive
+ * objects name ranges, not events, and are not looked up.
+ */
+import type { Message } from '@aws-sdk/client-sqs';
+import { sqsLambdaRecord } from '../../aws/lambda/event-records';
+import { decoderFor } from '../../lambdas/runtime/envelope-decoders';
+import { messageOf } from '../../lambdas/runtime/errors';
+import { readCommitted } from '../../lambdas/runtime/known-duplicates';
+import { fromSqsRecord } from '../../lambdas/runtime/records';
+import { envelopeDecoder } from '../../lambdas/runtime/routes';
+import { EntryKind, type DlqEntry } from './entry';
+import type { ConsumerWindow, DlqContext, DlqInfo } from './types';
+
+/** A DLQ message whose event a consumer applied already. */
+export interface AppliedEvent {
+  readonly messageId: string;
+  readonly eventId: string;
+  /** The consumer whose dedup record holds it. */
+  readonly consumer: string;
+  /** The table the record is in. */
+  readonly table: string;
+  readonly errorType: string;
+}
+
+/** What the lookup found. */
+export interface AppliedCheck {
+  /** The messages whose event is applied, in the order read. */
+  readonly applied: readonly AppliedEvent[];
+  /** Why some could not be looked up (a read that failed): those messages are not labelled. */
+  readonly problems: readonly string[];
+}
+
+/** One message's event, to look up in one consumer's dedup records. */
+interface Lookup {
+  readonly entry: DlqEntry;
+  readonly eventId: string;
+  readonly window: ConsumerWindow & { readonly dedupTable: string };
+}
+
+/** Looks the events of these entries of `dlq` up in their consumers' dedup records. */
+export async function findApplied(context: DlqContext, dlq: DlqInfo, entries: readonly DlqEntry[]): Promise<AppliedCheck> {
+  const lookups = entries.flatMap((entry) => lookupsOf(entry, dlq, context));
+  const applied: AppliedEvent[] = [];
+  const problems: string[] = [];
+  for (const [, group] of groupBy(lookups, (lookup) => `${lookup.window.dedupTable}\u0000${lookup.window.consumer}`)) {
+    const { dedupTable: table, consumer } = (group[0] as Lookup).window;
+    try {
+      const found = await readCommitted(context.clients.dynamodb, { table, consumer }, group.map((lookup) => lookup.eventId));
+      for (const { entry, eventId } of group) if (found.has(eventId)) applied.push({ messageId: entry.messageId, eventId, consumer, table, errorType: entry.errorType });
+    } catch (error) {
+      problems.push(`reading ${consumer}'s dedup records in ${table} failed: ${messageOf(error)}`);
+    }
+  }
+  return { applied: uniqueByMessage(applied), problems };
+}
+
+/** The consumers that may have applied the entry's event, each with the event id as it reads it. */
+function lookupsOf(entry: DlqEntry, dlq: DlqInfo, context: DlqContext): Lookup[] {
+  const windows = context.topology.consumerWindows.filter((window): window is Lookup['window'] => window.dedupTable !== undefined);
+  switch (entry.kind) {
+    case EntryKind.WRAPPER:
+    case EntryKind.ATTRIBUTES: {
+      const { eventId, consumer } = entry;
+      const window = windows.find((candidate) => candidate.consumer === consumer);
+      return eventId === undefined || window === undefined ? [] : [{ entry, eventId, window }];
+    }
+    case EntryKind.BARE: {
+      const sourceArn = sourceOfBare(entry.message, dlq);
+      return windows.filter((window) => window.sourceArn === sourceArn).flatMap((window) => withEventId(entry, window, context.clients.region));
+    }
+    default:
+      return [];
+  }
+}
+
+/** SQS names the queue it moved the message from; else the DLQ's only redrive source. */
+function sourceOfBare(message: Message, dlq: DlqInfo): string | undefined {
+  const redriveSources = dlq.sources.filter((source) => source.role === 'redrive');
+  return message.Attributes?.DeadLetterQueueSourceArn ?? (redriveSources.length === 1 ? redriveSources[0]?.arn : undefined);
+}
+
+/** The bare message's event id as the consumer decodes its body; none when the body is not its envelope. */
+function withEventId(entry: Extract<DlqEntry, { kind: 'bare' }>, window: Lookup['window'], region: string): Lookup[] {
+  const decode = window.envelope ? decoderFor(window.envelope) : envelopeDecoder;
+  try {
+    const { eventId } = decode(fromSqsRecord(sqsLambdaRecord(entry.message, window.sourceArn, region)));
+    return [{ entry, eventId, window }];
+  } catch {
+    return [];
+  }
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}
+
+/** A message found applied by two consumers of its source is listed once, under the first. */
+function uniqueByMessage(applied: readonly AppliedEvent[]): AppliedEvent[] {
+  const byMessage = new Map<string, AppliedEvent>();
+  for (const event of applied) if (!byMessage.has(event.messageId)) byMessage.set(event.messageId, event);
+  return [...byMessage.values()];
+}
