@@ -68,7 +68,9 @@ class LocalUp {
   private stderr = '';
 
   public constructor(stateFile: string, functionsLog: string) {
-    this.child = spawn('npx', ['tsx', 'bin/eo.ts', 'local', 'up', '--state', stateFile, '--functions-log', functionsLog, '--quiet'], {
+    // One process, as `npm run eo` and the package's bin run it: tsx's CLI would run it as a child
+    // and SIGKILL it when it is slow to acknowledge a relayed signal, before its cleanup.
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'bin/eo.ts', 'local', 'up', '--state', stateFile, '--functions-log', functionsLog, '--quiet'], {
       cwd: REPO,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,6 +98,11 @@ class LocalUp {
     const deadline = Date.now() + STOP_TIMEOUT_MS;
     while (this.groupAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     this.signalGroup('SIGKILL');
+  }
+
+  /** How the child ended and what it last wrote, for a failure message. */
+  public ending(): string {
+    return `eo local up ended with ${this.child.exitCode ?? this.child.signalCode}; its stderr:\n${this.stderr.slice(-2_000)}`;
   }
 
   /** For the 'exit' handler, which can only do synchronous work. */
@@ -220,5 +227,6 @@ test('the session in docs/local-mode.md runs with the AWS CLI against eo local u
 
 test('stopping eo local up removes the state, the AWS config file and the env file', async () => {
   await localUp!.stop();
-  expect([stateFile, files.configFile, files.envFile].filter((file) => existsSync(file))).toEqual([]);
+  const left = [stateFile, files.configFile, files.envFile].filter((file) => existsSync(file));
+  expect({ left, ...(left.length > 0 && { ending: localUp!.ending() }) }).toEqual({ left: [] });
 });
