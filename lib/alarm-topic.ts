@@ -61,24 +61,33 @@ export class AlarmTopic extends Construct {
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         // In a key policy, "*" means this key.
         resources: ['*'],
+        conditions: this.onlyAlarmsOfThisAccount(),
       }),
     );
   }
 
   private allowCloudWatchToPublish(): void {
-    const stack = Stack.of(this);
     this.topic.addToResourcePolicy(
       new PolicyStatement({
         principals: [CLOUDWATCH],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        // Only alarms of this account: no other account's alarm can use this topic as a deputy.
-        conditions: {
-          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm:*' }) },
-          StringEquals: { 'aws:SourceAccount': stack.account },
-        },
+        conditions: this.onlyAlarmsOfThisAccount(),
       }),
     );
+  }
+
+  /**
+   * The confused-deputy guard that both the key policy and the topic policy carry: CloudWatch
+   * acts for the alarm that fires, and says which (`aws:SourceArn`, `aws:SourceAccount`), so no
+   * other account's alarm can use this topic, or its key, as a deputy.
+   */
+  private onlyAlarmsOfThisAccount(): Record<string, Record<string, string>> {
+    const stack = Stack.of(this);
+    return {
+      ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm:*' }) },
+      StringEquals: { 'aws:SourceAccount': stack.account },
+    };
   }
 
   private addEmailSubscription(email: string | undefined): void {

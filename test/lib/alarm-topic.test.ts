@@ -19,7 +19,13 @@ describe('AlarmTopic', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
   });
 
-  test('lets CloudWatch use the key', () => {
+  /** What the topic policy and the key policy both require of CloudWatch: an alarm of this account in this region. */
+  const alarmsOfThisAccount = {
+    ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']] } },
+    StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+  };
+
+  test('lets alarms of this account use the key, as the topic policy does', () => {
     template.hasResourceProperties('AWS::KMS::Key', {
       KeyPolicy: {
         Statement: Match.arrayWith([
@@ -28,10 +34,18 @@ describe('AlarmTopic', () => {
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
             Resource: '*',
+            Condition: alarmsOfThisAccount,
           },
         ]),
       },
     });
+  });
+
+  test('no statement of the key policy admits CloudWatch without the source conditions', () => {
+    const [key] = Object.values(template.findResources('AWS::KMS::Key')) as { Properties: { KeyPolicy: { Statement: { Principal?: unknown; Condition?: unknown }[] } } }[];
+    const cloudwatch = key?.Properties.KeyPolicy.Statement.filter((statement) => JSON.stringify(statement.Principal ?? {}).includes('cloudwatch.amazonaws.com')) ?? [];
+    expect(cloudwatch).toHaveLength(1);
+    expect(cloudwatch.map((statement) => statement.Condition)).toEqual([alarmsOfThisAccount]);
   });
 
   test('refuses plain-HTTP publishing, and lets alarms of this account publish', () => {
@@ -44,10 +58,7 @@ describe('AlarmTopic', () => {
             Effect: 'Allow',
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: 'sns:Publish',
-            Condition: {
-              ArnLike: { 'aws:SourceArn': Match.anyValue() },
-              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-            },
+            Condition: alarmsOfThisAccount,
           }),
         ]),
       },
