@@ -10,6 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { printableLines } from '../cli/terminal-text';
 import type { abortedReport as AbortedReport } from '../emulator/demo/abort';
 import type { DemoReport } from '../emulator/demo/report';
 
@@ -184,6 +185,7 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv).catch((error: unknown) => {
-  process.stderr.write(`eo: ${error instanceof Error ? error.message : String(error)}\n`);
+  // An error may quote what it read (a DLQ message, a template): shown, not acted on by the terminal.
+  process.stderr.write(`eo: ${printableLines(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = 2;
 });

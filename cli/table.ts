@@ -1,11 +1,15 @@
 /** Plain-text tables and durations for the CLI's human output. */
+import { printable } from './terminal-text';
 
 /**
- * A boxed table; columns as wide as their widest cell.
+ * A boxed table; columns as wide as their widest cell. Each cell is made {@link printable} first: a
+ * cell may hold text from outside, and a line break or a terminal control in it would break the
+ * box, or act on the terminal.
  *
  * @example renderTable(['queue', 'depth'], [['orders-dlq', '3']])
  */
-export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+export function renderTable(headers: readonly string[], shown: readonly (readonly string[])[]): string {
+  const rows = shown.map((row) => row.map(printable));
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = `+${widths.map((width) => '-'.repeat(width + 2)).join('+')}+`;
   const format = (cells: readonly string[]) => `| ${widths.map((width, column) => (cells[column] ?? '').padEnd(width)).join(' | ')} |`;

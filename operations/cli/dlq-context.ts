@@ -7,6 +7,7 @@
  * install (`npm ci --omit=dev`) runs these commands (test/operations/aws/import-chain.test.ts).
  */
 import { createProgress } from '../../cli/progress';
+import { printableLines } from '../../cli/terminal-text';
 import { awsDlqContext } from '../dlq/aws-context';
 import { parseFilter } from '../dlq/filter';
 import { inspectQueue } from '../dlq/inspect';
@@ -90,6 +91,7 @@ async function redriveWithProgress(context: OpenContext, queue: string, flags: R
   }
 }
 
+/** `--json` as read; human output, line by line, with no character a terminal would act on (the formatters escape what messages brought; this holds for what they missed). */
 function print(flags: TargetFlags, data: unknown, human: () => string): void {
-  process.stdout.write(`${flags.json ? JSON.stringify(data, null, 2) : human()}\n`);
+  process.stdout.write(`${flags.json ? JSON.stringify(data, null, 2) : printableLines(human())}\n`);
 }

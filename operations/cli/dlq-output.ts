@@ -1,4 +1,8 @@
-/** Human output of the `dlq` commands: tables first, then what needs a reader's attention. */
+/**
+ * Human output of the `dlq` commands: tables first, then what needs a reader's attention. Whatever
+ * a message brought (its error, body, event id, consumer, source, a reason quoting any of them) is
+ * shown {@link printable}: table cells are, by the table; the lines here say so where they use it.
+ */
 import type { ArchivedBatchReport, FailureGroup, Inspection, RangeReport } from '../dlq/inspect';
 import type { DlqListing } from '../dlq/list';
 import { ARRIVED_DURING_REDRIVE, NOT_SELECTED, type RedriveDetail, type RedriveResult } from '../dlq/redrive';
@@ -6,6 +10,7 @@ import { ALLOW_PAST_DEDUP_WINDOW_FLAG } from '../dlq/redrive-entry';
 import type { AnnouncementSweep } from '../dlq/archive-announcements';
 import type { ArchiveRef, DlqSource } from '../dlq/types';
 import { formatDuration, renderTable, shortName, shortTime } from '../../cli/table';
+import { printable } from '../../cli/terminal-text';
 
 /** Details listed under a redrive summary; the rest are counted (`--json` prints them all). */
 const DETAIL_LINES = 20;
@@ -58,8 +63,8 @@ export function formatInspection(label: string, inspection: Inspection): string 
 const ARCHIVED_RECORD_LINES = 5;
 
 function archivedLines(batch: ArchivedBatchReport): string[] {
-  const head = `${batch.key} (${batch.condition}, ${batch.consumer ?? 'no function named'}, ${shortTime(batch.failedAt)})`;
-  if (batch.problem) return [head, `  ! ${batch.problem}`];
+  const head = printable(`${batch.key} (${batch.condition}, ${batch.consumer ?? 'no function named'}, ${shortTime(batch.failedAt)})`);
+  if (batch.problem) return [head, `  ! ${printable(batch.problem)}`];
   const rows = batch.records.slice(0, ARCHIVED_RECORD_LINES).map((record) => [record.sequenceNumber ?? '-', record.key ?? '-', record.eventId ?? '-', record.body]);
   const more = batch.records.length > ARCHIVED_RECORD_LINES ? [`  ... and ${batch.records.length - ARCHIVED_RECORD_LINES} more record(s)`] : [];
   return [head, renderTable(['sequence number', 'key', 'event id', 'body'], rows), ...more];
@@ -73,27 +78,32 @@ function groupTable(groups: readonly FailureGroup[]): string {
 /** The messages whose event was applied already, each labelled; why some could not be looked up. */
 function appliedLines(inspection: Inspection): string[] {
   const { alreadyApplied, appliedCheckProblems } = inspection;
-  const problems = appliedCheckProblems.map((problem) => `! not labelled: ${problem}`);
+  const problems = appliedCheckProblems.map((problem) => `! not labelled: ${printable(problem)}`);
   if (alreadyApplied.length === 0) return problems.length > 0 ? ['', ...problems] : [];
-  const shown = alreadyApplied.slice(0, DETAIL_LINES).map((event) => `  already applied  ${event.messageId}  ${event.errorType}: event ${event.eventId}, dedup record ${event.consumer}#${event.eventId} in ${event.table}`);
+  const shown = alreadyApplied.slice(0, DETAIL_LINES).map((event) => `  already applied  ${printable(`${event.messageId}  ${event.errorType}: event ${event.eventId}, dedup record ${event.consumer}#${event.eventId} in ${event.table}`)}`);
   const more = alreadyApplied.length > DETAIL_LINES ? [`  ... and ${alreadyApplied.length - DETAIL_LINES} more (--json lists them all)`] : [];
   const verdict = `${alreadyApplied.length} message(s) hold an event that was applied already (its consumer's dedup record exists): a redrive of them changes nothing. See docs/operations.md, "Already applied".`;
   return ['', verdict, ...shown, ...more, ...problems];
 }
 
+/** A field of an example: a value of several lines (a stack, a body) goes on as many, indented. */
+function exampleField(name: string, value: string | number | undefined): string[] {
+  if (value === undefined || value === '') return [];
+  return [`  ${name.padEnd(9)} ${String(value).split('\n').map(printable).join('\n            ')}`];
+}
+
 function exampleLines(group: FailureGroup): string[] {
   const { example } = group;
-  const field = (name: string, value: string | number | undefined) => (value === undefined || value === '' ? [] : [`  ${name.padEnd(9)} ${String(value).split('\n').join('\n            ')}`]);
   return [
-    `${group.errorType} (${group.consumer ?? 'no consumer named'}), ${group.count} message(s):`,
-    ...field('message', example.message),
-    ...field('event', [example.eventType, example.eventId].filter(Boolean).join(' ')),
-    ...field('reason', example.reason),
-    ...field('attempts', example.attempts),
-    ...field('source', example.source),
-    ...field('original', example.original),
-    ...field('stack', example.stack),
-    ...field('dlq msg', example.messageId),
+    `${printable(`${group.errorType} (${group.consumer ?? 'no consumer named'})`)}, ${group.count} message(s):`,
+    ...exampleField('message', example.message),
+    ...exampleField('event', [example.eventType, example.eventId].filter(Boolean).join(' ')),
+    ...exampleField('reason', example.reason),
+    ...exampleField('attempts', example.attempts),
+    ...exampleField('source', example.source),
+    ...exampleField('original', example.original),
+    ...exampleField('stack', example.stack),
+    ...exampleField('dlq msg', example.messageId),
   ];
 }
 
@@ -103,7 +113,7 @@ function rangeTable(ranges: readonly RangeReport[]): string {
 }
 
 function rangeWarnings(ranges: readonly RangeReport[]): string[] {
-  return ranges.filter((range) => range.reason).map((range) => `! ${range.reason}`);
+  return ranges.filter((range) => range.reason).map((range) => `! ${printable(range.reason ?? '')}`);
 }
 
 export function formatRedrive(label: string, result: RedriveResult): string {
@@ -119,11 +129,11 @@ export function formatRedrive(label: string, result: RedriveResult): string {
   ]);
   const lines = [title, table];
   if (result.announcements) lines.push(announcementLine(result.announcements));
-  if (result.stoppedEarly) lines.push(`Stopped early: ${result.stoppedEarly}.`);
+  if (result.stoppedEarly) lines.push(`Stopped early: ${printable(result.stoppedEarly)}.`);
   const notSelected = result.details.filter((detail) => detail.reason === NOT_SELECTED).length;
   const arrived = result.details.filter((detail) => detail.reason === ARRIVED_DURING_REDRIVE).length;
   if (result.pastDedupWindow > 0) lines.push(`${result.pastDedupWindow} message(s) past the dedup window were left in the DLQ: a copy could be applied twice (reasons below). Check each event's effect, then run again with ${ALLOW_PAST_DEDUP_WINDOW_FLAG}, or delete them.`);
-  if (result.uncheckedSources.length > 0) lines.push(`Not checked against a dedup window (no consumer of the stack declares DEDUP_TTL_SECONDS for them): ${result.uncheckedSources.map(sourceLabel).join(', ')}.`);
+  if (result.uncheckedSources.length > 0) lines.push(`Not checked against a dedup window (no consumer of the stack declares DEDUP_TTL_SECONDS for them): ${printable(result.uncheckedSources.map(sourceLabel).join(', '))}.`);
   if (notSelected > 0) lines.push(`${notSelected} message(s) not selected by the filter were left as they were.`);
   if (arrived > 0) lines.push(`${arrived} message(s) arrived in the DLQ during the redrive (a redriven message that failed again comes back this way): left for the next run.`);
   const routine = new Set([NOT_SELECTED, ARRIVED_DURING_REDRIVE]);
@@ -139,7 +149,7 @@ function announcementLine(sweep: AnnouncementSweep): string {
 
 function detailLines(details: readonly RedriveDetail[]): string[] {
   if (details.length === 0) return [];
-  const shown = details.slice(0, DETAIL_LINES).map((detail) => `  ${detail.status.padEnd(17)} ${detail.messageId}  ${detail.errorType}${detail.consumer ? ` (${detail.consumer})` : ''}: ${detail.reason ?? detail.note ?? ''}`);
+  const shown = details.slice(0, DETAIL_LINES).map((detail) => `  ${detail.status.padEnd(17)} ${printable(`${detail.messageId}  ${detail.errorType}${detail.consumer ? ` (${detail.consumer})` : ''}: ${detail.reason ?? detail.note ?? ''}`)}`);
   const more = details.length > DETAIL_LINES ? [`  ... and ${details.length - DETAIL_LINES} more (--json lists them all)`] : [];
   return ['Messages that need a look:', ...shown, ...more];
 }
