@@ -101,8 +101,90 @@ export interface FailureEnvelope {
   readonly original: OriginalRecord;
 }
 
-/** True when a DLQ body is one of our wrappers (as opposed to a message SQS moved, or Lambda's on-failure metadata). */
+/** True when a DLQ body is one of our wrappers, whole (as opposed to a message SQS moved, Lambda's on-failure metadata, or a body that only claims our format). */
 export function isFailureEnvelope(value: unknown): value is FailureEnvelope {
-  const candidate = value as Partial<FailureEnvelope> | null;
-  return typeof candidate === 'object' && candidate !== null && candidate.format === FAILURE_FORMAT;
+  return checkFailureEnvelope(value)?.envelope !== undefined;
+}
+
+/** A body that claims our format, checked: the wrapper, or each thing wrong with it. */
+export type FailureEnvelopeCheck =
+  | { readonly envelope: FailureEnvelope; readonly problems?: undefined }
+  | { readonly envelope?: undefined; readonly problems: readonly string[] };
+
+/**
+ * Checks a parsed DLQ body against the whole wrapper layout. `undefined` when the body does not
+ * claim our format (`format` is not {@link FAILURE_FORMAT}): it is some other kind of message.
+ * Otherwise the wrapper, or its problems, each naming a field by its path (`source.arn is missing`,
+ * `version is 2, expected 1`): anyone who can send to a DLQ can write a body that claims the
+ * format, and the tools must neither crash on it nor act on half of it.
+ *
+ * @example
+ * checkFailureEnvelope({ format: 'effectively-once/failure' })?.problems; // ['version is missing', 'consumer is missing', ...]
+ */
+export function checkFailureEnvelope(value: unknown): FailureEnvelopeCheck | undefined {
+  if (!isRecord(value) || value.format !== FAILURE_FORMAT) return undefined;
+  const problems = ENVELOPE_RULES.flatMap((rule) => problemOf(value, rule));
+  return problems.length === 0 ? { envelope: value as unknown as FailureEnvelope } : { problems };
+}
+
+/** A field's path, what it must be (in words), and the test. */
+type FieldRule = readonly [path: string, expected: string, test: (value: unknown) => boolean];
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isTime = (value: unknown): boolean => isString(value) && !Number.isNaN(Date.parse(value));
+const isCount = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
+const oneOf = (values: readonly unknown[]) => (value: unknown): boolean => values.includes(value);
+const optional = (test: (value: unknown) => boolean) => (value: unknown): boolean => value === undefined || test(value);
+const recordOf = (test: (value: unknown) => boolean) => (value: unknown): boolean => isRecord(value) && Object.values(value).every(test);
+/** Lambda's shape of an SQS message attribute, as far as a redrive reads it. */
+const isLambdaAttribute = (value: unknown): boolean => isRecord(value) && isString(value.dataType) && optional(isString)(value.stringValue) && optional(isString)(value.binaryValue);
+
+/**
+ * The layout, field by field; a nested field is checked only when its parent is an object. What a
+ * redrive acts on (`source.kind`, `original.encoding`) must be a known value; what is only shown
+ * (`reason`, `error.kind`) must be a string, so that a later runtime's new value is shown, not refused.
+ */
+const ENVELOPE_RULES: readonly FieldRule[] = [
+  ['version', String(FAILURE_FORMAT_VERSION), (value) => value === FAILURE_FORMAT_VERSION],
+  ['consumer', 'a string', isString],
+  ['reason', 'a string', isString],
+  ['error', 'an object', isRecord],
+  ['error.name', 'a string', isString],
+  ['error.message', 'a string', isString],
+  ['error.kind', 'a string', isString],
+  ['error.stack', 'a string', optional(isString)],
+  ['error.details', 'an object', optional(isRecord)],
+  ['attempts', 'a whole number', isCount],
+  ['firstFailureAt', 'an ISO-8601 time', isTime],
+  ['lastFailureAt', 'an ISO-8601 time', isTime],
+  ['eventId', 'a string', optional(isString)],
+  ['eventType', 'a string', optional(isString)],
+  ['source', 'an object', isRecord],
+  ['source.kind', Object.values(SourceKind).join(' or '), oneOf(Object.values(SourceKind))],
+  ['source.arn', 'a string', isString],
+  ['source.itemIdentifier', 'a string', isString],
+  ['original', 'an object', isRecord],
+  ['original.body', 'a string', isString],
+  ['original.encoding', 'utf8 or base64', oneOf(['utf8', 'base64'])],
+  ['original.attributes', 'an object of strings', optional(recordOf(isString))],
+  ['original.messageAttributes', "an object of Lambda's SQS message attributes", optional(recordOf(isLambdaAttribute))],
+];
+
+function problemOf(envelope: Record<string, unknown>, [path, expected, test]: FieldRule): string[] {
+  const [parent, field] = path.includes('.') ? (path.split('.') as [string, string]) : [undefined, path];
+  const holder = parent === undefined ? envelope : envelope[parent];
+  if (!isRecord(holder)) return [];
+  const value = holder[field];
+  if (test(value)) return [];
+  return [value === undefined ? `${path} is missing` : `${path} is ${describe(value)}, expected ${expected}`];
+}
+
+/** A value, briefly, for a problem's text. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return String(value);
 }

@@ -1,15 +1,18 @@
 /**
- * What a DLQ message is. Four kinds can sit in a DLQ of this stack:
+ * What a DLQ message is. Four kinds can sit in a DLQ of this stack, and a fifth that should not:
  * - `wrapper`: our failure wrapper (`effectively-once/failure` v1), the context in the body;
  * - `attributes`: the fallback for a wrapper too large for SQS: the original body, the context in
  *   `eo-*` message attributes (`effectively-once/failure-attributes`);
  * - `pointer`: Lambda's on-failure record of a Kinesis or DynamoDB Streams batch (a range, no data);
- * - `bare`: a message SQS moved after `maxReceiveCount`, with no context at all.
+ * - `bare`: a message SQS moved after `maxReceiveCount`, with no context at all;
+ * - `malformed`: a body that claims the wrapper format but does not have its layout (the runtime
+ *   never writes one; anyone who can send to the DLQ can). It is listed with what is wrong, and a
+ *   redrive leaves it where it is: nothing in it can be trusted to say where it should go.
  * A fifth is not a message: `archived`, an object of a failure archive (`onFailure: 's3'`), which
  * holds Lambda's on-failure record and the batch's records themselves.
  */
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { ATTRIBUTE_CONTEXT_FORMAT, DlqAttribute, isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
+import { ATTRIBUTE_CONTEXT_FORMAT, checkFailureEnvelope, DlqAttribute, FAILURE_FORMAT, type FailureEnvelope } from '../../aws/dlq-format';
 import { isStreamOnFailureRecord, streamBatchInfoOf, type StreamBatchInfo, type StreamOnFailureRecord } from '../../aws/lambda/on-failure-record';
 import { MalformedOnFailureObjectError, parseOnFailureObject, type ArchivedFailure } from '../../aws/lambda/on-failure-object';
 
@@ -18,12 +21,16 @@ export const EntryKind = {
   ATTRIBUTES: 'attributes',
   POINTER: 'pointer',
   BARE: 'bare',
+  MALFORMED: 'malformed',
   ARCHIVED: 'archived',
 } as const;
 export type EntryKind = (typeof EntryKind)[keyof typeof EntryKind];
 
 /** The error type a bare message is grouped and filtered under: SQS gives no reason. */
 export const BARE_ERROR_TYPE = 'MovedBySqs';
+
+/** The error type a malformed wrapper is grouped and filtered under. */
+export const MALFORMED_WRAPPER_ERROR_TYPE = 'MalformedFailureWrapper';
 
 /** The error type of an archive object that is not an on-failure record. */
 export const MALFORMED_OBJECT_ERROR_TYPE = 'MalformedOnFailureObjectError';
@@ -60,6 +67,8 @@ export type DlqEntry =
   | (MessageEntry & { readonly kind: typeof EntryKind.ATTRIBUTES; readonly context: Readonly<Record<string, string>> })
   | (MessageEntry & { readonly kind: typeof EntryKind.POINTER; readonly pointer: StreamOnFailureRecord; readonly range: StreamBatchInfo })
   | (MessageEntry & { readonly kind: typeof EntryKind.BARE })
+  /** `problems`: each field missing or of the wrong type, by its path. */
+  | (MessageEntry & { readonly kind: typeof EntryKind.MALFORMED; readonly problems: readonly string[] })
   | ArchivedEntry;
 
 /** An entry read from a DLQ message (every kind but `archived`). */
@@ -74,7 +83,9 @@ export type ArchivedEntry = EntryBase & { readonly kind: typeof EntryKind.ARCHIV
 /** Classifies a message received with all system and message attributes. */
 export function entryOf(message: Message): MessageDlqEntry {
   const body = parseJson(message.Body ?? '');
-  if (isFailureEnvelope(body)) return wrapperEntry(message, body);
+  const wrapper = checkFailureEnvelope(body);
+  if (wrapper?.envelope) return wrapperEntry(message, wrapper.envelope);
+  if (wrapper?.problems) return malformedEntry(message, wrapper.problems, body as Record<string, unknown>);
   if (isStreamOnFailureRecord(body)) return pointerEntry(message, body);
   if (stringAttribute(message, DlqAttribute.FORMAT) === ATTRIBUTE_CONTEXT_FORMAT) return attributeEntry(message);
   const sent = sentAt(message);
@@ -106,6 +117,18 @@ function wrapperEntry(message: Message, failure: FailureEnvelope): MessageDlqEnt
     firstSeen: failure.firstFailureAt,
     lastSeen: failure.lastFailureAt,
   };
+}
+
+/** Sent time for both ends: its own failure times cannot be trusted. Its consumer, when it names one, helps find who sent it. */
+function malformedEntry(message: Message, problems: readonly string[], body: Record<string, unknown>): MessageDlqEntry {
+  const sent = sentAt(message);
+  const consumer = typeof body.consumer === 'string' ? body.consumer : undefined;
+  return { kind: EntryKind.MALFORMED, ...base(message), problems, errorType: MALFORMED_WRAPPER_ERROR_TYPE, consumer, firstSeen: sent, lastSeen: sent };
+}
+
+/** What is wrong with a malformed wrapper, for inspect and for the redrive that leaves it. */
+export function describeMalformed(problems: readonly string[]): string {
+  return `claims the ${FAILURE_FORMAT} format but is not a valid wrapper (${problems.join('; ')}): a redrive leaves it in the DLQ`;
 }
 
 function pointerEntry(message: Message, pointer: StreamOnFailureRecord): MessageDlqEntry {

@@ -9,7 +9,7 @@ import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
 import { findApplied, type AppliedEvent } from './applied-events';
 import { readArchive } from './archive-objects';
 import { viewOfArchivedRecord, type ArchivedRecordView } from './archived-records';
-import { entryOf, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
+import { describeMalformed, entryOf, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { matches, type EntryFilter } from './filter';
 import { describeMissing, readerFor, readRange, retentionHoursOf } from './stream-range';
 import { peekQueue, type SweepOptions } from './sweep';
@@ -185,9 +185,16 @@ function exampleOf(entry: DlqEntry): FailureExample {
       return { ...base, message: `${entry.range.batchSize} records of ${entry.range.shardId} ${entry.range.startSequenceNumber}..${entry.range.endSequenceNumber}`, source: entry.range.streamArn, attempts: entry.pointer.requestContext.approximateInvokeCount };
     case EntryKind.BARE:
       return { ...base, message: 'moved by SQS after maxReceiveCount receives: no failure context', attempts: Number(entry.message.Attributes?.ApproximateReceiveCount) || undefined, source: entry.message.Attributes?.DeadLetterQueueSourceArn, original: excerpt(entry.message.Body ?? '') };
+    case EntryKind.MALFORMED:
+      // SQS's SenderId (the role and session that sent it) is the lead to whoever wrote it.
+      return { ...base, message: describeMalformed(entry.problems), source: sentBy(entry.message.Attributes?.SenderId), original: excerpt(entry.message.Body ?? '') };
     case EntryKind.ARCHIVED:
       return { ...base, ...archivedExample(entry) };
   }
+}
+
+function sentBy(senderId: string | undefined): string | undefined {
+  return senderId === undefined ? undefined : `sent by ${senderId}`;
 }
 
 function archivedExample(entry: ArchivedEntry): Omit<FailureExample, 'messageId'> {

@@ -26,7 +26,7 @@ import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
 import { isFifoQueue } from '../../aws/sqs/fifo';
 import { copyTimeOfAttributes, copyTimeOfBare, copyTimeOfRange, copyTimeOfWrapper, type CopyTime } from './copy-time';
 import type { CopyDelivery, DedupWindows, WindowCheck } from './dedup-window';
-import { EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
+import { describeMalformed, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { MalformedEntryError } from './errors';
 import { putKinesisRecords, putOfKinesisRecord, putOfLambdaKinesisRecord, type KinesisPut } from './kinesis-republish';
 import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, queueUrlOf, sendToQueue, withFirstSent } from './sqs-republish';
@@ -78,6 +78,8 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
       return redrivePointer(entry.range, { functionArn: entry.pointer.requestContext.functionArn }, context);
     case EntryKind.BARE:
       return redriveBare(entry.message, context);
+    case EntryKind.MALFORMED:
+      return Promise.resolve({ status: 'failed', reason: describeMalformed(entry.problems) });
     case EntryKind.ARCHIVED:
       return redriveArchived(entry, context);
   }
