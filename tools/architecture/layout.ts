@@ -24,7 +24,7 @@ export const LAYOUT: readonly LayoutEntry[] = [
   { folder: 'cli/', role: 'what the commands share on the terminal', holds: 'tables, progress, escaping of outside text (a terminal shows it, never acts on it)' },
   { folder: 'bin/', role: 'entry points', holds: '`app.ts` (the example CDK app), `eo.ts` and `eo.js` (the CLI), `bench.ts`, `scale-model.ts`' },
   { folder: 'test/', role: 'the tests, one folder per role', holds: '`*.test.ts` need no engines, `*.int.test.ts` run on the local engines, `*.e2e.test.ts` run the CLI; `test/deploy` (moto) and `test/package` run apart' },
-  { folder: 'docs/', role: 'documentation', holds: 'patterns, local mode, operations, reliability, performance, scale, this page' },
+  { folder: 'docs/', role: 'documentation', holds: 'patterns, local mode, operations, security (the threat model), reliability, performance, scale, this page' },
 ];
 
 /** The layout as a Markdown table. */
