@@ -68,12 +68,12 @@ export async function runInspect(queue: string, flags: InspectFlags): Promise<vo
   });
 }
 
-/** `eo dlq redrive <queue>`: exit code 1 when a message failed. */
+/** `eo dlq redrive <queue>`: exit code 1 when a message failed or was refused. */
 export async function runRedrive(queue: string, flags: RedriveFlags): Promise<void> {
   await withContext(flags, async (context) => {
     const result = await redriveWithProgress(context, queue, flags);
     print(flags, result, () => formatRedrive(context.label, result));
-    if (result.failed > 0) process.exitCode = 1;
+    if (result.failed > 0 || result.refused > 0) process.exitCode = 1;
   });
 }
 

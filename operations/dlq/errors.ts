@@ -59,3 +59,24 @@ export class MalformedEntryError extends DlqOperationError {
     this.name = 'MalformedEntryError';
   }
 }
+
+/** The reason given for a message whose target is not a source of the DLQ being redriven. */
+export const NOT_A_SOURCE = 'target not a source of this DLQ';
+
+/**
+ * A DLQ message names a target (a queue, a stream, a table's stream) that the stack's topology does
+ * not link to the DLQ being redriven: nothing is sent, and the message stays where it is.
+ */
+export class TargetNotASourceError extends DlqOperationError {
+  /**
+   * @param target the ARN the message names
+   * @param detail why it is not one, and what the sources are
+   */
+  public constructor(
+    public readonly target: string,
+    detail: string,
+  ) {
+    super(`${NOT_A_SOURCE}: ${target} (${detail}); nothing was sent, the message stays in the DLQ`);
+    this.name = 'TargetNotASourceError';
+  }
+}

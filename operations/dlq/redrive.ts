@@ -9,7 +9,8 @@
  * the bucket no longer holds is deleted, which brings the alarm back to OK.
  *
  * A message whose copy could outlive the dedup records of an applied copy stays in the DLQ
- * (`past-dedup-window`, dedup-window.ts) unless the options allow it.
+ * (`past-dedup-window`, dedup-window.ts) unless the options allow it. A message naming a target
+ * that is not a source of this DLQ stays too (`refused`, redrive-targets.ts).
  */
 import { DeleteMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { deleteArchivedObject, listArchivedObjects, readArchivedEntry } from './archive-objects';
@@ -93,6 +94,8 @@ export interface RedriveResult {
   readonly skipped: number;
   /** Left in the DLQ: the republish or delete failed, or no source could be found. */
   readonly failed: number;
+  /** Left in the DLQ: the message names a target that is not a source of this DLQ (reason in the details). */
+  readonly refused: number;
   /** Pointers left in the DLQ because some of their records are past the stream's retention. */
   readonly pastRetention: number;
   /** Left in the DLQ: a copy could outlive the dedup record of an applied copy (reason in the details). */
@@ -236,6 +239,7 @@ class RedriveRun {
       redriven: count('redriven'),
       skipped: count('skipped'),
       failed: count('failed'),
+      refused: count('refused'),
       pastRetention: count('past-retention'),
       pastDedupWindow: count('past-dedup-window'),
       uncheckedSources: this.context.windows.unchecked(),
