@@ -12,6 +12,7 @@ import { parseFilter } from '../dlq/filter';
 import { inspectQueue } from '../dlq/inspect';
 import { listDlqs } from '../dlq/list';
 import { localDlqContext, readLocalState } from '../dlq/local-state';
+import { needing } from '../dlq/permissions';
 import { redriveQueue, type RedriveResult } from '../dlq/redrive';
 import { findDlq } from '../dlq/topology';
 import type { ServiceEndpoints } from '../dlq/endpoints';
@@ -79,7 +80,8 @@ export async function runRedrive(queue: string, flags: RedriveFlags): Promise<vo
 
 async function redriveWithProgress(context: OpenContext, queue: string, flags: RedriveFlags): Promise<RedriveResult> {
   const filter = parseFilter(flags.filter);
-  const depth = await depthOf(context.clients.sqs, findDlq(context.topology, queue).url);
+  const dlq = findDlq(context.topology, queue);
+  const depth = await needing({ action: 'sqs:GetQueueAttributes', resource: dlq.arn }, () => depthOf(context.clients.sqs, dlq.url));
   const progress = createProgress(process.stderr, flags.quiet);
   let seen = 0;
   progress.phase(`${flags.dryRun ? 'dry run: reading' : 'redriving'} ${depth.visible} message(s)`);

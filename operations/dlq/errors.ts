@@ -80,3 +80,23 @@ export class TargetNotASourceError extends DlqOperationError {
     this.name = 'TargetNotASourceError';
   }
 }
+
+/** An IAM action and the resource it is authorized on. */
+export interface IamPermission {
+  /** `sqs:SendMessage`. */
+  readonly action: string;
+  /** The ARN it is asked on. */
+  readonly resource: string;
+}
+
+/** AWS refused a call for lack of a permission: the command stops there and says which one. */
+export class PermissionDeniedError extends DlqOperationError {
+  public constructor(
+    public readonly permission: IamPermission,
+    options: { readonly cause: unknown },
+  ) {
+    const said = options.cause instanceof Error ? ` (${options.cause.name}: ${options.cause.message})` : '';
+    super(`the identity running eo dlq lacks ${permission.action} on ${permission.resource}${said}: grant it; \`eo dlq policy\` prints every permission eo dlq needs on this stack (docs/operations.md, "Permissions")`, options);
+    this.name = 'PermissionDeniedError';
+  }
+}

@@ -40,7 +40,13 @@ export {
   LocalStackNotRunningError,
   MalformedEntryError,
   MissingCredentialsError,
+  NOT_A_SOURCE,
+  PermissionDeniedError,
   StackNotFoundError,
+  TargetNotASourceError,
   UnknownQueueError,
 } from './errors';
+export type { IamPermission } from './errors';
+export { sourceTarget, TargetKind } from './redrive-targets';
+export type { KinesisTarget, QueueTarget, RedriveTarget, TableStreamTarget } from './redrive-targets';
 export type { ConsumerFunction, ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';

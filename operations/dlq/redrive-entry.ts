@@ -19,7 +19,8 @@
  *
  * Returns an outcome for what concerns this message alone (its source cannot be found, its target
  * is not a source of the DLQ, its records are gone, it is past the dedup window); throws when a
- * service call fails, which the caller treats as a reason to stop.
+ * service call fails, which the caller treats as a reason to stop (a refusal for lack of a
+ * permission as a PermissionDeniedError, which names it).
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { SourceKind } from '../../lambdas/runtime';
@@ -32,6 +33,7 @@ import type { CopyDelivery, DedupWindows, WindowCheck } from './dedup-window';
 import { EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { MalformedEntryError, TargetNotASourceError } from './errors';
 import { putKinesisRecords, putOfKinesisRecord, putOfLambdaKinesisRecord, type KinesisPut } from './kinesis-republish';
+import { arnScopeOf, functionArn, needing } from './permissions';
 import { sourceQueue, sourceTarget, TargetKind, type KinesisTarget } from './redrive-targets';
 import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, sendToQueue, withFirstSent } from './sqs-republish';
 import { describeMissing, isTableStreamArn, readerFor, readRange, retentionHoursOf } from './stream-range';
@@ -170,7 +172,7 @@ async function toQueue(sourceArn: string, body: ReturnType<typeof messageFromBar
   const gate = await windowGate(sourceArn, from.copy, url, context);
   if ('held' in gate) return gate.held;
   const carried = withFirstSent(body, gate.check.firstSentAt, gate.check.limits.maxMessageBytes ?? SQS_LIMITS.maxMessageBytes);
-  if (!context.dryRun) await sendToQueue(context.clients.sqs, url, carried.message, from.message, from.groupId);
+  if (!context.dryRun) await needing({ action: 'sqs:SendMessage', resource: sourceArn }, () => sendToQueue(context.clients.sqs, url, carried.message, from.message, from.groupId));
   return redriven(url, 1, gate.note, carried.note);
 }
 
@@ -179,7 +181,7 @@ async function toKinesis(streamArn: string, puts: readonly KinesisPut[], copy: C
   if (puts.length === 0) return redriven(streamName, 0);
   const gate = await windowGate(streamArn, copy, streamName, context);
   if ('held' in gate) return gate.held;
-  if (!context.dryRun) await putKinesisRecords(context.clients.kinesis, streamName, puts);
+  if (!context.dryRun) await needing({ action: 'kinesis:PutRecords', resource: streamArn }, () => putKinesisRecords(context.clients.kinesis, streamName, puts));
   return redriven(streamName, puts.length, gate.note);
 }
 
@@ -217,7 +219,8 @@ async function toConsumer(streamArn: string, records: readonly DynamoDBRecord[],
   if ('held' in gate) return gate.held;
   if (context.dryRun) return redriven(target, fresh.length, gate.note);
   for (const record of fresh) context.invoked.add(invokedKey(streamArn, record));
-  const { done, failed } = await reinvoke(context.clients.lambda, consumer, fresh);
+  const invoke = { action: 'lambda:InvokeFunction', resource: functionArn(arnScopeOf(context.topology), consumer.functionName) };
+  const { done, failed } = await needing(invoke, () => reinvoke(context.clients.lambda, consumer, fresh));
   if (failed === undefined) return redriven(target, done, gate.note);
   return { status: 'skipped', target, records: done, reason: `${consumer.functionName} took ${done} of ${fresh.length} records, then failed on ${failed.sequenceNumber}: ${failed.reason}; it and the records after it stay for a later redrive` };
 }

@@ -23,6 +23,7 @@ import { createQueue, createStream, testEndpoints, uniqueName, type CreatedQueue
 import { pageView } from '../../helpers/events';
 import { pkTable } from '../../helpers/fixtures';
 import { readKinesis, readTableStream } from '../../helpers/streams';
+import { injectFaults, serviceError } from '../../helpers/sdk';
 import { pageViewConsumer, pageViewV2, type PageViewConsumer } from './page-views';
 import { consumeQueue, contextOf, dlqTestClients, drainBodies, FAST_SWEEP, inProcessLambda, letSqsMoveAll, topologyOf, visible } from './support';
 
@@ -230,4 +231,56 @@ describe('table streams', () => {
   function tableRecordPosition(record: DynamoDBRecord | undefined): { sequenceNumber: string; arrivalMs: number } {
     return { sequenceNumber: record?.dynamodb?.SequenceNumber ?? '', arrivalMs: (record?.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000 };
   }
+});
+
+describe('a missing permission', () => {
+  const denied = (action: string, resource: string) => () => serviceError('AccessDenied', 403, `User: arn:aws:sts::000000000000:assumed-role/ops/me is not authorized to perform: ${action.toLowerCase()} on resource: ${resource} because no identity-based policy allows the ${action.toLowerCase()} action`);
+
+  async function threeFailures(): Promise<PageViewConsumer & { context: DlqContext }> {
+    const consumer = await pageViewConsumer(clients, 'denied');
+    await publishToSqs(clients.sqs, consumer.queue.url, ['a', 'b', 'c'].map((id) => outgoingMessage(pageViewV2(id))));
+    await consumeQueue(clients.sqs, consumer.queue, consumer.before);
+    const topology = topologyOf({ dlq: consumer.dlq, sources: [{ role: 'redrive', arn: consumer.queue.arn }], queues: [consumer.queue] });
+    return { ...consumer, context: contextOf(clients, streams, topology) };
+  }
+
+  test('denied on the first call (reading the DLQ), the redrive refuses with the permission it lacks and changes nothing', async () => {
+    const setup = await threeFailures();
+    const sqs = sqsClient(testEndpoints().sqs);
+    injectFaults(sqs, { commandName: 'ReceiveMessageCommand', error: denied('sqs:ReceiveMessage', setup.dlq.arn) });
+
+    const run = redrive({ ...setup.context, clients: { ...setup.context.clients, sqs } }, setup.dlq);
+
+    await expect(run).rejects.toMatchObject({ name: 'PermissionDeniedError', message: expect.stringContaining(`lacks sqs:ReceiveMessage on ${setup.dlq.arn}`) });
+    sqs.destroy();
+    expect(await visible(clients.sqs, setup.dlq.url)).toBe(3);
+  });
+
+  test('denied on the first republish, the redrive stops there, names the permission, and leaves every message in the DLQ', async () => {
+    const setup = await threeFailures();
+    const sqs = sqsClient(testEndpoints().sqs);
+    injectFaults(sqs, { commandName: 'SendMessageCommand', error: denied('sqs:SendMessage', setup.queue.arn) });
+
+    const result = await redrive({ ...setup.context, clients: { ...setup.context.clients, sqs } }, setup.dlq);
+    sqs.destroy();
+
+    expect(result).toMatchObject({ redriven: 0, failed: 1, missingPermission: { action: 'sqs:SendMessage', resource: setup.queue.arn }, stoppedEarly: expect.stringContaining(`lacks sqs:SendMessage on ${setup.queue.arn}`) });
+    expect(result.details).toHaveLength(1);
+    expect(await visible(clients.sqs, setup.dlq.url)).toBe(3);
+    expect(await visible(clients.sqs, setup.queue.url)).toBe(0);
+  });
+
+  test('denied on the delete after a republish, the redrive stops at that one message and names the permission', async () => {
+    const setup = await threeFailures();
+    const sqs = sqsClient(testEndpoints().sqs);
+    injectFaults(sqs, { commandName: 'DeleteMessageCommand', error: denied('sqs:DeleteMessage', setup.dlq.arn) });
+
+    const result = await redrive({ ...setup.context, clients: { ...setup.context.clients, sqs } }, setup.dlq);
+    sqs.destroy();
+
+    expect(result).toMatchObject({ redriven: 0, failed: 1, missingPermission: { action: 'sqs:DeleteMessage', resource: setup.dlq.arn } });
+    expect(result.details).toHaveLength(1);
+    expect(await visible(clients.sqs, setup.dlq.url)).toBe(3);
+    expect(await visible(clients.sqs, setup.queue.url)).toBe(1);
+  });
 });
