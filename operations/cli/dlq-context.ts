@@ -12,6 +12,7 @@ import { parseFilter } from '../dlq/filter';
 import { inspectQueue } from '../dlq/inspect';
 import { listDlqs } from '../dlq/list';
 import { localDlqContext, readLocalState } from '../dlq/local-state';
+import { operatorPolicy } from '../dlq/operator-policy';
 import { needing } from '../dlq/permissions';
 import { redriveQueue, type RedriveResult } from '../dlq/redrive';
 import { findDlq } from '../dlq/topology';
@@ -90,6 +91,13 @@ async function redriveWithProgress(context: OpenContext, queue: string, flags: R
   } finally {
     progress.done();
   }
+}
+
+/** `eo dlq policy`: the operator's IAM policy for the stack, a JSON document either way. */
+export async function runPolicy(flags: TargetFlags): Promise<void> {
+  await withContext(flags, async (context) => {
+    process.stdout.write(`${JSON.stringify(operatorPolicy(context.topology), null, 2)}\n`);
+  });
 }
 
 function print(flags: TargetFlags, data: unknown, human: () => string): void {

@@ -21,6 +21,8 @@ export type { LaggingStreamRead } from './kinesis-range-reader';
 export { SWEEP_DEFAULTS, peekQueue } from './sweep';
 export type { SweepOptions } from './sweep';
 export { findDlq } from './topology';
+export { operatorPolicy } from './operator-policy';
+export type { PolicyDocument, PolicyStatement } from './operator-policy';
 export { DEFAULT_STACK_NAME, DEFAULT_STATE_FILE } from './defaults';
 export { awsClients, awsDlqContext } from './aws-context';
 export type { AwsContextOptions, AwsDlqContext } from './aws-context';
