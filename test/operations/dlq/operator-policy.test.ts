@@ -3,6 +3,8 @@
  * action eo dlq calls, on the stack's ARNs, writes only to the DLQs' sources. IAM's decision on it
  * is taken by local mode's evaluator (emulator/iam), from the requests as the SDK sends them.
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type { Template } from '../../../aws/cloudformation/template';
 import { authorize, AwsService, compileRolePolicies, requiredPermissions, type RolePolicies } from '../../../emulator/iam';
 import { deployedTopology, operatorPolicy, type PolicyDocument, type StackTopology } from '../../../operations/dlq';
@@ -77,4 +79,12 @@ test('a stack with a failure archive grants its bucket\'s on-failure objects, an
   expect(archived.find((entry) => entry.Sid === 'ReadArchivedBatches')?.Resource).toEqual(['arn:aws:s3:::failures/aws/lambda/*']);
   expect(archived.find((entry) => entry.Sid === 'DeleteRedrivenBatches')).toMatchObject({ Action: ['s3:DeleteObject'], Resource: ['arn:aws:s3:::failures/aws/lambda/*'] });
   expect(policy.Statement.some((entry) => entry.Action.some((action) => action.startsWith('s3:')))).toBe(false);
+});
+
+test('docs/operations.md lists each statement with its actions, as the policy has them', () => {
+  const docs = readFileSync(path.join(__dirname, '../../../docs/operations.md'), 'utf8');
+  const section = docs.slice(docs.indexOf('### Permissions: `eo dlq policy`'), docs.indexOf('The stack is read from CloudFormation alone'));
+  const rows = [...section.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map(([, sid, actions]) => [sid, [...(actions ?? '').matchAll(/`([\w:]+)`/g)].map((match) => match[1])]).filter(([sid]) => sid !== 'Sid');
+  const withArchive: StackTopology = { ...topology, deadLetterQueues: [...topology.deadLetterQueues, { name: 'index', url: 'https://sqs/index', arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:index`, sources: [], archive: { bucket: 'failures' } }] };
+  expect(rows).toEqual(operatorPolicy(withArchive).Statement.map((entry) => [entry.Sid, entry.Action]));
 });
