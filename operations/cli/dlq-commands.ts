@@ -1,5 +1,5 @@
 /**
- * `eo dlq list | inspect <queue> | redrive <queue>`: the on-call loop from an alarm to a drained
+ * `eo dlq list | inspect <queue> | redrive <queue> | policy`: the on-call loop from an alarm to a drained
  * DLQ, against AWS or (`--local`) the stack `eo local up` runs. See docs/operations.md.
  *
  * This module only declares the commands: it loads commander and a few constants, so that
@@ -33,7 +33,7 @@ export interface RedriveFlags extends InspectFlags {
 
 const QUEUE_ARGUMENT = 'name, URL, ARN, output name (PageViewCounterDlqUrl) or a unique part of a name';
 
-/** Adds `dlq list`, `dlq inspect` and `dlq redrive` to the program. */
+/** Adds `dlq list`, `dlq inspect`, `dlq redrive` and `dlq policy` to the program. */
 export function registerDlqCommands(program: Command): void {
   const dlq = program.command('dlq').description('triage and redrive the dead-letter queues of the stack (see docs/operations.md)');
   withTargetOptions(dlq.command('list').description('every DLQ and on-failure queue of the stack, with its depth and oldest message age'))
@@ -47,6 +47,8 @@ export function registerDlqCommands(program: Command): void {
     .option('--quiet', 'no progress on stderr')
     .option('--allow-past-dedup-window', 'also redrive messages whose copy could outlive the dedup records of an applied copy (and be applied twice); each is noted')
     .action(async (queue: string, flags: RedriveFlags) => (await commands()).runRedrive(queue, flags));
+  withTargetOptions(dlq.command('policy').description('print the IAM policy that the identity running eo dlq needs on the stack: each action, on the stack\'s ARNs only (JSON, with or without --json)'))
+    .action(async (flags: TargetFlags) => (await commands()).runPolicy(flags));
 }
 
 /** The commands' bodies, with the SDK clients and everything they read; loaded on first use. */

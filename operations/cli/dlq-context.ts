@@ -13,6 +13,8 @@ import { parseFilter } from '../dlq/filter';
 import { inspectQueue } from '../dlq/inspect';
 import { listDlqs } from '../dlq/list';
 import { localDlqContext, readLocalState } from '../dlq/local-state';
+import { operatorPolicy } from '../dlq/operator-policy';
+import { needing } from '../dlq/permissions';
 import { redriveQueue, type RedriveResult } from '../dlq/redrive';
 import { findDlq } from '../dlq/topology';
 import type { ServiceEndpoints } from '../dlq/endpoints';
@@ -69,18 +71,19 @@ export async function runInspect(queue: string, flags: InspectFlags): Promise<vo
   });
 }
 
-/** `eo dlq redrive <queue>`: exit code 1 when a message failed. */
+/** `eo dlq redrive <queue>`: exit code 1 when a message failed or was refused. */
 export async function runRedrive(queue: string, flags: RedriveFlags): Promise<void> {
   await withContext(flags, async (context) => {
     const result = await redriveWithProgress(context, queue, flags);
     print(flags, result, () => formatRedrive(context.label, result));
-    if (result.failed > 0) process.exitCode = 1;
+    if (result.failed > 0 || result.refused > 0) process.exitCode = 1;
   });
 }
 
 async function redriveWithProgress(context: OpenContext, queue: string, flags: RedriveFlags): Promise<RedriveResult> {
   const filter = parseFilter(flags.filter);
-  const depth = await depthOf(context.clients.sqs, findDlq(context.topology, queue).url);
+  const dlq = findDlq(context.topology, queue);
+  const depth = await needing({ action: 'sqs:GetQueueAttributes', resource: dlq.arn }, () => depthOf(context.clients.sqs, dlq.url));
   const progress = createProgress(process.stderr, flags.quiet);
   let seen = 0;
   progress.phase(`${flags.dryRun ? 'dry run: reading' : 'redriving'} ${depth.visible} message(s)`);
@@ -89,6 +92,13 @@ async function redriveWithProgress(context: OpenContext, queue: string, flags: R
   } finally {
     progress.done();
   }
+}
+
+/** `eo dlq policy`: the operator's IAM policy for the stack, a JSON document either way. */
+export async function runPolicy(flags: TargetFlags): Promise<void> {
+  await withContext(flags, async (context) => {
+    process.stdout.write(`${JSON.stringify(operatorPolicy(context.topology), null, 2)}\n`);
+  });
 }
 
 /** `--json` as read; human output, line by line, with no character a terminal would act on (the formatters escape what messages brought; this holds for what they missed). */

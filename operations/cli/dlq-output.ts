@@ -123,6 +123,7 @@ export function formatRedrive(label: string, result: RedriveResult): string {
     [`${verb}redriven (republished, then deleted)`, String(result.redriven)],
     ['skipped (left in the DLQ)', String(result.skipped)],
     ['failed (left in the DLQ)', String(result.failed)],
+    ['refused: target not a source (left in the DLQ)', String(result.refused)],
     ['past stream retention (left in the DLQ)', String(result.pastRetention)],
     ['past the dedup window (left in the DLQ)', String(result.pastDedupWindow)],
     [`records ${verb}republished`, String(result.records)],
@@ -132,6 +133,7 @@ export function formatRedrive(label: string, result: RedriveResult): string {
   if (result.stoppedEarly) lines.push(`Stopped early: ${printable(result.stoppedEarly)}.`);
   const notSelected = result.details.filter((detail) => detail.reason === NOT_SELECTED).length;
   const arrived = result.details.filter((detail) => detail.reason === ARRIVED_DURING_REDRIVE).length;
+  if (result.refused > 0) lines.push(`${result.refused} message(s) name a target that is not a source of this DLQ, and were left in it: nothing was sent. Whoever can send to the DLQ can write such a message; see who sent each (below), then delete it (docs/operations.md, section 9).`);
   if (result.pastDedupWindow > 0) lines.push(`${result.pastDedupWindow} message(s) past the dedup window were left in the DLQ: a copy could be applied twice (reasons below). Check each event's effect, then run again with ${ALLOW_PAST_DEDUP_WINDOW_FLAG}, or delete them.`);
   if (result.uncheckedSources.length > 0) lines.push(`Not checked against a dedup window (no consumer of the stack declares DEDUP_TTL_SECONDS for them): ${printable(result.uncheckedSources.map(sourceLabel).join(', '))}.`);
   if (notSelected > 0) lines.push(`${notSelected} message(s) not selected by the filter were left as they were.`);

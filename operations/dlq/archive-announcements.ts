@@ -6,6 +6,7 @@
  */
 import { DeleteMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { archiveHolds } from './archive-objects';
+import { bucketArn, needing } from './permissions';
 import { sweep, Verdict, type SweepOptions } from './sweep';
 import type { DlqClients, QueueRef } from './types';
 
@@ -31,22 +32,31 @@ export function announcedObjectKey(message: Message, bucket: string): string | u
   return isAnnouncement && typeof key === 'string' ? key : undefined;
 }
 
-/** Deletes the announcements of objects the bucket no longer holds. */
+/**
+ * Deletes the announcements of objects the bucket no longer holds.
+ * @throws PermissionDeniedError when AWS refuses a call for lack of a permission
+ */
 export async function clearAnnouncements(clients: Pick<DlqClients, 'sqs' | 's3'>, queue: QueueRef, bucket: string, options?: SweepOptions): Promise<AnnouncementSweep> {
   const counts = { deleted: 0, kept: 0, unrecognized: 0 };
-  await sweep(clients.sqs, queue.url, async (message) => {
-    const key = announcedObjectKey(message, bucket);
-    if (key === undefined) {
-      counts.unrecognized += 1;
-      return Verdict.KEEP;
-    }
-    if (await archiveHolds(clients.s3, bucket, key)) {
-      counts.kept += 1;
-      return Verdict.KEEP;
-    }
-    await clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle }));
-    counts.deleted += 1;
-    return Verdict.DONE;
-  }, options);
+  const settle = (message: Message) => settleAnnouncement(clients, { queue, bucket }, message, counts);
+  await needing({ action: 'sqs:ReceiveMessage', resource: queue.arn }, () => sweep(clients.sqs, queue.url, settle, options));
   return counts;
+}
+
+/** Keeps an announcement of an object still archived, or of none of this archive; deletes the rest. */
+async function settleAnnouncement(clients: Pick<DlqClients, 'sqs' | 's3'>, archive: { queue: QueueRef; bucket: string }, message: Message, counts: { -readonly [K in keyof AnnouncementSweep]: number }): Promise<Verdict> {
+  const { queue, bucket } = archive;
+  const key = announcedObjectKey(message, bucket);
+  if (key === undefined) {
+    counts.unrecognized += 1;
+    return Verdict.KEEP;
+  }
+  const scope = { partition: queue.arn.split(':')[1] || 'aws', region: '', accountId: '' };
+  if (await needing({ action: 's3:GetObject', resource: bucketArn(scope, bucket, key) }, () => archiveHolds(clients.s3, bucket, key))) {
+    counts.kept += 1;
+    return Verdict.KEEP;
+  }
+  await needing({ action: 'sqs:DeleteMessage', resource: queue.arn }, () => clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle })));
+  counts.deleted += 1;
+  return Verdict.DONE;
 }

@@ -22,6 +22,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ResourceType, type Template } from '../../aws/cloudformation/template';
 import type { DeployedQueue, DeployedStack, DeployedStream, DeployedTable } from './aws-topology';
 import { DlqOperationError, StackNotFoundError } from './errors';
+import { needing } from './permissions';
 import { DEFAULT_RETENTION_HOURS } from './stream-range';
 import type { DlqClients } from './types';
 
@@ -34,16 +35,29 @@ interface LiveResource {
 
 /** Everything the topology needs, read from CloudFormation and the services. */
 export async function readDeployedStack(cloudFormation: CloudFormationClient, clients: DlqClients, stackName: string, region: string): Promise<DeployedStack> {
-  const { stackId, outputs } = await describeStack(cloudFormation, stackName, region);
-  const [resources, template] = await Promise.all([listResources(cloudFormation, stackName), templateOf(cloudFormation, stackName)]);
+  const { stackId, outputs } = await needing({ action: 'cloudformation:DescribeStacks', resource: `stack/${stackName}/* in ${region}` }, () => describeStack(cloudFormation, stackName, region));
+  const arn = arnsOfStack(stackId);
+  const onStack = (action: string) => ({ action: `cloudformation:${action}`, resource: arn('cloudformation', `stack/${stackName}/*`) });
+  const [resources, template] = await Promise.all([needing(onStack('ListStackResources'), () => listResources(cloudFormation, stackName)), needing(onStack('GetTemplate'), () => templateOf(cloudFormation, stackName))]);
+  const physicalIds = Object.fromEntries(resources.map((resource) => [resource.logicalId, resource.physicalId]));
+  return { stackName, stackId, outputs, physicalIds, ...(await readServices(clients, resources, arn, stackName)), template };
+}
+
+/** Each queue, stream and table of the stack, as its service has it now. */
+async function readServices(clients: DlqClients, resources: readonly LiveResource[], arn: (service: string, resource: string) => string, stackName: string): Promise<Pick<DeployedStack, 'queues' | 'streams' | 'tables'>> {
   const ofType = (type: string) => resources.filter((resource) => resource.type === type);
   const [queues, streams, tables] = await Promise.all([
-    Promise.all(ofType(ResourceType.QUEUE).map((queue) => queueOf(clients.sqs, queue, stackName))),
-    Promise.all(ofType(ResourceType.STREAM).map((stream) => streamOf(clients.kinesis, stream))),
-    Promise.all(ofType(ResourceType.TABLE).map((table) => tableOf(clients.dynamodb, table))),
+    Promise.all(ofType(ResourceType.QUEUE).map((queue) => needing({ action: 'sqs:GetQueueAttributes', resource: arn('sqs', queue.physicalId.split('/').pop() ?? '') }, () => queueOf(clients.sqs, queue, stackName)))),
+    Promise.all(ofType(ResourceType.STREAM).map((stream) => needing({ action: 'kinesis:DescribeStreamSummary', resource: arn('kinesis', `stream/${stream.physicalId}`) }, () => streamOf(clients.kinesis, stream)))),
+    Promise.all(ofType(ResourceType.TABLE).map((table) => needing({ action: 'dynamodb:DescribeTable', resource: arn('dynamodb', `table/${table.physicalId}`) }, () => tableOf(clients.dynamodb, table)))),
   ]);
-  const physicalIds = Object.fromEntries(resources.map((resource) => [resource.logicalId, resource.physicalId]));
-  return { stackName, stackId, outputs, physicalIds, queues, streams, tables, template };
+  return { queues, streams, tables };
+}
+
+/** Builds ARNs in the stack's partition, region and account (its id is `arn:<partition>:cloudformation:<region>:<account>:stack/...`). */
+function arnsOfStack(stackId: string): (service: string, resource: string) => string {
+  const [, partition, , region, account] = stackId.split(':');
+  return (service, resource) => `arn:${partition}:${service}:${region}:${account}:${resource}`;
 }
 
 async function describeStack(cloudFormation: CloudFormationClient, stackName: string, region: string): Promise<{ stackId: string; outputs: Record<string, string> }> {

@@ -16,7 +16,8 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { SQS_LIMITS } from '../../aws/limits';
 import { formatDuration, shortTime } from '../../cli/table';
 import type { CopyTime } from './copy-time';
-import { queueUrlOf } from './sqs-republish';
+import { needing } from './permissions';
+import { stackQueueUrl } from './redrive-targets';
 import { isTableStreamArn, retentionHoursOf } from './stream-range';
 import type { ConsumerWindow, DlqContext } from './types';
 
@@ -86,8 +87,8 @@ export class DedupWindows {
     if (isTableStreamArn(sourceArn)) return { retentionMs: TABLE_STREAM_RETENTION_MS };
     if (sourceArn.includes(':kinesis:')) return { retentionMs: retentionHoursOf(this.context.topology, sourceArn) * HOUR_MS };
     const { sqs } = this.context.clients;
-    const url = await queueUrlOf(sqs, this.context.topology, sourceArn);
-    const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['MessageRetentionPeriod', 'MaximumMessageSize'] }));
+    const QueueUrl = stackQueueUrl(this.context.topology, sourceArn);
+    const { Attributes = {} } = await needing({ action: 'sqs:GetQueueAttributes', resource: sourceArn }, () => sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['MessageRetentionPeriod', 'MaximumMessageSize'] })));
     const retentionSeconds = Number(Attributes.MessageRetentionPeriod);
     // SQS's maximum when the queue does not say: the check then errs towards holding a copy back.
     return { retentionMs: (retentionSeconds > 0 ? retentionSeconds : SQS_LIMITS.maxRetentionSeconds) * 1000, maxMessageBytes: Number(Attributes.MaximumMessageSize) || SQS_LIMITS.maxMessageBytes };

@@ -59,3 +59,44 @@ export class MalformedEntryError extends DlqOperationError {
     this.name = 'MalformedEntryError';
   }
 }
+
+/** The reason given for a message whose target is not a source of the DLQ being redriven. */
+export const NOT_A_SOURCE = 'target not a source of this DLQ';
+
+/**
+ * A DLQ message names a target (a queue, a stream, a table's stream) that the stack's topology does
+ * not link to the DLQ being redriven: nothing is sent, and the message stays where it is.
+ */
+export class TargetNotASourceError extends DlqOperationError {
+  /**
+   * @param target the ARN the message names
+   * @param detail why it is not one, and what the sources are
+   */
+  public constructor(
+    public readonly target: string,
+    detail: string,
+  ) {
+    super(`${NOT_A_SOURCE}: ${target} (${detail}); nothing was sent, the message stays in the DLQ`);
+    this.name = 'TargetNotASourceError';
+  }
+}
+
+/** An IAM action and the resource it is authorized on. */
+export interface IamPermission {
+  /** `sqs:SendMessage`. */
+  readonly action: string;
+  /** The ARN it is asked on. */
+  readonly resource: string;
+}
+
+/** AWS refused a call for lack of a permission: the command stops there and says which one. */
+export class PermissionDeniedError extends DlqOperationError {
+  public constructor(
+    public readonly permission: IamPermission,
+    options: { readonly cause: unknown },
+  ) {
+    const said = options.cause instanceof Error ? ` (${options.cause.name}: ${options.cause.message})` : '';
+    super(`the identity running eo dlq lacks ${permission.action} on ${permission.resource}${said}: grant it; \`eo dlq policy\` prints every permission eo dlq needs on this stack (docs/operations.md, "Permissions")`, options);
+    this.name = 'PermissionDeniedError';
+  }
+}

@@ -21,6 +21,8 @@ export type { LaggingStreamRead } from './kinesis-range-reader';
 export { SWEEP_DEFAULTS, peekQueue } from './sweep';
 export type { SweepOptions } from './sweep';
 export { findDlq } from './topology';
+export { operatorPolicy } from './operator-policy';
+export type { PolicyDocument, PolicyStatement } from './operator-policy';
 export { DEFAULT_STACK_NAME, DEFAULT_STATE_FILE } from './defaults';
 export { awsClients, awsDlqContext } from './aws-context';
 export type { AwsContextOptions, AwsDlqContext } from './aws-context';
@@ -40,7 +42,13 @@ export {
   LocalStackNotRunningError,
   MalformedEntryError,
   MissingCredentialsError,
+  NOT_A_SOURCE,
+  PermissionDeniedError,
   StackNotFoundError,
+  TargetNotASourceError,
   UnknownQueueError,
 } from './errors';
+export type { IamPermission } from './errors';
+export { sourceTarget, TargetKind } from './redrive-targets';
+export type { KinesisTarget, QueueTarget, RedriveTarget, TableStreamTarget } from './redrive-targets';
 export type { ConsumerFunction, ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';

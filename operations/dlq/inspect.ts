@@ -12,6 +12,7 @@ import { viewOfArchivedRecord, type ArchivedRecordView } from './archived-record
 import { describeMalformed, entryOf, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
 import { matches, type EntryFilter } from './filter';
 import { describeMissing, readerFor, readRange, retentionHoursOf } from './stream-range';
+import { needing } from './permissions';
 import { peekQueue, type SweepOptions } from './sweep';
 import { findDlq } from './topology';
 import type { DlqContext, DlqInfo } from './types';
@@ -125,7 +126,7 @@ export async function inspectQueue(request: DlqContext & { readonly queue: strin
     const entries = all.filter((entry) => matches(entry, options.filter ?? {}));
     return { queue: dlq, total: entries.length, truncated, groups: groupEntries(entries), ranges: [], archived: entries.map(archivedReport), alreadyApplied: [], appliedCheckProblems: [] };
   }
-  const { messages, truncated } = await peekQueue(request.clients.sqs, dlq.url, { limit, ...options.sweep });
+  const { messages, truncated } = await needing({ action: 'sqs:ReceiveMessage', resource: dlq.arn }, () => peekQueue(request.clients.sqs, dlq.url, { limit, ...options.sweep }));
   const entries = messages.map(entryOf).filter((entry) => matches(entry, options.filter ?? {}));
   const ranges: RangeReport[] = [];
   for (const entry of entries) if (entry.kind === EntryKind.POINTER) ranges.push(await rangeReport(request, entry, options.now?.() ?? new Date()));

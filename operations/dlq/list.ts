@@ -8,6 +8,7 @@
 import { depthOf } from '../../aws/sqs/peek';
 import { listArchivedObjects } from './archive-objects';
 import { sentAt } from './entry';
+import { arnScopeOf, bucketArn, needing } from './permissions';
 import { peekQueue, type SweepOptions } from './sweep';
 import type { DlqContext, DlqInfo } from './types';
 
@@ -46,14 +47,15 @@ export function listDlqs(context: DlqContext, options: ListOptions = {}): Promis
 }
 
 async function listOne(context: DlqContext, dlq: DlqInfo, options: ListOptions): Promise<DlqListing> {
-  const depth = await depthOf(context.clients.sqs, dlq.url);
+  const depth = await needing({ action: 'sqs:GetQueueAttributes', resource: dlq.arn }, () => depthOf(context.clients.sqs, dlq.url));
   const limit = options.peekLimit ?? LIST_DEFAULTS.peekLimit;
   if (dlq.archive) {
-    const { objects, truncated } = await listArchivedObjects(context.clients.s3, dlq.archive.bucket, limit);
+    const { bucket } = dlq.archive;
+    const { objects, truncated } = await needing({ action: 's3:ListBucket', resource: bucketArn(arnScopeOf(context.topology), bucket) }, () => listArchivedObjects(context.clients.s3, bucket, limit));
     return { ...dlq, ...depth, ...oldest(objects[0]?.lastModified, options), peeked: objects.length, truncated, archivedObjects: objects.length };
   }
   if (depth.visible === 0) return { ...dlq, ...depth, peeked: 0, truncated: false };
-  const { messages, truncated } = await peekQueue(context.clients.sqs, dlq.url, { limit, ...options.sweep });
+  const { messages, truncated } = await needing({ action: 'sqs:ReceiveMessage', resource: dlq.arn }, () => peekQueue(context.clients.sqs, dlq.url, { limit, ...options.sweep }));
   return { ...dlq, ...depth, ...oldest(messages.map(sentAt).sort()[0], options), peeked: messages.length, truncated };
 }
 

@@ -13,23 +13,29 @@
  * the operator allows it. A copy republished to a queue carries the time of the event's first copy
  * (`eoFirstSentAt`), so the check of a later cycle counts from there.
  *
- * Returns an outcome for what concerns this message alone (its source cannot be found, its
- * records are gone, it is past the dedup window); throws when a service call fails, which the
- * caller treats as a reason to stop.
+ * Every write goes to a source of the DLQ being drained, and nowhere else (redrive-targets.ts):
+ * the target a message names is only looked up among them. A message naming anything else is
+ * `refused`, and stays in the DLQ.
+ *
+ * Returns an outcome for what concerns this message alone (its source cannot be found, its target
+ * is not a source of the DLQ, its records are gone, it is past the dedup window); throws when a
+ * service call fails, which the caller treats as a reason to stop (a refusal for lack of a
+ * permission as a PermissionDeniedError, which names it).
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { SourceKind } from '../../lambdas/runtime';
 import { type FailureEnvelope } from '../../aws/dlq-format';
-import { streamNameOf } from '../../aws/streams/kinesis-reader';
 import type { StreamBatchInfo } from '../../aws/lambda/on-failure-record';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
 import { isFifoQueue } from '../../aws/sqs/fifo';
 import { copyTimeOfAttributes, copyTimeOfBare, copyTimeOfRange, copyTimeOfWrapper, type CopyTime } from './copy-time';
 import type { CopyDelivery, DedupWindows, WindowCheck } from './dedup-window';
 import { describeMalformed, EntryKind, type ArchivedEntry, type DlqEntry } from './entry';
-import { MalformedEntryError } from './errors';
+import { MalformedEntryError, TargetNotASourceError } from './errors';
 import { putKinesisRecords, putOfKinesisRecord, putOfLambdaKinesisRecord, type KinesisPut } from './kinesis-republish';
-import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, queueUrlOf, sendToQueue, withFirstSent } from './sqs-republish';
+import { arnScopeOf, functionArn, needing } from './permissions';
+import { sourceQueue, sourceTarget, TargetKind, type KinesisTarget } from './redrive-targets';
+import { messageFromAttributeFallback, messageFromBare, messageFromWrapper, sendToQueue, withFirstSent } from './sqs-republish';
 import { describeMissing, isTableStreamArn, readerFor, readRange, retentionHoursOf } from './stream-range';
 import { SQS_LIMITS } from '../../aws/limits';
 import { recordOfOriginal, reinvoke, streamConsumerOf, type FailedBy } from './stream-reinvoke';
@@ -42,6 +48,8 @@ export type EntryOutcome =
   | { readonly status: 'past-retention'; readonly target: string; readonly records: number; readonly missing: number; readonly reason: string }
   /** Nothing was written: `target` is where the copy would have gone. */
   | { readonly status: 'past-dedup-window'; readonly target: string; readonly reason: string }
+  /** Nothing was written: `target` is the ARN the message names, which is not a source of the DLQ. */
+  | { readonly status: 'refused'; readonly target: string; readonly reason: string }
   | { readonly status: 'failed'; readonly reason: string };
 
 export interface EntryRedrive extends DlqContext {
@@ -63,9 +71,16 @@ export async function redriveEntry(entry: DlqEntry, context: EntryRedrive): Prom
   try {
     return await dispatch(entry, context);
   } catch (error) {
+    if (error instanceof TargetNotASourceError) return { status: 'refused', target: error.target, reason: withSender(error.message, entry) };
     if (error instanceof MalformedEntryError) return { status: 'failed', reason: error.message };
     throw error;
   }
+}
+
+/** Who sent a refused message to the DLQ (SQS's `SenderId`: an access key id, or a role id and session), for the triage. */
+function withSender(reason: string, entry: DlqEntry): string {
+  const sender = entry.kind === EntryKind.ARCHIVED ? undefined : entry.message.Attributes?.SenderId;
+  return sender ? `${reason}; sent to the DLQ by ${sender}` : reason;
 }
 
 function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome> {
@@ -113,6 +128,10 @@ async function redriveAttributeFallback(entry: Extract<DlqEntry, { kind: typeof 
   return outcome.status === 'redriven' ? { ...outcome, note: joinNotes('the original partition key was not kept: republished under the event id', outcome.note) } : outcome;
 }
 
+/**
+ * SQS names the queue it moved the message from; that must be a source queue of this DLQ (toQueue),
+ * so a queue of another stack or account that names the DLQ in its redrive policy gets nothing back.
+ */
 function redriveBare(message: Message, context: EntryRedrive): Promise<EntryOutcome> {
   const redriveSources = context.dlq.sources.filter((source) => source.role === 'redrive');
   const sourceArn = message.Attributes?.DeadLetterQueueSourceArn ?? (redriveSources.length === 1 ? redriveSources[0]?.arn : undefined);
@@ -121,6 +140,8 @@ function redriveBare(message: Message, context: EntryRedrive): Promise<EntryOutc
 }
 
 async function redrivePointer(range: StreamBatchInfo, failedBy: FailedBy, context: EntryRedrive): Promise<EntryOutcome> {
+  // Checked before the read too: a pointer cannot make the redrive read another stream either.
+  sourceTarget(context.topology, context.dlq, range.streamArn, [TargetKind.KINESIS_STREAM, TargetKind.TABLE_STREAM]);
   const read = await readRange(readerFor(context.clients, range.streamArn), range);
   const copy = copyTimeOfRange(range, read.records.map((record) => record.arrivalMs));
   const outcome = isTableStreamArn(range.streamArn)
@@ -149,25 +170,20 @@ interface QueueCopy {
 }
 
 async function toQueue(sourceArn: string, body: ReturnType<typeof messageFromBare>, from: QueueCopy, context: EntryRedrive): Promise<EntryOutcome> {
-  let url: string;
-  try {
-    url = await queueUrlOf(context.clients.sqs, context.topology, sourceArn);
-  } catch (error) {
-    return { status: 'failed', reason: `source queue ${sourceArn} not found: ${(error as Error).message}` };
-  }
+  const { url } = sourceQueue(context.topology, context.dlq, sourceArn);
   const gate = await windowGate(sourceArn, from.copy, url, context);
   if ('held' in gate) return gate.held;
   const carried = withFirstSent(body, gate.check.firstSentAt, gate.check.limits.maxMessageBytes ?? SQS_LIMITS.maxMessageBytes);
-  if (!context.dryRun) await sendToQueue(context.clients.sqs, url, carried.message, from.message, from.groupId);
+  if (!context.dryRun) await needing({ action: 'sqs:SendMessage', resource: sourceArn }, () => sendToQueue(context.clients.sqs, url, carried.message, from.message, from.groupId));
   return redriven(url, 1, gate.note, carried.note);
 }
 
 async function toKinesis(streamArn: string, puts: readonly KinesisPut[], copy: CopyTime, context: EntryRedrive): Promise<EntryOutcome> {
-  const streamName = kinesisStreamName(streamArn);
+  const { streamName } = sourceTarget(context.topology, context.dlq, streamArn, [TargetKind.KINESIS_STREAM]) as KinesisTarget;
   if (puts.length === 0) return redriven(streamName, 0);
   const gate = await windowGate(streamArn, copy, streamName, context);
   if ('held' in gate) return gate.held;
-  if (!context.dryRun) await putKinesisRecords(context.clients.kinesis, streamName, puts);
+  if (!context.dryRun) await needing({ action: 'kinesis:PutRecords', resource: streamArn }, () => putKinesisRecords(context.clients.kinesis, streamName, puts));
   return redriven(streamName, puts.length, gate.note);
 }
 
@@ -190,20 +206,13 @@ async function windowGate(sourceArn: string, copy: CopyTime, target: string, con
   return { held: { status: 'past-dedup-window', target, reason: `${check.problem}. Left in the DLQ: check the event's effect, then redrive it with ${ALLOW_PAST_DEDUP_WINDOW_FLAG} or delete it` } };
 }
 
-function kinesisStreamName(streamArn: string): string {
-  try {
-    return streamNameOf(streamArn);
-  } catch (error) {
-    throw new MalformedEntryError(`the source ${streamArn} is neither a queue, a Kinesis stream nor a table stream`, { cause: error });
-  }
-}
-
 /**
  * A table stream's records, to the stack's function that failed on them, as its mapping first
  * delivered them. A record this run already sent goes no second time (ranges and wrappers may name
  * the same one); one the function fails on again keeps the message in the DLQ, with what follows it.
  */
 async function toConsumer(streamArn: string, records: readonly DynamoDBRecord[], copy: CopyTime, failedBy: FailedBy, context: EntryRedrive): Promise<EntryOutcome> {
+  sourceTarget(context.topology, context.dlq, streamArn, [TargetKind.TABLE_STREAM]);
   const consumer = streamConsumerOf(context.topology, streamArn, failedBy);
   const fresh = records.filter((record) => !context.invoked.has(invokedKey(streamArn, record)));
   const target = `function ${consumer.functionName}`;
@@ -212,7 +221,8 @@ async function toConsumer(streamArn: string, records: readonly DynamoDBRecord[],
   if ('held' in gate) return gate.held;
   if (context.dryRun) return redriven(target, fresh.length, gate.note);
   for (const record of fresh) context.invoked.add(invokedKey(streamArn, record));
-  const { done, failed } = await reinvoke(context.clients.lambda, consumer, fresh);
+  const invoke = { action: 'lambda:InvokeFunction', resource: functionArn(arnScopeOf(context.topology), consumer.functionName) };
+  const { done, failed } = await needing(invoke, () => reinvoke(context.clients.lambda, consumer, fresh));
   if (failed === undefined) return redriven(target, done, gate.note);
   return { status: 'skipped', target, records: done, reason: `${consumer.functionName} took ${done} of ${fresh.length} records, then failed on ${failed.sequenceNumber}: ${failed.reason}; it and the records after it stay for a later redrive` };
 }

@@ -9,16 +9,22 @@
  * the bucket no longer holds is deleted, which brings the alarm back to OK.
  *
  * A message whose copy could outlive the dedup records of an applied copy stays in the DLQ
- * (`past-dedup-window`, dedup-window.ts) unless the options allow it.
+ * (`past-dedup-window`, dedup-window.ts) unless the options allow it. A message naming a target
+ * that is not a source of this DLQ stays too (`refused`, redrive-targets.ts).
+ *
+ * A call AWS refuses for lack of a permission stops the run at once, naming the permission
+ * (`missingPermission`): on the DLQ's first read nothing has happened, and the run throws; later,
+ * the message it concerns and every one after it stay in the DLQ.
  */
 import { DeleteMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { deleteArchivedObject, listArchivedObjects, readArchivedEntry } from './archive-objects';
 import { clearAnnouncements, type AnnouncementSweep } from './archive-announcements';
 import { entryOf, sentAt, type ArchivedEntry, type DlqEntry, type EntryKind, type MessageDlqEntry } from './entry';
-import { InvalidOptionError } from './errors';
+import { InvalidOptionError, PermissionDeniedError, type IamPermission } from './errors';
 import { describeFilter, matches, type EntryFilter } from './filter';
 import { DedupWindows } from './dedup-window';
 import { createPacer, type Pacer } from './pacer';
+import { bucketArn, arnScopeOf, needing } from './permissions';
 import { redriveEntry, type EntryOutcome, type EntryRedrive } from './redrive-entry';
 import { sweep, SWEEP_DEFAULTS, Verdict, type SweepOptions } from './sweep';
 import { findDlq } from './topology';
@@ -93,6 +99,8 @@ export interface RedriveResult {
   readonly skipped: number;
   /** Left in the DLQ: the republish or delete failed, or no source could be found. */
   readonly failed: number;
+  /** Left in the DLQ: the message names a target that is not a source of this DLQ (reason in the details). */
+  readonly refused: number;
   /** Pointers left in the DLQ because some of their records are past the stream's retention. */
   readonly pastRetention: number;
   /** Left in the DLQ: a copy could outlive the dedup record of an applied copy (reason in the details). */
@@ -103,6 +111,8 @@ export interface RedriveResult {
   readonly records: number;
   /** Why the redrive stopped before the DLQ was read to its end (`--max`, a failure). */
   readonly stoppedEarly?: string;
+  /** The permission AWS refused, which stopped the run. */
+  readonly missingPermission?: IamPermission;
   readonly details: readonly RedriveDetail[];
   /** A failure archive's index queue, after the objects: announcements deleted and kept. */
   readonly announcements?: AnnouncementSweep;
@@ -122,19 +132,33 @@ export async function redriveQueue(request: RedriveRequest, options: RedriveOpti
   const context: EntryRedrive = { ...request, dlq, dryRun: options.dryRun ?? false, now, windows, allowPastDedupWindow: options.allowPastDedupWindow ?? false, invoked: new Set() };
   const run = new RedriveRun(dlq, context, options);
   if (dlq.archive === undefined) {
-    await sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep });
+    const sweepOptions = { visibilityTimeoutSeconds: visibilityFor(options.rate), ...options.sweep };
+    await needing({ action: 'sqs:ReceiveMessage', resource: dlq.arn }, () => sweep(request.clients.sqs, dlq.url, (message) => run.visit(message), sweepOptions));
     return run.result();
   }
   await redriveArchive(run, context, dlq.archive.bucket);
-  const announcements = context.dryRun ? undefined : await clearAnnouncements(context.clients, dlq, dlq.archive.bucket, options.sweep);
-  return { ...run.result(), ...(announcements && { announcements }) };
+  if (context.dryRun) return run.result();
+  return withAnnouncements(run.result(), context, dlq.archive.bucket, options.sweep);
 }
 
 /** The archive's objects, oldest first, each read only when its turn comes. */
 async function redriveArchive(run: RedriveRun, context: EntryRedrive, bucket: string): Promise<void> {
-  const { objects } = await listArchivedObjects(context.clients.s3, bucket);
+  const { s3 } = context.clients;
+  const scope = arnScopeOf(context.topology);
+  const { objects } = await needing({ action: 's3:ListBucket', resource: bucketArn(scope, bucket) }, () => listArchivedObjects(s3, bucket));
   for (const object of objects) {
-    if ((await run.visitArchived(await readArchivedEntry(context.clients.s3, object))) === Verdict.STOP) return;
+    const entry = await needing({ action: 's3:GetObject', resource: bucketArn(scope, bucket, object.key) }, () => readArchivedEntry(s3, object));
+    if ((await run.visitArchived(entry)) === Verdict.STOP) return;
+  }
+}
+
+/** Clears the announcements of the objects redriven; a refused call ends it, and the result says which. */
+async function withAnnouncements(result: RedriveResult, context: EntryRedrive, bucket: string, sweepOptions: SweepOptions | undefined): Promise<RedriveResult> {
+  try {
+    return { ...result, announcements: await clearAnnouncements(context.clients, context.dlq, bucket, sweepOptions) };
+  } catch (error) {
+    if (!(error instanceof PermissionDeniedError)) throw error;
+    return { ...result, stoppedEarly: result.stoppedEarly ?? `the index queue's announcements were not cleared: ${error.message}`, missingPermission: result.missingPermission ?? error.permission };
   }
 }
 
@@ -153,6 +177,7 @@ class RedriveRun {
   private readonly pacer: Pacer;
   private attempted = 0;
   private stoppedEarly?: string;
+  private missingPermission?: IamPermission;
   private readonly startedAt: number;
 
   public constructor(
@@ -172,7 +197,7 @@ class RedriveRun {
 
   /** One archive object: its records put back, then the object deleted. */
   public visitArchived(entry: ArchivedEntry): Promise<Verdict> {
-    return this.visitEntry(entry, Date.parse(entry.object.lastModified), () => deleteArchivedObject(this.context.clients.s3, entry.object));
+    return this.visitEntry(entry, Date.parse(entry.object.lastModified), () => this.deleteObject(entry));
   }
 
   private async visitEntry(entry: DlqEntry, arrivedAt: number, remove: () => Promise<void>): Promise<Verdict> {
@@ -185,10 +210,19 @@ class RedriveRun {
     try {
       outcome = await redriveEntry(entry, this.context);
     } catch (error) {
+      if (error instanceof PermissionDeniedError) return this.denied(entry, error, error.message);
       this.record(entry, { status: 'failed', reason: `republish failed: ${messageOf(error)}` }, Verdict.STOP);
       return this.stop(`a republish failed: the ${this.what} stays in the ${this.where}; run the redrive again once the cause is fixed`);
     }
     return this.settle(entry, outcome, remove);
+  }
+
+  /** AWS refused a call for lack of a permission: nothing more is tried, and the result names it. */
+  private denied(entry: DlqEntry, error: PermissionDeniedError, reason: string): Verdict {
+    this.record(entry, { status: 'failed', reason }, Verdict.STOP);
+    this.missingPermission ??= error.permission;
+    const { action, resource } = error.permission;
+    return this.stop(`the identity running eo dlq lacks ${action} on ${resource}: this ${this.what} and every one after it stay in the ${this.where}; grant it (\`eo dlq policy\` prints what eo dlq needs) and run the redrive again`);
   }
 
   /** Removes what was redriven (from the DLQ, or from the archive); anything else stays. */
@@ -197,14 +231,21 @@ class RedriveRun {
     try {
       await remove();
     } catch (error) {
-      this.record(entry, { status: 'failed', reason: `republished to ${outcome.target}, but not deleted from the ${this.where} (${messageOf(error)}): the next redrive republishes it again, which the consumers absorb` }, Verdict.STOP);
+      const reason = `republished to ${outcome.target}, but not deleted from the ${this.where} (${messageOf(error)}): the next redrive republishes it again, which the consumers absorb`;
+      if (error instanceof PermissionDeniedError) return this.denied(entry, error, reason);
+      this.record(entry, { status: 'failed', reason }, Verdict.STOP);
       return this.stop(`a delete from the ${this.where} failed`);
     }
     return this.record(entry, outcome, Verdict.DONE);
   }
 
   private async deleteMessage(entry: MessageDlqEntry): Promise<void> {
-    await this.context.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: this.dlq.url, ReceiptHandle: entry.message.ReceiptHandle }));
+    await needing({ action: 'sqs:DeleteMessage', resource: this.dlq.arn }, () => this.context.clients.sqs.send(new DeleteMessageCommand({ QueueUrl: this.dlq.url, ReceiptHandle: entry.message.ReceiptHandle })));
+  }
+
+  private async deleteObject(entry: ArchivedEntry): Promise<void> {
+    const resource = bucketArn(arnScopeOf(this.context.topology), entry.object.bucket, entry.object.key);
+    await needing({ action: 's3:DeleteObject', resource }, () => deleteArchivedObject(this.context.clients.s3, entry.object));
   }
 
   private get what(): string {
@@ -236,11 +277,13 @@ class RedriveRun {
       redriven: count('redriven'),
       skipped: count('skipped'),
       failed: count('failed'),
+      refused: count('refused'),
       pastRetention: count('past-retention'),
       pastDedupWindow: count('past-dedup-window'),
       uncheckedSources: this.context.windows.unchecked(),
       records: this.details.reduce((sum, detail) => sum + (detail.records ?? 0), 0),
       stoppedEarly: this.stoppedEarly,
+      ...(this.missingPermission && { missingPermission: this.missingPermission }),
       details: this.details,
     };
   }

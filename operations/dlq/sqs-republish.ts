@@ -5,10 +5,9 @@
  * the copy gains {@link FIRST_SENT_ATTRIBUTE}, when the event's first copy was sent.
  */
 import { createHash } from 'node:crypto';
-import { GetQueueUrlCommand, SendMessageCommand, type Message, type MessageAttributeValue, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type Message, type MessageAttributeValue, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSMessageAttributes } from 'aws-lambda';
 import { DlqAttribute, type FailureEnvelope } from '../../aws/dlq-format';
-import type { StackTopology } from './types';
 import { isFifoQueue } from '../../aws/sqs/fifo';
 import { FIRST_SENT_ATTRIBUTE } from '../../aws/first-sent';
 import { SQS_LIMITS } from '../../aws/limits';
@@ -78,15 +77,4 @@ export async function sendToQueue(sqs: SQSClient, queueUrl: string, message: Pic
     ? { MessageGroupId: groupId ?? dlqMessage.Attributes?.MessageGroupId ?? 'redrive', MessageDeduplicationId: createHash('sha256').update(dlqMessage.MessageId ?? '').digest('hex') }
     : {};
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message, ...fifo }));
-}
-
-/** The URL of a queue of the stack by ARN; for a queue outside it, asks SQS. */
-export async function queueUrlOf(sqs: SQSClient, topology: StackTopology, arn: string): Promise<string> {
-  const known = topology.queues.find((queue) => queue.arn === arn);
-  if (known) return known.url;
-  const [, , , , account, name] = arn.split(':');
-  if (!name) throw new Error(`not an SQS queue ARN: ${arn}`);
-  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account || undefined }));
-  if (!QueueUrl) throw new Error(`no URL for queue ${arn}`);
-  return QueueUrl;
 }

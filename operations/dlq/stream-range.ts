@@ -15,6 +15,7 @@ import type { StreamBatchInfo } from '../../aws/lambda/on-failure-record';
 import { compareSequenceNumbers, type StreamReader, type StreamRecord } from '../../aws/streams/stream-reader';
 import { dynamoDbStreamReader } from '../../aws/streams/dynamodb-stream-reader';
 import { kinesisRangeReader, type LaggingStreamRead } from './kinesis-range-reader';
+import { needing } from './permissions';
 import type { DlqClients, StackTopology } from './types';
 
 /** Hours a DynamoDB stream keeps records (fixed by AWS); also Kinesis's default. */
@@ -49,11 +50,23 @@ export interface RangeRead {
   readonly unreadable?: string;
 }
 
-/** A reader for the stream an ARN names: Kinesis (`:stream/`) or a table's stream (`:table/.../stream/`). */
+/**
+ * A reader for the stream an ARN names: Kinesis (`:stream/`) or a table's stream (`:table/.../stream/`).
+ * A read AWS refuses for lack of a permission throws a PermissionDeniedError naming it.
+ */
 export function readerFor(clients: DlqClients, streamArn: string): StreamReader {
   return isTableStreamArn(streamArn)
-    ? dynamoDbStreamReader({ streams: clients.dynamodbStreams, streamArn, region: clients.region })
-    : kinesisRangeReader({ kinesis: clients.kinesis, streamArn, region: clients.region });
+    ? withPermissions(dynamoDbStreamReader({ streams: clients.dynamodbStreams, streamArn, region: clients.region }), 'dynamodb')
+    : withPermissions(kinesisRangeReader({ kinesis: clients.kinesis, streamArn, region: clients.region }), 'kinesis');
+}
+
+function withPermissions(reader: StreamReader, service: 'kinesis' | 'dynamodb'): StreamReader {
+  const on = (action: string) => ({ action: `${service}:${action}`, resource: reader.streamArn });
+  return {
+    ...reader,
+    iterator: (...args) => needing(on('GetShardIterator'), () => reader.iterator(...args)),
+    read: (...args) => needing(on('GetRecords'), () => reader.read(...args)),
+  };
 }
 
 export function isTableStreamArn(arn: string): boolean {

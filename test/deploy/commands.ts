@@ -82,10 +82,13 @@ export interface RunOptions {
   readonly step: string;
   readonly env: NodeJS.ProcessEnv;
   readonly timeoutMs: number;
+  /** The exit code that means the command did what the test expects. @default 0 */
+  readonly exitCode?: number;
 }
 
 /**
- * Runs a command from the repository root and resolves with its output once it exits with 0.
+ * Runs a command from the repository root and resolves with its output once it exits with 0 (or
+ * the `exitCode` expected).
  *
  * @throws Error naming the step, the exit code or the timeout, and the end of the output
  */
@@ -93,7 +96,7 @@ export async function run(command: string, args: readonly string[], options: Run
   const started = Date.now();
   const { code, stdout, stderr, timedOut } = await spawnAndWait(command, args, options);
   const ms = Date.now() - started;
-  if (code === 0) return { stdout, stderr, ms };
+  if (code === (options.exitCode ?? 0)) return { stdout, stderr, ms };
   const how = timedOut ? `did not finish within ${options.timeoutMs / 1000} s` : `exited with ${code}`;
   throw new Error(`${options.step} (${command} ${args.join(' ')}) ${how} after ${Math.round(ms / 1000)} s\n--- stderr (end) ---\n${stderr.slice(-OUTPUT_TAIL_CHARS)}\n--- stdout (end) ---\n${stdout.slice(-OUTPUT_TAIL_CHARS)}`);
 }

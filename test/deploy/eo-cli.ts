@@ -11,11 +11,11 @@ const CLI_TIMEOUT_MS = 120_000;
 export type ListedDlq = Pick<DlqListing, 'name' | 'url' | 'arn' | 'sources' | 'visible' | 'inFlight'>;
 
 /** The fields of the summary of `eo dlq redrive --json` that the test reads. */
-export type RedriveSummary = Pick<RedriveResult, 'redriven' | 'skipped' | 'failed' | 'pastRetention' | 'records' | 'stoppedEarly'>;
+export type RedriveSummary = Pick<RedriveResult, 'redriven' | 'skipped' | 'failed' | 'refused' | 'pastRetention' | 'records' | 'stoppedEarly' | 'details'>;
 
-/** Runs `eo dlq <args> --stack <stack> --json` and parses what it printed. */
-export async function eoDlq<T>(target: Target, stackName: string, args: readonly string[]): Promise<T> {
+/** Runs `eo dlq <args> --stack <stack> --json`, expecting it to exit with `exitCode`, and parses what it printed. */
+export async function eoDlq<T>(target: Target, stackName: string, args: readonly string[], exitCode = 0): Promise<T> {
   const step = `eo dlq ${args[0] ?? ''}`;
-  const { stdout } = await run('npx', ['tsx', 'bin/eo.ts', 'dlq', ...args, '--stack', stackName, '--json'], { step, env: motoEnv(target), timeoutMs: CLI_TIMEOUT_MS });
+  const { stdout } = await run('npx', ['tsx', 'bin/eo.ts', 'dlq', ...args, '--stack', stackName, '--json'], { step, env: motoEnv(target), timeoutMs: CLI_TIMEOUT_MS, exitCode });
   return parseJson<T>(step, stdout);
 }

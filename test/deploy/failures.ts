@@ -20,12 +20,13 @@ export interface SqsOriginal {
 
 /**
  * A page view the consumer refused (a schema it does not accept yet), wrapped with its failure
- * context and sent to the consumer's DLQ; the record came from the consumer's deployed queue.
+ * context and sent to the consumer's DLQ; the record came from the consumer's deployed queue, or
+ * says it came from `sourceArn`, as anyone who can send to the DLQ can write.
  */
-export async function putQueueFailure(sqs: SQSClient, consumer: DeployedConsumer): Promise<SqsOriginal> {
+export async function putQueueFailure(sqs: SQSClient, consumer: DeployedConsumer, sourceArn = consumer.sourceArn): Promise<SqsOriginal> {
   const envelope = pageView('deploy-test');
   const attribute = { name: 'producer', value: 'deploy-test' };
-  const received = sqsRecord(envelope, { queueArn: consumer.sourceArn });
+  const received = sqsRecord(envelope, { queueArn: sourceArn });
   // Sent now, not at the helper's fixed time a year back: the redrive counts the dedup window from it.
   const attributes = { ...received.attributes, SentTimestamp: String(Date.now()) };
   const lambdaRecord = { ...received, attributes, messageAttributes: { [attribute.name]: { stringValue: attribute.value, stringListValues: [], binaryListValues: [], dataType: 'String' } } };

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, PurgeQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { PolicyDocument } from '../../operations/dlq';
 import { IDEMPOTENCY_TTL_ATTRIBUTE } from '../../lib/idempotency-table';
 import { loadStack } from '../../emulator/stack/cloud-assembly';
 import { resourcesOfType, ResourceType } from '../../aws/cloudformation/template';
@@ -251,6 +252,28 @@ describe('the DLQ CLI in AWS mode', () => {
     const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueByArn(deployment, consumer.sourceArn)?.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
     expect(Messages.map((message) => [message.Body, message.MessageAttributes?.[original.attribute.name]?.StringValue])).toEqual([[original.body, original.attribute.value]]);
     expect((await queueAttributes(clients.sqs, consumer.dlq.url)).ApproximateNumberOfMessages).toBe('0');
+  });
+
+  test('eo dlq redrive refuses a failure wrapper that names a queue outside the stack: nothing reaches that queue, the wrapper stays, exit 1', async () => {
+    const consumer = consumerOf(deployment, 'page-view-counter');
+    const { QueueUrl: paymentsUrl = '' } = await clients.sqs.send(new CreateQueueCommand({ QueueName: 'payments' }));
+    const payments = `arn:aws:sqs:${REGION}:${ACCOUNT}:payments`;
+    await putQueueFailure(clients.sqs, consumer, payments);
+    const summary = await eoDlq<RedriveSummary>(target, STACK, ['redrive', consumer.dlq.attributes.QueueArn?.split(':').pop() ?? '', '--quiet'], 1);
+    expect((await queueAttributes(clients.sqs, paymentsUrl)).ApproximateNumberOfMessages).toBe('0');
+    expect(summary).toMatchObject({ redriven: 0, refused: 1, failed: 0 });
+    expect(summary.details).toEqual([expect.objectContaining({ status: 'refused', target: payments, reason: expect.stringMatching(/^target not a source of this DLQ: /) })]);
+    expect((await queueAttributes(clients.sqs, consumer.dlq.url)).ApproximateNumberOfMessages).toBe('1');
+    await clients.sqs.send(new PurgeQueueCommand({ QueueUrl: consumer.dlq.url }));
+    await clients.sqs.send(new DeleteQueueCommand({ QueueUrl: paymentsUrl }));
+  });
+
+  test('eo dlq policy prints the operator\'s policy on the deployed ARNs: sends only to the queues that feed a DLQ', async () => {
+    const policy = await eoDlq<PolicyDocument>(target, STACK, ['policy']);
+    const sends = policy.Statement.filter((statement) => statement.Action.includes('sqs:SendMessage')).flatMap((statement) => statement.Resource);
+    const sourceQueues = expectedDlqs().flatMap((dlq) => dlq.sources.filter((source) => source.role === 'redrive').map((source) => source.arn));
+    expect([...sends].sort()).toEqual([...sourceQueues].sort());
+    expect(policy.Statement.flatMap((statement) => statement.Resource).every((resource) => resource.startsWith(`arn:aws:`) && resource.includes(`:${ACCOUNT}:`))).toBe(true);
   });
 
   test('eo dlq redrive republishes the Kinesis record an on-failure pointer names', async () => {

@@ -5,12 +5,13 @@
  * devDependency resolvable: operator-cli.ts).
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope, InvalidEnvelopeError, outgoingMessage, publishToKinesis, SchemaViolationError } from '../../../lambdas/runtime';
 import { startMoto, type MotoServer } from '../../helpers/moto';
 import { FIRST_SENT_ATTRIBUTE } from '../../../aws/first-sent';
+import type { PolicyDocument } from '../../../operations/dlq';
 import { describeRun, runEo, type CliRun } from './operator-cli';
-import { CONSUMER, deployTestStack, depth, failThroughRuntime, motoClients, moveBySqs, readStream, REGION, sendPointer, type MotoClients, type Original, type TestStack } from './support';
+import { CONSUMER, deployTestStack, depth, failThroughRuntime, motoClients, moveBySqs, readStream, receiveEvery, REGION, sendPointer, type MotoClients, type Original, type TestStack } from './support';
 
 let moto: MotoServer;
 let clients: MotoClients;
@@ -154,6 +155,48 @@ test('a redrive of a Kinesis on-failure pointer reads the range back and republi
   const dataAndKey = (record: { Data?: Uint8Array; PartitionKey?: string }) => [Buffer.from(record.Data ?? []).toString('utf8'), record.PartitionKey];
   expect(republished.map(dataAndKey)).toEqual(published.slice(0, 3).map(dataAndKey));
   expect(await depth(clients.sqs, stack.streamDlq.url)).toBe(0);
+});
+
+/** The runtime's wrappers in the DLQ, rewritten to name `arns` as their sources: what anyone who can send to the DLQ can post. */
+async function forgeSources(stack: TestStack, arns: readonly string[]): Promise<void> {
+  const genuine = await receiveEvery(clients.sqs, stack.dlq.url, arns.length);
+  for (const [index, message] of genuine.entries()) {
+    const wrapper = JSON.parse(message.Body ?? '{}') as { source: { arn: string } };
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: stack.dlq.url, MessageBody: JSON.stringify({ ...wrapper, source: { ...wrapper.source, arn: arns[index] } }) }));
+    await clients.sqs.send(new DeleteMessageCommand({ QueueUrl: stack.dlq.url, ReceiptHandle: message.ReceiptHandle }));
+  }
+}
+
+test('dlq redrive refuses wrappers naming a queue outside the stack, in this account or another: nothing reaches it, they stay in the DLQ, exit 1', async () => {
+  const stack = await deployTestStack(clients);
+  const account = stack.dlq.arn.split(':')[4];
+  const { QueueUrl: paymentsUrl = '' } = await clients.sqs.send(new CreateQueueCommand({ QueueName: `payments-${stack.name}` }));
+  const outside = [`arn:aws:sqs:${REGION}:${account}:payments-${stack.name}`, `arn:aws:sqs:${REGION}:210987654321:payments-${stack.name}`];
+  await failThroughRuntime(clients.sqs, stack, [pageViewed('docs'), pageViewed('blog')], schemaViolation);
+  await forgeSources(stack, outside);
+
+  const result = json<{ redriven: number; refused: number; details: { status: string; target?: string; reason?: string }[] }>(await eo(stack, ['redrive', 'PageViewCounterDlq', '--json', '--quiet'], 1));
+
+  expect(await depth(clients.sqs, paymentsUrl)).toBe(0);
+  expect(result).toMatchObject({ redriven: 0, refused: 2, failed: 0 });
+  expect(result.details.map((detail) => [detail.status, detail.target]).sort()).toEqual(outside.map((arn) => ['refused', arn]).sort());
+  expect(result.details.every((detail) => detail.reason?.startsWith('target not a source of this DLQ: '))).toBe(true);
+  expect([await depth(clients.sqs, stack.dlq.url), await depth(clients.sqs, stack.sourceQueue.url)]).toEqual([2, 0]);
+  expect((await eo(stack, ['redrive', 'PageViewCounterDlq', '--dry-run'], 1)).stdout).toMatch(/\| refused: target not a source \(left in the DLQ\) +\| 2 +\|/);
+});
+
+test('dlq policy prints the operator\'s IAM policy for the stack: writes only to the DLQs\' sources, every resource an ARN of the stack', async () => {
+  const stack = await deployTestStack(clients);
+  const account = stack.dlq.arn.split(':')[4];
+
+  const policy = json<PolicyDocument>(await eo(stack, ['policy']));
+
+  const bySid = Object.fromEntries(policy.Statement.map((statement) => [statement.Sid, statement]));
+  expect(bySid.ResolveTheStack?.Resource).toEqual([`arn:aws:cloudformation:${REGION}:${account}:stack/${stack.name}/*`]);
+  expect(bySid.RedriveToSourceQueues?.Resource).toEqual([stack.sourceQueue.arn]);
+  expect(bySid.RedriveToSourceStreams?.Resource).toEqual([stack.stream.arn]);
+  expect(bySid.RedriveToTableStreamConsumers?.Resource).toEqual([expect.stringMatching(new RegExp(`^arn:aws:lambda:${REGION}:${account}:function:`))]);
+  expect(bySid.DeleteRedrivenMessages?.Resource).toEqual([stack.dlq.arn, stack.streamDlq.arn, stack.tableDlq.arn].sort());
 });
 
 test('without credentials the CLI stops with what to set, exit 2', async () => {

@@ -77,17 +77,22 @@ test("redrive's summary shows a message's error type, consumer, reason and a sto
     redriven: 0,
     skipped: 0,
     failed: 1,
+    refused: 1,
     pastRetention: 0,
     pastDedupWindow: 0,
     uncheckedSources: [`arn:aws:sqs:us-east-1:000000000000:legacy${HOSTILE}`],
     records: 0,
     stoppedEarly: `a republish failed: ${HOSTILE}`,
-    details: [{ messageId: 'm-3', kind: 'wrapper', errorType: `Boom${HOSTILE}`, consumer: `c${HOSTILE}`, status: 'failed', reason: `republish failed: ${HOSTILE}` }],
+    details: [
+      { messageId: 'm-3', kind: 'wrapper', errorType: `Boom${HOSTILE}`, consumer: `c${HOSTILE}`, status: 'failed', reason: `republish failed: ${HOSTILE}` },
+      { messageId: 'm-4', kind: 'wrapper', errorType: 'Boom', consumer: 'c', status: 'refused', target: `arn:aws:sqs:us-east-1:000000000000:payments${HOSTILE}`, reason: `names arn:aws:sqs:us-east-1:000000000000:payments${HOSTILE}` },
+    ],
   };
   const text = formatRedrive('stack S', result);
   expect(text).not.toMatch(ACTED_ON);
   expect(text).toContain(`  failed            m-3  Boom${SHOWN} (c${SHOWN}): republish failed: ${SHOWN}`);
   expect(text).toContain(`Stopped early: a republish failed: ${SHOWN}.`);
+  expect(text).toContain(`payments${SHOWN}`);
   expect(text).toContain(`queue legacy${SHOWN}.`);
 });
 

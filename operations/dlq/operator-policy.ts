@@ -1,0 +1,124 @@
+/**
+ * The IAM policy that the identity running `eo dlq` needs on one stack (`eo dlq policy` prints it),
+ * built from the stack's topology, which is its deployed template resolved against the live
+ * resources: each action the commands call, on the resources they call it on, and nothing else.
+ * Writes go only to the DLQs' sources, as a redrive does (redrive-targets.ts): `sqs:SendMessage`
+ * on the queues that feed a DLQ, `kinesis:PutRecords` on the streams that do,
+ * `lambda:InvokeFunction` on the functions a table stream that feeds a DLQ is consumed by. No
+ * `sqs:GetQueueUrl`: queue URLs come from the stack. Each statement's `Sid` says what it is for,
+ * so that a role for triage alone can leave out the redrive's.
+ *
+ * The queues use SQS-managed encryption, the streams `aws/kinesis` and the archives `aws/s3`: no
+ * key policy is involved. A queue or stream given a customer-managed key also needs `kms:Decrypt`
+ * (and, to write to it, `kms:GenerateDataKey`) on that key.
+ */
+import { arnScopeOf, bucketArn, functionArn, type ArnScope } from './permissions';
+import { targetKindOf, TargetKind } from './redrive-targets';
+import { ON_FAILURE_OBJECT_PREFIX } from '../../aws/lambda/on-failure-object';
+import type { StackTopology } from './types';
+
+/** One `Allow` statement of an identity-based policy. */
+export interface PolicyStatement {
+  readonly Sid: string;
+  readonly Effect: 'Allow';
+  readonly Action: readonly string[];
+  readonly Resource: readonly string[];
+}
+
+/** An IAM policy document. */
+export interface PolicyDocument {
+  readonly Version: '2012-10-17';
+  readonly Statement: readonly PolicyStatement[];
+}
+
+/** The resources of the stack that the statements name, by role. */
+interface Resources {
+  readonly stack: string;
+  readonly queues: string[];
+  readonly streams: string[];
+  readonly tables: string[];
+  readonly dlqs: string[];
+  readonly sourceQueues: string[];
+  readonly sourceStreams: string[];
+  readonly sourceTableStreams: string[];
+  readonly buckets: string[];
+  readonly archivedObjects: string[];
+  readonly dedupTables: string[];
+  readonly streamConsumers: string[];
+}
+
+/**
+ * The operator's policy for the stack: resolving it, `list` and `inspect`, and `redrive`.
+ * @example
+ * const context = await awsDlqContext({ stackName: 'EffectivelyOnce' });
+ * console.log(JSON.stringify(operatorPolicy(context.topology), null, 2));
+ */
+export function operatorPolicy(topology: StackTopology): PolicyDocument {
+  const on = resourcesOf(topology, arnScopeOf(topology));
+  const statements = [
+    allow('ResolveTheStack', ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate', 'cloudformation:ListStackResources'], [on.stack]),
+    allow('ReadQueueAttributes', ['sqs:GetQueueAttributes'], on.queues),
+    allow('DescribeStreams', ['kinesis:DescribeStreamSummary'], on.streams),
+    allow('DescribeTables', ['dynamodb:DescribeTable'], on.tables),
+    ...triage(on),
+    ...redrive(on),
+  ];
+  return { Version: '2012-10-17', Statement: statements.filter((statement) => statement.Resource.length > 0) };
+}
+
+/** `list` and `inspect`: the DLQs' messages, the ranges pointers name, the archives, the dedup records. */
+function triage(on: Resources): PolicyStatement[] {
+  return [
+    allow('ReadDeadLetterQueues', ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility'], on.dlqs),
+    allow('ReadSourceStreams', ['kinesis:GetShardIterator', 'kinesis:GetRecords'], on.sourceStreams),
+    allow('ReadSourceTableStreams', ['dynamodb:GetShardIterator', 'dynamodb:GetRecords'], on.sourceTableStreams),
+    allow('ListFailureArchives', ['s3:ListBucket'], on.buckets),
+    allow('ReadArchivedBatches', ['s3:GetObject'], on.archivedObjects),
+    allow('LookUpAppliedEvents', ['dynamodb:BatchGetItem'], on.dedupTables),
+  ];
+}
+
+/** `redrive`: back to the sources of the DLQs only, then out of the DLQs and archives. */
+function redrive(on: Resources): PolicyStatement[] {
+  return [
+    allow('RedriveToSourceQueues', ['sqs:SendMessage'], on.sourceQueues),
+    allow('RedriveToSourceStreams', ['kinesis:PutRecords'], on.sourceStreams),
+    allow('RedriveToTableStreamConsumers', ['lambda:InvokeFunction'], on.streamConsumers),
+    allow('DeleteRedrivenMessages', ['sqs:DeleteMessage'], on.dlqs),
+    allow('DeleteRedrivenBatches', ['s3:DeleteObject'], on.archivedObjects),
+  ];
+}
+
+function resourcesOf(topology: StackTopology, scope: ArnScope): Resources {
+  const sources = distinct(topology.deadLetterQueues.flatMap((dlq) => dlq.sources.map((source) => source.arn)));
+  const ofKind = (kind: TargetKind) => sources.filter((arn) => targetKindOf(arn) === kind);
+  const stackQueues = new Set(topology.queues.map((queue) => queue.arn));
+  const sourceTableStreams = ofKind(TargetKind.TABLE_STREAM);
+  const buckets = distinct(topology.deadLetterQueues.flatMap((dlq) => (dlq.archive ? [dlq.archive.bucket] : [])));
+  return {
+    stack: `arn:${scope.partition}:cloudformation:${scope.region}:${scope.accountId}:stack/${topology.stackName}/*`,
+    queues: distinct(topology.queues.map((queue) => queue.arn)),
+    streams: distinct(topology.streams.map((stream) => stream.arn)),
+    tables: distinct(topology.tables.map((table) => table.arn)),
+    dlqs: distinct(topology.deadLetterQueues.map((dlq) => dlq.arn)),
+    sourceQueues: ofKind(TargetKind.QUEUE).filter((arn) => stackQueues.has(arn)),
+    sourceStreams: ofKind(TargetKind.KINESIS_STREAM),
+    sourceTableStreams,
+    buckets: buckets.map((bucket) => bucketArn(scope, bucket)),
+    archivedObjects: buckets.map((bucket) => bucketArn(scope, bucket, `${ON_FAILURE_OBJECT_PREFIX}*`)),
+    dedupTables: distinct(topology.consumerWindows.flatMap((window) => (window.dedupTable ? [tableArnOf(topology, scope, window.dedupTable)] : []))),
+    streamConsumers: distinct(topology.consumerFunctions.filter((consumer) => sourceTableStreams.includes(consumer.sourceArn)).map((consumer) => functionArn(scope, consumer.functionName))),
+  };
+}
+
+function tableArnOf(topology: StackTopology, scope: ArnScope, name: string): string {
+  return topology.tables.find((table) => table.name === name)?.arn ?? `arn:${scope.partition}:dynamodb:${scope.region}:${scope.accountId}:table/${name}`;
+}
+
+function allow(Sid: string, Action: readonly string[], Resource: readonly string[]): PolicyStatement {
+  return { Sid, Effect: 'Allow', Action, Resource };
+}
+
+function distinct(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}
