@@ -181,13 +181,35 @@ describe('resource-based policies', () => {
     }
   });
 
-  test('a Deny naming the account applies to its roles; NotPrincipal spares those it lists', () => {
+  test('a Deny naming the account applies to its roles', () => {
     const denyAccount = deny('sqs:*', QUEUE, { Principal: { AWS: ACCOUNT } });
     expect(sendAs(compile(templateWith([allow('sqs:*')], queue([denyAccount]))), TLS)).toMatchObject({ allowed: false, reason: 'explicit-deny' });
-    const sparing = { Effect: 'Deny', NotPrincipal: { AWS: ROLE_ARN }, Action: 'sqs:*', Resource: QUEUE };
-    expect(sendAs(compile(templateWith([allow('sqs:*')], queue([sparing]))), TLS)).toEqual({ allowed: true });
-    const sparingOthers = { ...sparing, NotPrincipal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Other` } };
-    expect(sendAs(compile(templateWith([allow('sqs:*')], queue([sparingOthers]))), TLS)).toMatchObject({ allowed: false, reason: 'explicit-deny' });
+  });
+
+  // IAM User Guide, "AWS JSON policy elements: NotPrincipal": AWS may check the account, then the
+  // role, then the role session, so a Deny spares a session only when it names all three.
+  const ROOT = `arn:aws:iam::${ACCOUNT}:root`;
+  test.each([
+    ['the account (root ARN) alone', [ROOT], false],
+    ['the account id alone', [ACCOUNT], false],
+    ['the role alone', [ROLE_ARN], false],
+    ['the account and the role', [ROOT, ROLE_ARN], false],
+    ['the session alone', [SESSION_ARN], false],
+    ['another role, its session and the account', [ROOT, `arn:aws:iam::${ACCOUNT}:role/Other`, `arn:aws:sts::${ACCOUNT}:assumed-role/Other/fn`], false],
+    ['the account, the role and the session', [ROOT, ROLE_ARN, SESSION_ARN], true],
+    ['the account id, the role and the session', [ACCOUNT, ROLE_ARN, SESSION_ARN], true],
+    ['everyone', ['*'], true],
+  ])('a Deny whose NotPrincipal names %s spares the role session: %s', (_what, names, spared) => {
+    const notPrincipal = { Effect: 'Deny', NotPrincipal: { AWS: names }, Action: 'sqs:*', Resource: QUEUE };
+    const result = sendAs(compile(templateWith([allow('sqs:*')], queue([notPrincipal]))), TLS);
+    expect(result).toMatchObject(spared ? { allowed: true } : { allowed: false, reason: 'explicit-deny', policyType: 'resource-based' });
+  });
+
+  test('an Allow with NotPrincipal, which IAM does not support, grants nothing and says so', () => {
+    const everyoneElse = { Effect: 'Allow', NotPrincipal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Other` }, Action: 'sqs:*', Resource: QUEUE };
+    const policies = compile(templateWith([], queue([everyoneElse])));
+    expect(sendAs(policies, TLS)).toMatchObject({ allowed: false, reason: 'no-allow' });
+    expect(policies.notes).toEqual([expect.objectContaining({ element: 'NotPrincipal', detail: expect.stringContaining('NotPrincipal only with Deny') })]);
   });
 });
 
