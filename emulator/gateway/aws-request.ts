@@ -1,6 +1,7 @@
 /**
  * An AWS API request as the gateway sees it: which service and operation, its input, who signed
- * it. Read once, body buffered: the rules and IAM need the input, and the engine needs the bytes.
+ * it, and where from. Read once, body buffered: the rules and IAM need the input, and the engine
+ * needs the bytes.
  */
 import type { IncomingMessage } from 'node:http';
 import { LAMBDA_INVOKE_TARGET, snsPublishFromForm, targetOfHeader, targetOfSnsForm, type RequestTarget } from '../contract';
@@ -8,6 +9,16 @@ import { lambdaInvokeOf } from './lambda-request';
 
 /** The query-protocol `Version` of SNS's API: a form that names another one (SQS's query protocol, say) is not SNS's. */
 const SNS_API_VERSION = '2010-03-31';
+
+/** What a request says of its origin: the condition keys AWS takes from it. */
+export interface RequestOrigin {
+  /** The Region of its signature's credential scope. */
+  readonly region?: string;
+  /** The address it came from, IPv4-mapped addresses unwrapped. */
+  readonly sourceIp?: string;
+  readonly userAgent?: string;
+  readonly referer?: string;
+}
 
 /** A request read off the wire. */
 export interface AwsRequest {
@@ -17,21 +28,24 @@ export interface AwsRequest {
   readonly input: Readonly<Record<string, unknown>>;
   /** The access key id of the request's SigV4 signature, if it is signed. */
   readonly accessKeyId?: string;
+  readonly origin: RequestOrigin;
   readonly body: Buffer;
 }
 
 /** Reads and parses a request; never throws for a body it cannot parse (the engine answers that). */
 export async function readAwsRequest(req: IncomingMessage): Promise<AwsRequest> {
   const body = await readBody(req);
-  const accessKeyId = accessKeyIdOf(req.headers.authorization);
+  const scope = /Credential=([^,\s]+)/.exec(req.headers.authorization ?? '')?.[1]?.split('/');
+  const accessKeyId = scope?.[0] || undefined;
+  const origin = originOf(req, scope?.[2]);
   const header = targetOfHeader(headerValue(req.headers['x-amz-target']));
-  if (header) return { target: header, input: parseJson(body), accessKeyId, body };
+  if (header) return { target: header, input: parseJson(body), accessKeyId, origin, body };
   const invoke = lambdaInvokeOf(req, body);
-  if (invoke) return { target: LAMBDA_INVOKE_TARGET, input: { ...invoke }, accessKeyId, body };
+  if (invoke) return { target: LAMBDA_INVOKE_TARGET, input: { ...invoke }, accessKeyId, origin, body };
   const form = formOf(req, body);
   const sns = form?.get('Version') === SNS_API_VERSION ? targetOfSnsForm(form) : undefined;
-  if (form && sns) return { target: sns, input: snsInput(sns.operation, form), accessKeyId, body };
-  return { input: {}, accessKeyId, body };
+  if (form && sns) return { target: sns, input: snsInput(sns.operation, form), accessKeyId, origin, body };
+  return { input: {}, accessKeyId, origin, body };
 }
 
 function snsInput(operation: string, form: URLSearchParams): Readonly<Record<string, unknown>> {
@@ -40,9 +54,14 @@ function snsInput(operation: string, form: URLSearchParams): Readonly<Record<str
   return operation === 'Publish' ? { ...fields, ...snsPublishFromForm(form) } : fields;
 }
 
-/** `Credential=AKID/20261201/us-east-1/sqs/aws4_request` -> `AKID`. */
-export function accessKeyIdOf(authorization: string | undefined): string | undefined {
-  return /Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1];
+function originOf(req: IncomingMessage, region: string | undefined): RequestOrigin {
+  const address = req.socket.remoteAddress;
+  return {
+    ...(region && { region }),
+    ...(address !== undefined && { sourceIp: address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') }),
+    ...(headerValue(req.headers['user-agent']) !== undefined && { userAgent: headerValue(req.headers['user-agent']) }),
+    ...(headerValue(req.headers.referer) !== undefined && { referer: headerValue(req.headers.referer) }),
+  };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

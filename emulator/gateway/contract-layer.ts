@@ -107,7 +107,7 @@ export class ContractLayer {
     const asFunction = caller.kind === 'function';
     let streamArn: string | undefined;
     if (caller.kind === 'function' && this.iam) {
-      const verdict = this.iam.check(target, request.input, caller.functionLogicalId);
+      const verdict = this.iam.check(target, request, caller.functionLogicalId);
       this.counters.iamChecked(verdict.allowed);
       if (!verdict.allowed) return { refusal: verdict.refusal, kind: 'iam' };
       streamArn = verdict.streamArn;

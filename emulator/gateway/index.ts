@@ -17,6 +17,7 @@ export type { ContractGateways, ContractGatewaysOptions } from './contract-gatew
 export type { ContractStats } from './contract-stats';
 export type { RefusalKind, RefusalListener } from './contract-layer';
 export type { Caller, LocalCredentials } from './credentials';
-export type { IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
+export type { GuardedRequest, IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
+export type { RequestOrigin } from './aws-request';
 export type { ServedFunction } from './lambda-service';
 export type { LambdaInvokeRequest } from './lambda-request';

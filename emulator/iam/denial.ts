@@ -30,6 +30,8 @@ export interface Refusal {
   readonly resource: string;
   readonly reason: DenyReason;
   readonly policyType: PolicyType;
+  /** Why local mode refused where AWS might not have (it failed closed): added to the message. @default - none */
+  readonly note?: string;
 }
 
 /** The response a service sends for a refused request. */
@@ -54,12 +56,13 @@ export interface DenialOptions {
   readonly protocol?: WireProtocol;
 }
 
-/** IAM's sentence for a refusal; `render` writes the action as the service does. */
+/** IAM's sentence for a refusal; `render` writes the action as the service does. A local-mode note follows in parentheses. */
 export function notAuthorizedMessage(refusal: Refusal, render: (action: string) => string = (action) => action): string {
   const action = render(refusal.action);
   const article = refusal.policyType === PolicyType.IDENTITY ? 'an' : 'a';
   const why = refusal.reason === DenyReason.EXPLICIT_DENY ? `with an explicit deny in ${article} ${refusal.policyType} policy` : `because no ${refusal.policyType} policy allows the ${action} action`;
-  return `User: ${refusal.principalArn} is not authorized to perform: ${action} on resource: ${refusal.resource} ${why}`;
+  const note = refusal.note === undefined ? '' : ` (local mode: ${refusal.note})`;
+  return `User: ${refusal.principalArn} is not authorized to perform: ${action} on resource: ${refusal.resource} ${why}${note}`;
 }
 
 /** The response of `service` refusing a request. */

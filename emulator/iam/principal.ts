@@ -21,6 +21,8 @@ export interface PrincipalArns {
   readonly roleArn: string;
   /** `arn:aws:sts::<account>:assumed-role/<name>/<session>`: who AWS's messages name. */
   readonly sessionArn: string;
+  /** `<role id>:<session name>`: what `aws:userid` holds for a role session, when the role's id is known. */
+  readonly userId?: string;
   /** Set when the caller is an AWS service delivering on someone's behalf (`sns.amazonaws.com`): then no AWS principal but `*` names it. */
   readonly service?: string;
 }
@@ -37,6 +39,7 @@ export function principalArns(principal: RolePrincipal): PrincipalArns {
     partition,
     roleArn: `arn:${partition}:iam::${principal.accountId}:role/${principal.roleName}`,
     sessionArn: `arn:${partition}:sts::${principal.accountId}:assumed-role/${principal.roleName}/${principal.sessionName}`,
+    ...(principal.roleId !== undefined && { userId: `${principal.roleId}:${principal.sessionName}` }),
   };
 }
 

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
 import type { OnFailureArchive } from '../event-sources';
-import { authorize, AwsService, functionPrincipal, type RolePolicies } from '../iam';
+import { authorize, AwsService, functionPrincipal, requestKeys, type RolePolicies } from '../iam';
 import { objectCreatedRules } from '../../operations/dlq/archive-topology';
 import { tryResolveString, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import type { Template } from '../../aws/cloudformation/template';
@@ -59,8 +59,8 @@ export function assertMayArchive(policies: RolePolicies, functionLogicalId: stri
   const verdict = authorize(policies, {
     service: AwsService.S3,
     principal,
-    permissions: [{ action: 's3:PutObject', resource: `${bucket.arn}/aws/lambda/*` }],
-    context: { 'aws:SecureTransport': 'true', 's3:ResourceAccount': LOCAL_ACCOUNT_ID },
+    permissions: [{ action: 's3:PutObject', resource: `${bucket.arn}/aws/lambda/*`, context: { 's3:ResourceAccount': LOCAL_ACCOUNT_ID } }],
+    context: requestKeys({ region: LOCAL_REGION, time: new Date() }),
   });
   if (verdict.allowed) return;
   throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the bucket ${bucket.name}, but ${verdict.denial.message}: every batch it gives up on would be lost. Grant s3:PutObject on the bucket's objects (FailureArchive.destination() does)`);

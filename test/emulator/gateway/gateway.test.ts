@@ -1,6 +1,6 @@
 /**
  * The contract layer's gateway between clients and an engine: who signed a request, IAM for a
- * function's calls, the request rules, SQS batch entries failed alone, DynamoDB's transaction
+ * function's calls with the request context AWS builds, the request rules, SQS batch entries failed alone, DynamoDB's transaction
  * conflicts, and what it learns from answers. The engine is a stub HTTP server that records what
  * reaches it and answers as told: what is under test is what the gateway lets through and what it
  * answers itself. The clients are the real AWS SDK v3 clients, so the answers must parse as AWS's.
@@ -10,13 +10,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityBatchCommand, ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
 import { ContractLayer } from '../../../emulator/gateway/contract-layer';
 import { CallerDirectory, functionCredentials } from '../../../emulator/gateway/credentials';
 import { EngineFacts } from '../../../emulator/gateway/engine-facts';
 import { startGatewayServer, type GatewayServer } from '../../../emulator/gateway/gateway-server';
 import { IamGuard } from '../../../emulator/gateway/iam-guard';
-import type { RolePolicies } from '../../../emulator/iam';
+import { compileRolePolicies, deployedResolveContext, functionPrincipal, type RolePolicies } from '../../../emulator/iam';
+import { resolveValue } from '../../../aws/cloudformation/intrinsics';
+import type { Template } from '../../../aws/cloudformation/template';
 
 /** A stub engine: records each request's target and body, answers with `answer(target, body)`. */
 class StubEngine {
@@ -184,7 +186,11 @@ describe('IAM for a function\'s calls', () => {
   test('an unevaluable call (no role known for the function) is refused, never let through', async () => {
     const credentials = callers.register('Orphan');
     layer.enforceIam(new IamGuard({ policies: policies(), principals: new Map(), lookups: { region: LOCAL_REGION, accountId: '000000000000' }, tokens: layer.tokens }));
-    await expect(sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+    await expect(sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      message: expect.stringContaining('no execution role is known for function Orphan'),
+      $metadata: { httpStatusCode: 403 },
+    });
     expect(engine.received).toEqual([]);
     expect(layer.stats()).toMatchObject({ iamChecks: 1, iamDenied: 1 });
   });
@@ -219,5 +225,82 @@ describe('DynamoDB transaction conflicts', () => {
     await client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: increment('a').Update }] }));
     await client.send(new PutItemCommand({ TableName: 'counters', Item: { pk: { S: 'day#2026-12-01' } } }));
     expect(layer.stats().transactionConflicts).toBe(0);
+  });
+});
+
+/** A stack of one function, `Counter` (role `counter-role`), whose role has `statements`; its calls are decided from now on. */
+function enforceRole(statements: readonly Record<string, unknown>[]): { accessKeyId: string; secretAccessKey: string } {
+  const template: Template = {
+    Resources: {
+      CounterRole: { Type: 'AWS::IAM::Role', Properties: { RoleName: 'counter-role' } },
+      Counter: { Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['CounterRole', 'Arn'] } } },
+      Grants: { Type: 'AWS::IAM::Policy', Properties: { PolicyName: 'Grants', Roles: [{ Ref: 'CounterRole' }], PolicyDocument: { Version: '2012-10-17', Statement: statements } } },
+    },
+  };
+  const context = deployedResolveContext(template, { stackName: 'S', region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
+  const rolePolicies = compileRolePolicies(template, (value) => resolveValue(value, context));
+  const principals = new Map([['Counter', functionPrincipal(rolePolicies, 'Counter', { functionName: 'counter', accountId: LOCAL_ACCOUNT_ID })]]);
+  layer.enforceIam(new IamGuard({ policies: rolePolicies, principals, lookups: { region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID }, tokens: layer.tokens }));
+  return callers.register('Counter');
+}
+
+const QUEUE_ARN = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:page-views`;
+
+describe('the request context: the keys AWS always sets, and the keys local mode cannot know', () => {
+  const sendAllowed = { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: QUEUE_ARN };
+  const denyWhen = (Condition: Record<string, unknown>) => ({ Effect: 'Deny', Action: 'sqs:SendMessage', Resource: '*', Condition });
+  const send = (credentials: { accessKeyId: string; secretAccessKey: string }) => sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }));
+  beforeEach(() => {
+    engine.answer = (_target, body) => sent(body);
+  });
+
+  test('a Deny on aws:RequestedRegion, the Region the request is signed for, denies', async () => {
+    const credentials = enforceRole([sendAllowed, denyWhen({ StringEquals: { 'aws:RequestedRegion': LOCAL_REGION } })]);
+    await expect(send(credentials)).rejects.toMatchObject({
+      name: 'AccessDenied',
+      message: `User: arn:aws:sts::000000000000:assumed-role/counter-role/counter is not authorized to perform: sqs:sendmessage on resource: ${QUEUE_ARN} with an explicit deny in an identity-based policy`,
+      $metadata: { httpStatusCode: 403 },
+    });
+    expect(engine.received).toEqual([]);
+  });
+
+  test.each([
+    [{ Bool: { 'aws:ViaAWSService': 'false' } }],
+    [{ Bool: { 'aws:PrincipalIsAWSService': 'false' } }],
+    [{ Bool: { 'aws:SecureTransport': 'true' } }],
+    [{ StringEquals: { 'aws:PrincipalType': 'AssumedRole', 'aws:PrincipalAccount': LOCAL_ACCOUNT_ID } }],
+    [{ ArnEquals: { 'aws:PrincipalArn': 'arn:aws:iam::000000000000:role/counter-role' } }],
+    [{ StringLike: { 'aws:userid': 'AROA*:counter' } }],
+    [{ NumericGreaterThan: { 'aws:EpochTime': '1700000000' } }],
+    [{ StringLike: { 'aws:CurrentTime': '20*T*Z', 'aws:TokenIssueTime': '20*T*Z' } }],
+    [{ StringEquals: { 'aws:SourceIp': '127.0.0.1' } }],
+    [{ Bool: { 'aws:MultiFactorAuthPresent': 'false' } }],
+  ])('a Deny on a key AWS always sets for a role session\'s own call denies: %j', async (condition) => {
+    const credentials = enforceRole([sendAllowed, denyWhen(condition)]);
+    await expect(send(credentials)).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining('with an explicit deny in an identity-based policy') });
+  });
+
+  test.each([
+    [{ Null: { 'aws:SourceArn': 'false' } }],
+    [{ StringEquals: { 'aws:username': 'counter' } }],
+    [{ StringLike: { 'aws:CalledVia': '*' } }],
+    [{ StringEquals: { 'aws:RequestTag/team': 'ledger' } }],
+  ])('a Deny on a key AWS leaves out of such a call does not apply: %j', async (condition) => {
+    const credentials = enforceRole([sendAllowed, denyWhen(condition)]);
+    await expect(send(credentials)).resolves.toMatchObject({ MessageId: 'm-1' });
+  });
+
+  test('a Deny on a key local mode cannot know applies (fail closed), and the refusal says so', async () => {
+    const credentials = enforceRole([sendAllowed, denyWhen({ StringEquals: { 'aws:PrincipalOrgID': 'o-example' } })]);
+    const why = 'Grants statement 1 denies it if its condition on aws:PrincipalOrgID holds, which local mode cannot know: the Deny applies (fail closed)';
+    await expect(send(credentials)).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining(`with an explicit deny in an identity-based policy (local mode: ${why})`) });
+    expect(engine.received).toEqual([]);
+    expect(refusals).toEqual([expect.stringContaining(why)]);
+  });
+
+  test('an Allow whose condition reads a key local mode cannot know does not allow', async () => {
+    const credentials = enforceRole([{ ...sendAllowed, Condition: { StringEqualsIfExists: { 'aws:PrincipalTag/team': 'ledger' } } }]);
+    await expect(send(credentials)).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining('allows it only if its condition on aws:PrincipalTag/team holds, which local mode cannot know') });
+    expect(engine.received).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import {
   deployedResolveContext,
   functionPrincipal,
   PolicyDocumentError,
+  requestKeys,
   UnknownManagedPolicyError,
   UnknownRoleError,
   UnsupportedConditionOperatorError,
@@ -45,7 +46,7 @@ function compile(template: Template): RolePolicies {
 }
 
 function check(policies: RolePolicies, permissions: readonly Permission[], context: RequestContext = TLS): AuthorizationResult {
-  const principal = { roleLogicalId: 'Role', roleName: 'S-Role', sessionName: 'fn', accountId: ACCOUNT };
+  const principal = { roleLogicalId: 'Role', roleName: 'S-Role', roleId: 'AROAEXAMPLE', sessionName: 'fn', accountId: ACCOUNT };
   return authorize(policies, { service: 'dynamodb', principal, permissions, context, requestId: 'req-1' });
 }
 
@@ -117,6 +118,72 @@ describe('identity-based policies', () => {
     expect(check(policies, [{ action: 'dynamodb:GetItem', resource: ORDERS }]).allowed).toBe(false);
     expect(check(policies, [{ action: 'dynamodb:GetItem', resource: ORDERS }], { ...TLS, 'aws:RequestedRegion': 'eu-west-1' })).toEqual({ allowed: true });
   });
+});
+
+describe('the request context: the keys AWS sets, the keys it leaves out, the keys local mode cannot know', () => {
+  const NOW = new Date('2026-12-01T10:00:00.123Z');
+  const request = (): RequestContext => requestKeys({ region: 'us-east-1', time: NOW, sourceIp: '127.0.0.1', userAgent: 'aws-sdk-js/3' });
+  const guarded = (Condition: Record<string, unknown>) => compile(templateWith([allow('*'), deny('dynamodb:PutItem', ORDERS, { Condition })]));
+
+  test('requestKeys: the request\'s own keys, times without milliseconds', () => {
+    expect(request()).toEqual({
+      'aws:SecureTransport': 'true',
+      'aws:RequestedRegion': 'us-east-1',
+      'aws:CurrentTime': '2026-12-01T10:00:00Z',
+      'aws:EpochTime': '1796119200',
+      'aws:SourceIp': '127.0.0.1',
+      'aws:UserAgent': 'aws-sdk-js/3',
+    });
+  });
+
+  test.each([
+    [{ StringEquals: { 'aws:RequestedRegion': 'us-east-1' } }, true],
+    [{ StringEquals: { 'aws:RequestedRegion': 'eu-west-1' } }, false],
+    [{ Bool: { 'aws:ViaAWSService': 'false', 'aws:PrincipalIsAWSService': 'false' } }, true],
+    [{ Bool: { 'aws:ViaAWSService': 'true' } }, false],
+    [{ StringEquals: { 'aws:userid': 'AROAEXAMPLE:fn', 'aws:PrincipalType': 'AssumedRole' } }, true],
+    [{ NumericGreaterThanEquals: { 'aws:EpochTime': '1796119200' } }, true],
+    [{ StringEquals: { 'aws:ResourceAccount': ACCOUNT } }, true],
+    [{ StringNotEquals: { 'aws:SourceAccount': ACCOUNT } }, true], // absent for a role session's own call: a negated operator holds
+    [{ StringEquals: { 'aws:username': 'fn' } }, false], // absent: a role session has no user name
+  ])('a Deny on %j, with the keys AWS sets: denied %s', (condition, denied) => {
+    expect(check(guarded(condition), [put()], request()).allowed).toBe(!denied);
+  });
+
+  test('a Deny whose condition reads a key local mode cannot know applies, and says so (fail closed)', () => {
+    // With the old rule (an absent key fails StringEquals) this Deny was skipped: AWS applies it to every account of the organization.
+    expect(check(guarded({ StringEquals: { 'aws:PrincipalOrgID': 'o-abc' } }), [put()], request())).toMatchObject({
+      allowed: false,
+      reason: 'explicit-deny',
+      origin: { policy: 'Policy', index: 1 },
+      unknownKeys: ['aws:PrincipalOrgID'],
+      denial: { message: expect.stringContaining('with an explicit deny in an identity-based policy (local mode: Policy statement 1 denies it if its condition on aws:PrincipalOrgID holds, which local mode cannot know: the Deny applies (fail closed))') },
+    });
+  });
+
+  test.each([
+    ['a service key the request does not set', { StringEquals: { 'dynamodb:LeadingKeys': 'tenant-1' } }],
+    ['a tag of the principal', { StringEquals: { 'aws:PrincipalTag/team': 'ledger' } }],
+    ['a VPC endpoint', { StringNotEqualsIfExists: { 'aws:SourceVpce': 'vpce-1' } }],
+    ['the presence of an organization', { Null: { 'aws:PrincipalOrgID': 'true' } }],
+  ])('so does one on %s', (_what, condition) => {
+    expect(check(guarded(condition), [put()], request())).toMatchObject({ allowed: false, reason: 'explicit-deny', unknownKeys: [expect.any(String)] });
+  });
+
+  test('a key local mode knows decides the block first: a false test keeps the Deny from applying', () => {
+    expect(check(guarded({ StringEquals: { 'aws:PrincipalOrgID': 'o-abc' }, Bool: { 'aws:SecureTransport': 'false' } }), [put()], request())).toEqual({ allowed: true });
+  });
+
+  test('an Allow whose condition reads a key local mode cannot know does not allow, even with IfExists', () => {
+    const policies = compile(templateWith([allow('dynamodb:PutItem', ORDERS, { Condition: { StringEqualsIfExists: { 'aws:PrincipalTag/team': 'ledger' } } })]));
+    expect(check(policies, [put()], request())).toMatchObject({
+      allowed: false,
+      reason: 'no-allow',
+      unknownKeys: ['aws:PrincipalTag/team'],
+      denial: { message: expect.stringContaining('(local mode: Policy statement 0 allows it only if its condition on aws:PrincipalTag/team holds, which local mode cannot know: it does not allow (fail closed))') },
+    });
+  });
+
 });
 
 describe('a condition operator it does not implement fails closed', () => {
@@ -237,6 +304,13 @@ describe('deliveries by a service (SNS to a queue, EventBridge to its target)', 
     expect(deliver(queueWith([allow('sqs:SendMessage', QUEUE, { Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } } })]))).toEqual({ allowed: false, reason: 'no-allow' });
   });
 
+  test('a Deny whose condition reads a key local mode cannot know refuses the delivery (fail closed), and says why', () => {
+    const orgOnly = deny('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringNotEquals: { 'aws:SourceOrgID': 'o-abc' } } });
+    expect(deliver(queueWith([fromTopic, orgOnly]))).toMatchObject({ allowed: false, reason: 'explicit-deny', note: expect.stringContaining('aws:SourceOrgID') });
+    const userOnly = deny('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringEquals: { 'aws:username': 'bob' } } });
+    expect(deliver(queueWith([fromTopic, userOnly]))).toEqual({ allowed: true }); // a service's delivery has no user name
+  });
+
   test('"*" names services too; a Deny that matches wins; the enforce-SSL Deny spares a TLS delivery', () => {
     const everyone = allow('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT } } });
     expect(deliver(queueWith([everyone]))).toEqual({ allowed: true });
@@ -328,7 +402,7 @@ describe('policies from the template', () => {
   test('a function is known by its Role; an unknown one is an error', () => {
     const template = templateWith([allow('*')], { Fn: { Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] } } } });
     const policies = compile(template);
-    expect(functionPrincipal(policies, 'Fn', { functionName: 'fn', accountId: ACCOUNT })).toEqual({ roleLogicalId: 'Role', roleName: 'S-Role', sessionName: 'fn', accountId: ACCOUNT, partition: undefined });
+    expect(functionPrincipal(policies, 'Fn', { functionName: 'fn', accountId: ACCOUNT })).toEqual({ roleLogicalId: 'Role', roleName: 'S-Role', roleId: expect.stringMatching(/^AROA/), sessionName: 'fn', accountId: ACCOUNT, partition: undefined });
     expect(() => functionPrincipal(policies, 'Nope', { functionName: 'x', accountId: ACCOUNT })).toThrow(UnknownRoleError);
   });
 

@@ -117,11 +117,12 @@ describe('SNS', () => {
     expect(requiredPermissions('sns', 'Publish', { TopicArn: TOPIC, Message: 'm' }, SCOPE)).toEqual([{ action: 'sns:Publish', resource: TOPIC }]);
   });
 
-  test.each(['Publish', 'PublishBatch'])('%s to an encrypted topic also needs kms:GenerateDataKey and kms:Decrypt on its key', (operation) => {
+  test.each(['Publish', 'PublishBatch'])('%s to an encrypted topic also needs kms:GenerateDataKey and kms:Decrypt on its key, which SNS asks for on the publisher\'s behalf', (operation) => {
+    const viaSns = { 'aws:ViaAWSService': 'true', 'kms:ViaService': 'sns.us-east-1.amazonaws.com', 'kms:CallerAccount': '123456789012', 'kms:GrantIsForAWSResource': null };
     expect(requiredPermissions('sns', operation, { TopicArn: TOPIC }, { ...SCOPE, topicKeys: new Map([[TOPIC, KEY]]) })).toEqual([
       { action: 'sns:Publish', resource: TOPIC },
-      { action: 'kms:GenerateDataKey', resource: KEY },
-      { action: 'kms:Decrypt', resource: KEY },
+      { action: 'kms:GenerateDataKey', resource: KEY, context: viaSns },
+      { action: 'kms:Decrypt', resource: KEY, context: viaSns },
     ]);
   });
 });
