@@ -104,15 +104,26 @@ export class ContractLayer {
   private async admit(request: AwsRequest, target: RequestTarget): Promise<Admitted | Refused> {
     const caller = this.options.callers.callerOf(request.accessKeyId);
     if (caller.kind === 'unknown') return { refusal: unrecognizedClient(target, caller.accessKeyId), kind: 'unrecognized-key' };
-    const asFunction = caller.kind === 'function';
-    let streamArn: string | undefined;
-    if (caller.kind === 'function' && this.iam) {
-      const verdict = this.iam.check(target, request, caller.functionLogicalId);
-      this.counters.iamChecked(verdict.allowed);
-      if (!verdict.allowed) return { refusal: verdict.refusal, kind: 'iam' };
-      streamArn = verdict.streamArn;
-    }
-    return this.checkRules(request, target, { body: request.body, asFunction, streamArn });
+    const admitted: Admitted = { body: request.body, asFunction: caller.kind === 'function' };
+    if (caller.kind !== 'function' || !this.iam) return this.checkRules(request, target, admitted);
+    const verdict = this.iam.check(target, request, caller.functionLogicalId);
+    if (!verdict.allowed && verdict.nothingToAuthorize) return this.refuseNothingToAuthorize(request, target, admitted, verdict.refusal);
+    this.counters.iamChecked(verdict.allowed);
+    if (!verdict.allowed) return { refusal: verdict.refusal, kind: 'iam' };
+    return this.checkRules(request, target, { ...admitted, streamArn: verdict.streamArn });
+  }
+
+  /**
+   * A request that names nothing to authorize (a transaction without items) is what AWS refuses
+   * as invalid: the request rules answer with the service's own error; one they pass is refused
+   * all the same, since nothing can allow it.
+   */
+  private async refuseNothingToAuthorize(request: AwsRequest, target: RequestTarget, admitted: Admitted, refusal: Refusal): Promise<Refused> {
+    const checked = await this.checkRules(request, target, admitted);
+    if ('refusal' in checked) return checked;
+    checked.release?.();
+    this.counters.iamChecked(false);
+    return { refusal, kind: 'iam' };
   }
 
   private async checkRules(request: AwsRequest, target: RequestTarget, admitted: Admitted): Promise<Admitted | Refused> {

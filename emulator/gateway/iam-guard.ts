@@ -4,7 +4,7 @@
  * the service refuses it when they do not allow it.
  */
 import { renderError, type AwsError, type RequestTarget } from '../contract';
-import { authorize, AwsService, IamError, requestKeys, requiredPermissions, WireProtocol, type PermissionLookups, type RequestContext, type RolePolicies, type RolePrincipal } from '../iam';
+import { authorize, AwsService, IamError, NothingToAuthorizeError, requestKeys, requiredPermissions, WireProtocol, type PermissionLookups, type RequestContext, type RolePolicies, type RolePrincipal } from '../iam';
 import type { RequestOrigin } from './aws-request';
 import type { StreamTokens } from './stream-tokens';
 
@@ -28,8 +28,12 @@ export interface Refusal {
   readonly summary: string;
 }
 
-/** What IAM decided; `streamArn` is the stream a stream request reads, to learn its answer's tokens. */
-export type IamVerdict = { readonly allowed: true; readonly streamArn?: string } | { readonly allowed: false; readonly refusal: Refusal };
+/**
+ * What IAM decided; `streamArn` is the stream a stream request reads, to learn its answer's
+ * tokens. `nothingToAuthorize`: the request names no resource (a transaction without items), so
+ * the layer asks the request rules for the service's own error before it refuses.
+ */
+export type IamVerdict = { readonly allowed: true; readonly streamArn?: string } | { readonly allowed: false; readonly refusal: Refusal; readonly nothingToAuthorize?: boolean };
 
 /** What the guard reads of a request: its input, and where it came from. */
 export interface GuardedRequest {
@@ -61,6 +65,7 @@ export class IamGuard {
       const { denial } = result;
       return { allowed: false, refusal: { status: denial.status, headers: denial.headers, body: denial.body, summary: `${denial.code}: ${denial.message}` } };
     } catch (error) {
+      if (error instanceof NothingToAuthorizeError) return { allowed: false, refusal: unevaluable(target, 'the request names no resource to authorize'), nothingToAuthorize: true };
       if (error instanceof IamError) return { allowed: false, refusal: unevaluable(target, error.message) };
       throw error;
     }

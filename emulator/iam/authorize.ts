@@ -4,7 +4,8 @@
  * policies or in the resource's policy (naming the caller) allows; otherwise the request is
  * implicitly denied. KMS is stricter: its key policy must allow, and a key policy that allows
  * the account (`arn:aws:iam::<account>:root`) delegates the decision to the identity-based
- * policies (AWS KMS Developer Guide, "Default key policy"); only that rule of KMS is modelled.
+ * policies (AWS KMS Developer Guide, "Default key policy"); only that rule of KMS is modelled,
+ * and a key the template does not declare, whose key policy local mode cannot read, is refused.
  *
  * Where local mode cannot know what AWS would decide, it fails closed: a Deny whose condition
  * reads a key it cannot know applies, an Allow whose condition does does not allow, and the
@@ -13,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { conditionLookup, type ConditionLookup } from './conditions';
 import { awsDenial, type AwsDenial, type Refusal, type WireProtocol } from './denial';
-import { UnsupportedConditionOperatorError } from './errors';
+import { NothingToAuthorizeError, UnsupportedConditionOperatorError } from './errors';
 import { absentForRoleSession, absentForServiceDelivery, roleSessionKeys } from './global-keys';
 import { principalArns, PrincipalMatch, servicePrincipalArns, type PrincipalArns } from './principal';
 import { roleIdentity, type RolePolicies } from './role-policies';
@@ -75,8 +76,10 @@ const ALLOWED: Allowed = { allowed: true };
  * Decides whether the principal may make the request.
  * @throws UnknownRoleError when the principal's role is not in the policies
  * @throws UnsupportedConditionOperatorError when the decision depends on a condition it cannot evaluate
+ * @throws NothingToAuthorizeError when `permissions` is empty: nothing is allowed by default
  */
 export function authorize(policies: RolePolicies, request: AuthorizationRequest): AuthorizationResult {
+  if (request.permissions.length === 0) throw new NothingToAuthorizeError(request.service);
   const statements = roleIdentity(policies, request.principal.roleLogicalId).statements;
   const caller = principalArns(request.principal);
   const context = { ...roleSessionKeys(caller), ...request.context };
@@ -142,7 +145,8 @@ function decide(permission: Permission, identity: readonly CompiledStatement[], 
   const theirs = resource ? scan(resource.statements, permission, caller, lookup) : {};
   const explicit = explicitDeny(own, theirs);
   if (explicit) return explicit;
-  return resource?.kind === ResourcePolicyKind.KEY ? keyVerdict(own, theirs) : eitherVerdict(own, theirs);
+  if (resource?.kind === ResourcePolicyKind.KEY) return keyVerdict(own, theirs);
+  return isKmsAction(permission.action) ? unknownKey(permission) : eitherVerdict(own, theirs);
 }
 
 /** A matching statement: definite, or undecided for an operator the evaluator does not implement or keys it cannot know. */
@@ -208,6 +212,16 @@ function keyVerdict(own: Findings, key: Findings): Verdict {
   refuseUnsupported(key.allow, key.delegate);
   const policyType = delegated ? PolicyType.IDENTITY : PolicyType.RESOURCE;
   return { allowed: false, reason: DenyReason.NO_ALLOW, policyType, ...undecidedAllow(key.allow, key.delegate, delegated ? own.allow : undefined) };
+}
+
+/** A KMS key the template does not declare: its key policy, which must allow, is unknown to local mode. */
+function unknownKey(permission: Permission): Refused {
+  const note = `the key ${permission.resource} is not declared in the template, so local mode cannot read its key policy, which must allow the call: refused (fail closed)`;
+  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: PolicyType.RESOURCE, note };
+}
+
+function isKmsAction(action: string): boolean {
+  return action.toLowerCase().startsWith('kms:');
 }
 
 function isDefinite(finding: Finding | undefined): finding is Finding {

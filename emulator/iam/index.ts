@@ -17,6 +17,7 @@ export { ResourcePolicyKind } from './template-resource-policies';
 export { AwsService, DenyReason, Effect, PolicyType } from './types';
 export {
   IamError,
+  NothingToAuthorizeError,
   PolicyDocumentError,
   UnknownManagedPolicyError,
   UnknownResourceError,

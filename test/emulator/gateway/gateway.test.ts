@@ -304,3 +304,21 @@ describe('the request context: the keys AWS always sets, and the keys local mode
     expect(engine.received).toEqual([]);
   });
 });
+
+describe('a request that names nothing to authorize', () => {
+  const empty = (credentials: { accessKeyId: string; secretAccessKey: string } = LOCAL_CREDENTIALS) =>
+    new DynamoDBClient({ region: LOCAL_REGION, credentials, endpoint: gateway.endpoint, maxAttempts: 1 }).send(new TransactWriteItemsCommand({ TransactItems: [] }));
+  const validation = { name: 'ValidationException', message: "Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1", $metadata: { httpStatusCode: 400 } };
+
+  test('a function\'s TransactWriteItems without items is refused as DynamoDB refuses it, never forwarded', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 'dynamodb:*', Resource: '*' }]);
+    await expect(empty(credentials)).rejects.toMatchObject(validation);
+    expect(engine.received).toEqual([]);
+    expect(layer.stats()).toMatchObject({ rejected: 1, iamDenied: 0, byRule: { 'dynamodb.items.required': 1 } });
+  });
+
+  test('so is the local account\'s', async () => {
+    await expect(empty()).rejects.toMatchObject(validation);
+    expect(engine.received).toEqual([]);
+  });
+});

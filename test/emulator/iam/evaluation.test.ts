@@ -5,6 +5,7 @@ import {
   compileRolePolicies,
   deployedResolveContext,
   functionPrincipal,
+  NothingToAuthorizeError,
   PolicyDocumentError,
   requestKeys,
   UnknownManagedPolicyError,
@@ -184,6 +185,9 @@ describe('the request context: the keys AWS sets, the keys it leaves out, the ke
     });
   });
 
+  test('a request that names no permission is never allowed', () => {
+    expect(() => check(compile(templateWith([allow('*')])), [])).toThrow(NothingToAuthorizeError);
+  });
 });
 
 describe('a condition operator it does not implement fails closed', () => {
@@ -347,6 +351,16 @@ describe('KMS key policies', () => {
       reason: 'no-allow',
       policyType: 'resource-based',
       denial: { message: expect.stringContaining('because no resource-based policy allows the kms:GenerateDataKey action') },
+    });
+  });
+
+  test('a key the template does not declare: its key policy is unknown, so even an identity-based Allow is refused (fail closed)', () => {
+    const elsewhere = `arn:aws:kms:us-east-1:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+    expect(check(compile(templateWith([allow('kms:*')])), [{ action: 'kms:GenerateDataKey', resource: elsewhere }])).toMatchObject({
+      allowed: false,
+      reason: 'no-allow',
+      policyType: 'resource-based',
+      denial: { message: expect.stringContaining(`(local mode: the key ${elsewhere} is not declared in the template, so local mode cannot read its key policy, which must allow the call: refused (fail closed))`) },
     });
   });
 
