@@ -19,7 +19,7 @@ import { absentForRoleSession, absentForServiceDelivery, roleSessionKeys } from 
 import { principalArns, PrincipalMatch, servicePrincipalArns, type PrincipalArns } from './principal';
 import { roleIdentity, type RolePolicies } from './role-policies';
 import { describe, type CompiledStatement } from './statement';
-import { ResourcePolicyKind, type ResourcePolicy } from './template-resource-policies';
+import { policyResourceOf, ResourcePolicyKind, type ResourcePolicy } from './template-resource-policies';
 import { DenyReason, Effect, PolicyType, type AwsService, type ConditionValues, type Permission, type RequestContext, type RolePrincipal, type StatementOrigin } from './types';
 
 /** One request to decide. */
@@ -85,7 +85,7 @@ export function authorize(policies: RolePolicies, request: AuthorizationRequest)
   const context = { ...roleSessionKeys(caller), ...request.context };
   for (const permission of request.permissions) {
     const lookup = conditionLookup({ ...context, ...resourceKeys(permission, caller), ...permission.context }, absentForRoleSession);
-    const verdict = decide(permission, statements, policies.resourcePolicies.get(permission.resource), caller, lookup);
+    const verdict = decide(permission, statements, policies.resourcePolicies.get(policyResourceOf(permission.resource)), caller, lookup);
     if (!verdict.allowed) return denied(request, caller, permission, verdict);
   }
   return ALLOWED;
@@ -115,7 +115,7 @@ export function authorizeServiceDelivery(resourcePolicies: ReadonlyMap<string, R
   const caller = servicePrincipalArns(request.service, request.accountId);
   const keys = { 'aws:SourceAccount': request.accountId, 'aws:PrincipalIsAWSService': 'true', 'aws:PrincipalServiceName': request.service, ...request.context };
   const lookup = conditionLookup(keys, absentForServiceDelivery);
-  const policy = resourcePolicies.get(request.permission.resource);
+  const policy = resourcePolicies.get(policyResourceOf(request.permission.resource));
   const findings = policy ? scan(policy.statements, request.permission, caller, lookup) : {};
   const deny = explicitDeny({}, findings);
   if (deny) return { allowed: false, reason: deny.reason, origin: deny.origin, ...(deny.note !== undefined && { note: deny.note }) };
@@ -196,7 +196,7 @@ function explicitDeny(own: Findings, theirs: Findings): Refused | undefined {
   return undefined;
 }
 
-/** Queues and topics: either the identity-based policy or the resource's policy may allow. */
+/** Queues, topics and buckets: either the identity-based policy or the resource's policy may allow. */
 function eitherVerdict(own: Findings, theirs: Findings): Verdict {
   if (isDefinite(own.allow) || isDefinite(theirs.allow)) return ALLOWED;
   refuseUnsupported(own.allow, theirs.allow);

@@ -19,7 +19,7 @@
  *   AccessDeniedException": awslabs/aws-deployment-framework#460), REST-JSON, the code in
  *   `x-amzn-errortype`, the body `{"Message": ...}` (danilop/LambdAuth#37) with Lambda's `Type`.
  */
-import { escapeXml, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
+import { s3ErrorResponse, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
 import { AwsService, DenyReason, PolicyType } from './types';
 
 /** What was refused, and why, in IAM's terms. */
@@ -136,7 +136,7 @@ export function kmsDenial(refusal: Refusal, requestId: string): AwsDenial {
 /** S3: REST XML, no Type element. */
 export function s3Denial(refusal: Refusal, requestId: string): AwsDenial {
   const message = notAuthorizedMessage(refusal);
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${escapeXml(message)}</Message><RequestId>${requestId}</RequestId></Error>`;
+  const body = s3ErrorResponse({ code: 'AccessDenied', message, requestId });
   return { service: AwsService.S3, code: 'AccessDenied', status: 403, message, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId }, body };
 }
 

@@ -13,7 +13,7 @@ export { principalArns } from './principal';
 export { MANAGED_POLICIES } from './managed-policies';
 export { SUPPORTED_CONDITION_OPERATORS } from './conditions';
 export { absentForRoleSession, requestKeys, ROLE_SESSION_ABSENT } from './global-keys';
-export { ResourcePolicyKind } from './template-resource-policies';
+export { policyResourceOf, ResourcePolicyKind } from './template-resource-policies';
 export { AwsService, DenyReason, Effect, PolicyType } from './types';
 export {
   IamError,
@@ -29,6 +29,7 @@ export type { Allowed, AuthorizationRequest, AuthorizationResult, DeliveryVerdic
 export type { AwsDenial, DenialOptions, Refusal } from './denial';
 export type { DeployedNamesOptions } from './deployed-names';
 export type { RequestKeysOptions } from './global-keys';
+export type { S3RequestInput } from './s3-permissions';
 export type { ArnScope } from './arns';
 export type { PrincipalArns } from './principal';
 export type { FunctionPrincipalOptions, RolePolicies } from './role-policies';

@@ -325,6 +325,26 @@ describe('deliveries by a service (SNS to a queue, EventBridge to its target)', 
   });
 });
 
+describe('S3 bucket policies', () => {
+  const OBJECT = 'arn:aws:s3:::archive/aws/lambda/batch.json';
+  const bucketWith = (statements: readonly Statement[]): Record<string, TemplateResource> => ({
+    Bucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'archive' } },
+    BucketPolicy: { Type: 'AWS::S3::BucketPolicy', Properties: { Bucket: { Ref: 'Bucket' }, PolicyDocument: { Version: '2012-10-17', Statement: statements } } },
+  });
+  const putObject = (policies: RolePolicies, context: RequestContext = TLS) => check(policies, [{ action: 's3:PutObject', resource: OBJECT }], context);
+
+  test('a bucket policy covers its objects: its Deny of requests without TLS applies to them', () => {
+    const enforceSsl = deny('s3:*', ['arn:aws:s3:::archive', 'arn:aws:s3:::archive/*'], { Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    const policies = compile(templateWith([allow('s3:PutObject', 'arn:aws:s3:::archive/*')], bucketWith([enforceSsl])));
+    expect(putObject(policies)).toEqual({ allowed: true });
+    expect(putObject(policies, { 'aws:SecureTransport': 'false' })).toMatchObject({ allowed: false, reason: 'explicit-deny', policyType: 'resource-based', origin: { policy: 'BucketPolicy' } });
+  });
+
+  test('within the account, a bucket policy naming the role allows without an identity-based Allow', () => {
+    expect(putObject(compile(templateWith([], bucketWith([allow('s3:PutObject', 'arn:aws:s3:::archive/*', { Principal: { AWS: ROLE_ARN } })]))))).toEqual({ allowed: true });
+  });
+});
+
 describe('KMS key policies', () => {
   const keyWith = (statements: readonly Statement[] | undefined): Record<string, TemplateResource> => ({
     Key: { Type: 'AWS::KMS::Key', Properties: statements ? { KeyPolicy: { Version: '2012-10-17', Statement: statements } } : {} },
