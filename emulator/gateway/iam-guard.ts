@@ -99,6 +99,8 @@ function accessDenied(service: RequestTarget['service'], message: string): AwsEr
       return { ...base, code: 'AccessDenied', status: 403, queryErrorHeader: 'AccessDenied;Sender' };
     case 'sns':
       return { ...base, code: 'AuthorizationError', status: 403 };
+    case 's3':
+      return { ...base, code: 'AccessDenied', status: 403 };
     case 'lambda':
       return { ...base, code: 'AccessDeniedException', status: 403 };
     default:
