@@ -1,12 +1,13 @@
 /**
  * Failure archives (`onFailure: 's3'`) in local mode. A stream mapping whose on-failure
  * destination is a bucket writes each batch it gives up on to that bucket (fauxqs's S3), as
- * Lambda does: one object in Lambda's format, written under the function's execution role. Then
- * S3 announces it to EventBridge (when the bucket enables that), and each rule that matches the
- * bucket's "Object Created" events delivers the event to its queue; only rule targets whose queue
- * policy lets EventBridge send are wired (`fan-out.ts`).
+ * Lambda does: one object in Lambda's format, written under the function's execution role (the
+ * put is signed as the function, and the gateway decides it against the role and the bucket's
+ * policy). Then S3 announces it to EventBridge (when the bucket enables that), and each rule that
+ * matches the bucket's "Object Created" events delivers the event to its queue; only rule targets
+ * whose queue policy lets EventBridge send are wired (`fan-out.ts`).
  *
- * What is not emulated: S3's own checks (bucket policy, KMS, object ownership), EventBridge's
+ * What is not emulated: S3's own checks beyond IAM (KMS, object ownership), EventBridge's
  * retries and event patterns beyond source, detail-type and bucket name.
  */
 import { randomUUID } from 'node:crypto';
