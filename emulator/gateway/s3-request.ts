@@ -46,11 +46,20 @@ export function s3RequestOf(req: IncomingMessage, body: Buffer, presigned: boole
   return operation === 'DeleteObjects' && (input.Objects ?? []).length === 0 ? undefined : { operation, input };
 }
 
+/**
+ * The path as fauxqs routes it: raw, not normalized as a URL would be (`/bucket/a/../b` names the
+ * key `a/../b` there), so that the object decided is the object written; only the origin form
+ * (`/...`) is read.
+ */
 function partsOf(req: IncomingMessage): Parts | undefined {
-  const url = new URL(req.url ?? '/', 'http://gateway');
+  const target = req.url ?? '/';
+  if (!target.startsWith('/')) return undefined;
+  const url = new URL(target, 'http://gateway');
   const names = [...url.searchParams.keys()];
   if (names.some((name) => !FLAGS.includes(name) && !isPlain(name))) return undefined;
-  const path = virtualHostBucket(req) === undefined ? url.pathname : `/${virtualHostBucket(req)}${url.pathname}`;
+  const rawPath = target.split('?')[0] ?? '/';
+  const hostBucket = virtualHostBucket(req);
+  const path = hostBucket === undefined ? rawPath : `/${hostBucket}${rawPath}`;
   const slash = path.indexOf('/', 1);
   const [rawBucket, rawKey] = slash === -1 ? [path.slice(1), ''] : [path.slice(1, slash), path.slice(slash + 1)];
   const [bucket, key] = [decoded(rawBucket), decoded(rawKey)];

@@ -7,7 +7,7 @@
  * answers itself. The clients are the real AWS SDK v3 clients, so the answers must parse as AWS's.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -309,6 +309,24 @@ describe('S3, on the port fauxqs serves it on: every request is attributed to a 
     expect(await response.text()).toContain('<Code>AccessDenied</Code>');
     expect(engine.received).toEqual([]);
     expect(layer.stats()).toMatchObject({ rejected: 1, byRule: { 'gateway.unclassified-request': 1 } });
+  });
+
+  test('the object decided is the one the engine writes: a path is read raw, as fauxqs routes it, not normalized', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::archive/aws/lambda/*' }]);
+    const rawPut = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(s3Gateway.endpoint);
+        const req = request({ hostname, port, method: 'PUT', path, headers: signedBy(credentials.accessKeyId) }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.once('error', reject);
+        req.end('x');
+      });
+    // A URL parser would read this as archive/aws/lambda/x, which the role may write; fauxqs writes the key secret/../aws/lambda/x.
+    expect(await rawPut('/archive/secret/../aws/lambda/x')).toBe(403);
+    expect(await rawPut('/archive/aws/lambda/x')).toBe(200);
+    expect(engine.received.map((received) => received.url)).toEqual(['/archive/aws/lambda/x']);
   });
 
   test('a DeleteObjects is decided on each key it names, read as the engine reads them', async () => {
