@@ -26,6 +26,7 @@ const PLAIN_PREFIXES = ['response-', 'x-amz-'];
 
 /** The flags that select an operation fauxqs serves. */
 const FLAGS = ['versioning', 'uploads', 'uploadId', 'partNumber', 'delete'];
+const VALUED_FLAGS = ['uploadId', 'partNumber'];
 
 interface Parts {
   readonly method: string;
@@ -64,8 +65,17 @@ function partsOf(req: IncomingMessage): Parts | undefined {
   const [rawBucket, rawKey] = slash === -1 ? [path.slice(1), ''] : [path.slice(1, slash), path.slice(slash + 1)];
   const [bucket, key] = [decoded(rawBucket), decoded(rawKey)];
   if (bucket === undefined || key === undefined) return undefined;
-  const flags = names.filter((name) => FLAGS.includes(name)).sort().join('&');
+  const flags = FLAGS.filter((flag) => isSet(url, flag)).sort().join('&');
   return { method: req.method ?? 'GET', bucket: bucket || undefined, key: key || undefined, flags, url };
+}
+
+/**
+ * Whether a flag selects an operation in fauxqs: `uploads`, `delete` and `versioning` by being
+ * there, `uploadId` and `partNumber` only with a value (`DELETE ...?uploadId=` deletes the object).
+ */
+function isSet(url: URL, flag: string): boolean {
+  const values = url.searchParams.getAll(flag);
+  return VALUED_FLAGS.includes(flag) ? values.some((value) => value !== '') : values.length > 0;
 }
 
 function isPlain(name: string): boolean {

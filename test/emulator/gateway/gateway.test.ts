@@ -303,6 +303,7 @@ describe('S3, on the port fauxqs serves it on: every request is attributed to a 
     ['POST', '/archive/batch-1', 'a POST on an object without an upload (fauxqs would delete objects)'],
     ['GET', '/archive/batch-1?uploadId=1', 'an operation fauxqs does not serve (ListParts)'],
     ['POST', '/archive?delete', 'a DeleteObjects that names no key'],
+    ['PUT', '/archive/batch-1?partNumber=1', 'a part without its upload (fauxqs would put the object)'],
   ])('%s %s, %s, is refused, never forwarded: 403 AccessDenied', async (method, path) => {
     const response = await fetch(`${s3Gateway.endpoint}${path}`, { method, headers: signedBy(LOCAL_CREDENTIALS.accessKeyId), body: method === 'GET' ? undefined : '' });
     expect(response.status).toBe(403);
@@ -327,6 +328,14 @@ describe('S3, on the port fauxqs serves it on: every request is attributed to a 
     expect(await rawPut('/archive/secret/../aws/lambda/x')).toBe(403);
     expect(await rawPut('/archive/aws/lambda/x')).toBe(200);
     expect(engine.received.map((received) => received.url)).toEqual(['/archive/aws/lambda/x']);
+  });
+
+  test('a flag is read as fauxqs reads it: an empty uploadId aborts no upload, it deletes the object', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 's3:AbortMultipartUpload', Resource: 'arn:aws:s3:::archive/*' }]);
+    const response = await fetch(`${s3Gateway.endpoint}/archive/batch-1?uploadId=`, { method: 'DELETE', headers: signedBy(credentials.accessKeyId) });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('s3:DeleteObject on resource: arn:aws:s3:::archive/batch-1');
+    expect(engine.received).toEqual([]);
   });
 
   test('a DeleteObjects is decided on each key it names, read as the engine reads them', async () => {
