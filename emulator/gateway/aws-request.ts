@@ -59,14 +59,21 @@ export async function readAwsRequest(req: IncomingMessage, rest: RestApi = 'none
 
 type Classified = { readonly target: RequestTarget; readonly input: Readonly<Record<string, unknown>>; readonly shape?: undefined } | { readonly target?: undefined; readonly input: Readonly<Record<string, unknown>>; readonly shape: RequestShape };
 
+/**
+ * The engines route a request by its method, path and content type, not by what it says it is:
+ * fauxqs runs any `PUT /bucket/key` as an S3 put and any form posted to `/` as SNS. A JSON
+ * protocol's request is read as such only when it is one, a JSON body posted to `/`, and a form
+ * only when it is posted to `/`; else the engine would run something other than what was decided.
+ */
 function classify(req: IncomingMessage, body: Buffer, rest: RestApi, presigned: boolean): Classified {
   const targetHeader = headerValue(req.headers['x-amz-target']);
-  const header = targetOfHeader(targetHeader);
-  if (header) return { target: header, input: parseJson(body) };
-  if (targetHeader !== undefined) return { input: {}, shape: { service: targetHeader.split('.')[0] ?? '', protocol: jsonProtocolOf(req) } };
+  if (targetHeader !== undefined) {
+    const header = isRootPost(req) && isJsonProtocol(req) ? targetOfHeader(targetHeader) : undefined;
+    return header ? { target: header, input: parseJson(body) } : { input: {}, shape: { service: targetHeader.split('.')[0] ?? '', protocol: jsonProtocolOf(req) } };
+  }
   const invoke = lambdaInvokeOf(req, body);
   if (invoke) return { target: LAMBDA_INVOKE_TARGET, input: { ...invoke } };
-  const form = formOf(req, body);
+  const form = isRootPost(req) ? formOf(req, body) : undefined;
   if (form) {
     const sns = form.get('Version') === SNS_API_VERSION ? targetOfSnsForm(form) : undefined;
     return sns ? { target: sns, input: snsInput(sns.operation, form) } : { input: {}, shape: { service: form.get('Action') ?? 'query', protocol: 'query' } };
@@ -132,6 +139,15 @@ function parseJson(body: Buffer): Readonly<Record<string, unknown>> {
 function formOf(req: IncomingMessage, body: Buffer): URLSearchParams | undefined {
   const type = headerValue(req.headers['content-type']) ?? '';
   return type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(body.toString('utf8')) : undefined;
+}
+
+function isRootPost(req: IncomingMessage): boolean {
+  return req.method === 'POST' && (req.url ?? '/').split('?')[0] === '/';
+}
+
+/** The JSON protocols' content types (and CBOR's, which a Kinesis client may speak). */
+function isJsonProtocol(req: IncomingMessage): boolean {
+  return /^application\/x-amz-(json-1\.[01]|cbor-1\.1)\b/.test(headerValue(req.headers['content-type']) ?? '');
 }
 
 function jsonProtocolOf(req: IncomingMessage): WireProtocol {

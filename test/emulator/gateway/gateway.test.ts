@@ -363,6 +363,20 @@ describe('a request the gateway cannot classify is refused, never forwarded (fai
     expect(refusals).toEqual([expect.stringContaining('local mode cannot tell which')]);
   });
 
+  test.each([
+    ['an SQS target on an S3 path (fauxqs would put the object)', 'PUT', '/archive/batch-1', 'application/x-amz-json-1.0'],
+    ['an SQS target with a form body (fauxqs would run it as SNS)', 'POST', '/', 'application/x-www-form-urlencoded'],
+  ])('a request whose target its route or body contradicts is refused, though the target is one the role allows: %s', async (_case, method, path, type) => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: QUEUE_ARN }]);
+    const body = JSON.stringify({ QueueUrl: QUEUE_URL, MessageBody: 'hi', x: '&Action=Publish&TopicArn=arn:aws:sns:us-east-1:000000000000:t&Version=2010-03-31' });
+    const headers = { ...signedBy(credentials.accessKeyId, 'sqs'), 'x-amz-target': 'AmazonSQS.SendMessage', 'content-type': type };
+    const response = await fetch(`${gateway.endpoint}${path}`, { method, headers, body });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('UnknownOperationException');
+    expect(engine.received).toEqual([]);
+    expect(layer.stats().iamChecks).toBe(0);
+  });
+
   test('an unsigned one is refused for its signature first', async () => {
     const response = await fetch(`${gateway.endpoint}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'Action=GetCallerIdentity&Version=2011-06-15' });
     expect(response.status).toBe(403);
