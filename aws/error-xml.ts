@@ -1,7 +1,9 @@
 /**
- * AWS's XML error bodies: text escaped for XML, and the `<ErrorResponse>` of the query protocol
+ * AWS's XML error bodies: text escaped for XML, the `<ErrorResponse>` of the query protocol
  * (`<Error>` with `Type`, `Code` and `Message`, then `RequestId`), which the AWS SDK and CLI read
- * an SNS error's code and message from, and an SQS one's over the query protocol.
+ * an SNS error's code and message from, and an SQS one's over the query protocol; and S3's REST
+ * `<Error>` (Amazon S3 API Reference, "Error responses": `Code`, `Message`, the error's own
+ * elements, `RequestId`, no `Type`).
  */
 
 /** The XML namespaces the services' `<ErrorResponse>` carries. */
@@ -42,4 +44,21 @@ function errorResponse(namespace: string, { fault, code, message, requestId }: Q
     `<Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message>${detail}</Error>` +
     `<RequestId>${escapeXml(requestId)}</RequestId></ErrorResponse>`
   );
+}
+
+/** What an S3 error body says: its code and message, and elements of its own (`AWSAccessKeyId` of `InvalidAccessKeyId`). */
+export interface S3ErrorParts {
+  readonly code: string;
+  readonly message: string;
+  readonly requestId: string;
+  /** @default none */
+  readonly elements?: Readonly<Record<string, string>>;
+}
+
+/** S3's `<Error>`, with an XML declaration, every text escaped. */
+export function s3ErrorResponse({ code, message, requestId, elements = {} }: S3ErrorParts): string {
+  const more = Object.entries(elements)
+    .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message>${more}<RequestId>${escapeXml(requestId)}</RequestId></Error>`;
 }

@@ -2,8 +2,8 @@
  * The contract layer's entry point: the rules of one request, picked by service and operation.
  * An operation without rules passes; so does anything the engine already refuses as AWS does.
  */
-import { OK, type CheckResult } from './aws-error';
-import { checkOneActionPerItem } from './dynamodb-rules';
+import { firstFailure, OK, type CheckResult } from './aws-error';
+import { checkItemsGiven, checkOneActionPerItem } from './dynamodb-rules';
 import type { RequestFacts } from './facts';
 import { checkPutRecord, checkPutRecords } from './kinesis-rules';
 import { checkInvoke, type LambdaInvokeInput } from './lambda-invoke';
@@ -33,7 +33,12 @@ const SQS: Rules = {
 const RULES: Readonly<Record<ContractService, Rules>> = {
   sqs: SQS,
   sns: { Publish: (input, facts) => checkSnsPublish(input as SnsPublishInput, facts.sns) },
-  dynamodb: { TransactWriteItems: (input, facts) => checkOneActionPerItem(input, facts.dynamodb?.keySchemas) },
+  dynamodb: {
+    TransactWriteItems: (input, facts) => firstFailure([() => checkItemsGiven('TransactWriteItems', input), () => checkOneActionPerItem(input, facts.dynamodb?.keySchemas)]),
+    TransactGetItems: (input) => checkItemsGiven('TransactGetItems', input),
+    BatchWriteItem: (input) => checkItemsGiven('BatchWriteItem', input),
+    BatchGetItem: (input) => checkItemsGiven('BatchGetItem', input),
+  },
   kinesis: {
     PutRecord: (input, facts) => checkPutRecord(input, facts.kinesis),
     PutRecords: (input, facts) => checkPutRecords(input, facts.kinesis),

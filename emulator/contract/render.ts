@@ -2,11 +2,11 @@
  * Renders an `AwsError` as the HTTP answer AWS sends, byte for byte where it matters to a
  * client: the status, the content type, the JSON `__type` (or the query protocol's XML
  * `<ErrorResponse>`, or REST-JSON's `x-amzn-errortype` header with a `Type` of `User` or
- * `Service` in the body, as Lambda answers) and, for SQS, the `x-amzn-query-error` header the SDK
- * names its errors by.
+ * `Service` in the body, as Lambda answers, or S3's REST-XML `<Error>`) and, for SQS, the
+ * `x-amzn-query-error` header the SDK names its errors by.
  */
 import { randomUUID } from 'node:crypto';
-import { snsErrorResponse } from '../../aws/error-xml';
+import { s3ErrorResponse, snsErrorResponse } from '../../aws/error-xml';
 import type { AwsError } from './aws-error';
 
 /** The wire protocols of the clients here (AWS SDK v3, AWS CLI v1). */
@@ -19,6 +19,8 @@ export const WIRE_PROTOCOLS = {
   query: 'text/xml',
   /** Lambda: REST with JSON bodies; an error names its code in the `x-amzn-errortype` header. */
   restJson: 'application/json',
+  /** S3: REST, XML answers; an error is `<Error>` with `Code`, `Message` and `RequestId`. */
+  restXml: 'application/xml',
 } as const;
 
 export type WireProtocol = keyof typeof WIRE_PROTOCOLS;
@@ -49,12 +51,14 @@ export function renderError(protocol: WireProtocol, error: AwsError, requestId: 
     [CONTRACT_RULE_HEADER]: error.rule,
   };
   if (protocol === 'restJson') headers['x-amzn-errortype'] = error.code;
-  else if (protocol !== 'query' && error.queryErrorHeader !== undefined) headers['x-amzn-query-error'] = error.queryErrorHeader;
+  else if ((protocol === 'json10' || protocol === 'json11') && error.queryErrorHeader !== undefined) headers['x-amzn-query-error'] = error.queryErrorHeader;
+  if (protocol === 'restXml') headers['x-amz-request-id'] = requestId;
   return { status: error.status, headers, body };
 }
 
 function bodyOf(protocol: WireProtocol, error: AwsError, requestId: string): string {
   if (protocol === 'query') return snsErrorResponse({ fault: error.fault, code: error.code, message: error.message, requestId });
+  if (protocol === 'restXml') return s3ErrorResponse({ code: error.code, message: error.message, requestId });
   if (protocol === 'restJson') return JSON.stringify({ Type: error.fault === 'Sender' ? 'User' : 'Service', ...error.fields, [error.messageKey]: error.message });
   return JSON.stringify({ __type: error.jsonType, ...error.fields, [error.messageKey]: error.message });
 }

@@ -3,14 +3,15 @@
  * protocols name the operation in `X-Amz-Target` (`AmazonSQS.SendMessage`,
  * `DynamoDB_20120810.PutItem`, `Kinesis_20131202.PutRecords`); SNS's query protocol names it in
  * the form's `Action`; Lambda's REST API in the method and path
- * (`POST /2015-03-31/functions/{FunctionName}/invocations` is Invoke).
+ * (`POST /2015-03-31/functions/{FunctionName}/invocations` is Invoke), and S3's REST API in the
+ * method, path and query (emulator/gateway/s3-request.ts), answered in XML (`restXml`).
  */
 import type { ContractService } from './check-request';
 import type { WireProtocol } from './render';
 
 /** A request's service, operation and protocol. */
 export interface RequestTarget {
-  readonly service: ContractService | 'dynamodb-streams';
+  readonly service: ContractService | 'dynamodb-streams' | 's3';
   readonly operation: string;
   readonly protocol: WireProtocol;
 }

@@ -7,6 +7,7 @@
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../engines/account';
 import { dynamoDbClient, sqsClient } from '../engines/clients';
 import type { EngineEndpoints, LocalEndpoints } from '../engines/types';
+import type { RestApi } from './aws-request';
 import { ContractLayer, type RefusalListener } from './contract-layer';
 import { CallerDirectory } from './credentials';
 import { EngineFacts } from './engine-facts';
@@ -47,16 +48,17 @@ export async function startContractGateways(options: ContractGatewaysOptions): P
     factClients.dynamodb.destroy();
   };
   try {
-    const start = async (engine: GatewayEngine) => {
+    const start = async (engine: GatewayEngine & { readonly rest?: RestApi }) => {
       const server = await startGatewayServer({ layer, ...engine });
       servers.push(server);
       return server.endpoint;
     };
     const endpoints = {
       dynamodb: await start({ engine: options.engines.dynamodb, functionEngine: options.functionDynamodb }),
-      sqs: await start({ engine: options.engines.sqs }),
+      // fauxqs serves S3 on its SQS port: requests that are neither SQS's JSON nor SNS's form are S3's.
+      sqs: await start({ engine: options.engines.sqs, rest: 's3' }),
       kinesis: await start({ engine: options.engines.kinesis }),
-      lambda: await start({ answer: lambda.answer }),
+      lambda: await start({ answer: lambda.answer, rest: 'lambda' }),
     };
     return { endpoints, layer, callers, lambda, stop };
   } catch (error) {

@@ -1,9 +1,11 @@
 /**
  * The AWS contract layer: every request to a local engine passes here first. In order, as AWS
- * decides a request: who signed it, IAM (for a function's calls), the request rules (what AWS
- * refuses as invalid), DynamoDB's transaction conflicts; then the engine. A refusal is answered in
- * the service's own shape and never reaches the engine. Two rules need state beyond a request:
- * DynamoDB's transaction conflicts, and SQS's 12-hour cap on a received message's visibility.
+ * decides a request: who signed it, what it is (a request the layer cannot classify as an
+ * operation it can decide is refused, never forwarded), IAM (for a function's calls), the request
+ * rules (what AWS refuses as invalid), DynamoDB's transaction conflicts; then the engine. A
+ * refusal is answered in the service's own shape and never reaches the engine. Two rules need
+ * state beyond a request: DynamoDB's transaction conflicts, and SQS's 12-hour cap on a received
+ * message's visibility.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,17 +23,17 @@ import {
   type ContractService,
   type RequestTarget,
 } from '../contract';
-import { readAwsRequest, type AwsRequest } from './aws-request';
+import { readAwsRequest, type AwsRequest, type RestApi } from './aws-request';
 import { ContractCounters, type ContractStats } from './contract-stats';
-import type { CallerDirectory } from './credentials';
+import type { Caller, CallerDirectory } from './credentials';
 import type { EngineFacts } from './engine-facts';
 import { jsonOf, withJsonBody, type EngineAnswer } from './forward';
 import type { IamGuard, Refusal } from './iam-guard';
-import { unrecognizedClient } from './refusals';
+import { GATEWAY_RULES, unclassifiedRequest, unrecognizedClient } from './refusals';
 import { StreamTokens } from './stream-tokens';
 
 /** Why the layer answered a request itself: a conflict is AWS's normal behaviour under concurrency, the others are errors. */
-export type RefusalKind = 'invalid' | 'iam' | 'conflict' | 'unrecognized-key';
+export type RefusalKind = 'invalid' | 'iam' | 'conflict' | 'unrecognized-key' | 'unclassified';
 
 export type RefusalListener = (line: string, kind: RefusalKind) => void;
 
@@ -86,12 +88,17 @@ export class ContractLayer {
     return this.counters.snapshot();
   }
 
-  /** Handles one HTTP request end to end. */
-  public async handle(req: IncomingMessage, res: ServerResponse, forward: EngineForward): Promise<void> {
-    const request = await readAwsRequest(req);
-    if (!request.target) return send(res, await forward(req, request.body, false));
+  /**
+   * Handles one HTTP request end to end.
+   * @param rest the REST API of the gateway's engine, which requests without a JSON target or a form are read as
+   */
+  public async handle(req: IncomingMessage, res: ServerResponse, forward: EngineForward, rest: RestApi = 'none'): Promise<void> {
+    const request = await readAwsRequest(req, rest);
     this.counters.checked();
-    const admitted = await this.admit(request, request.target);
+    const caller = this.options.callers.callerOf(request.accessKeyId);
+    if (caller.kind === 'unknown') return this.refuseUnsigned(res, request, caller.accessKeyId);
+    if (!request.target) return this.refuseUnclassified(res, request);
+    const admitted = await this.admit(request, request.target, caller);
     if ('refusal' in admitted) return this.refuse(res, admitted.refusal, admitted.kind);
     if (admitted.batchFailures !== undefined && admitted.batchForwarded === 0) return send(res, allEntriesFailed(admitted.batchFailures));
     try {
@@ -101,18 +108,39 @@ export class ContractLayer {
     }
   }
 
-  private async admit(request: AwsRequest, target: RequestTarget): Promise<Admitted | Refused> {
-    const caller = this.options.callers.callerOf(request.accessKeyId);
-    if (caller.kind === 'unknown') return { refusal: unrecognizedClient(target, caller.accessKeyId), kind: 'unrecognized-key' };
-    const asFunction = caller.kind === 'function';
-    let streamArn: string | undefined;
-    if (caller.kind === 'function' && this.iam) {
-      const verdict = this.iam.check(target, request.input, caller.functionLogicalId);
-      this.counters.iamChecked(verdict.allowed);
-      if (!verdict.allowed) return { refusal: verdict.refusal, kind: 'iam' };
-      streamArn = verdict.streamArn;
-    }
-    return this.checkRules(request, target, { body: request.body, asFunction, streamArn });
+  /** An unknown key, or none: refused as the service refuses an unknown key, whatever the request is. */
+  private refuseUnsigned(res: ServerResponse, request: AwsRequest, accessKeyId: string | undefined): void {
+    this.counters.rejectedBy(GATEWAY_RULES.unrecognizedClient);
+    this.refuse(res, unrecognizedClient({ ...request.shape, operation: request.target?.operation }, accessKeyId, request.line), 'unrecognized-key');
+  }
+
+  /** A request the layer cannot classify cannot be decided: refused, never forwarded (fail closed). */
+  private refuseUnclassified(res: ServerResponse, request: AwsRequest): void {
+    this.counters.rejectedBy(GATEWAY_RULES.unclassified);
+    this.refuse(res, unclassifiedRequest(request.shape, request.line), 'unclassified');
+  }
+
+  private async admit(request: AwsRequest, target: RequestTarget, caller: Exclude<Caller, { kind: 'unknown' }>): Promise<Admitted | Refused> {
+    const admitted: Admitted = { body: request.body, asFunction: caller.kind === 'function' };
+    if (caller.kind !== 'function' || !this.iam) return this.checkRules(request, target, admitted);
+    const verdict = this.iam.check(target, request, caller.functionLogicalId);
+    if (!verdict.allowed && verdict.nothingToAuthorize) return this.refuseNothingToAuthorize(request, target, admitted, verdict.refusal);
+    this.counters.iamChecked(verdict.allowed);
+    if (!verdict.allowed) return { refusal: verdict.refusal, kind: 'iam' };
+    return this.checkRules(request, target, { ...admitted, streamArn: verdict.streamArn });
+  }
+
+  /**
+   * A request that names nothing to authorize (a transaction without items) is what AWS refuses
+   * as invalid: the request rules answer with the service's own error; one they pass is refused
+   * all the same, since nothing can allow it.
+   */
+  private async refuseNothingToAuthorize(request: AwsRequest, target: RequestTarget, admitted: Admitted, refusal: Refusal): Promise<Refused> {
+    const checked = await this.checkRules(request, target, admitted);
+    if ('refusal' in checked) return checked;
+    checked.release?.();
+    this.counters.iamChecked(false);
+    return { refusal, kind: 'iam' };
   }
 
   private async checkRules(request: AwsRequest, target: RequestTarget, admitted: Admitted): Promise<Admitted | Refused> {

@@ -4,7 +4,11 @@
 export interface ContractStats {
   /** AWS API requests the layer examined (every request of every client, through every gateway). */
   readonly requestsChecked: number;
-  /** Requests, or SQS batch entries, refused by a request rule: what AWS would refuse as invalid. */
+  /**
+   * Requests, or SQS batch entries, that AWS would refuse: by a request rule (as invalid), for an
+   * access key it does not know (`gateway.unrecognized-client`), or, unclassified, as an operation
+   * local mode cannot decide (`gateway.unclassified-request`).
+   */
   readonly rejected: number;
   /** Requests of a function decided against its role's policies. */
   readonly iamChecks: number;

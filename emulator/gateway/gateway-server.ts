@@ -6,6 +6,7 @@
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LOCAL_HOST } from '../engines/ports';
+import type { RestApi } from './aws-request';
 import type { ContractLayer, EngineForward } from './contract-layer';
 import { forwardToEngine } from './forward';
 
@@ -25,7 +26,11 @@ export interface InProcessEngine {
 /** What a gateway stands in front of. */
 export type GatewayEngine = HttpEngine | InProcessEngine;
 
-export type GatewayServerOptions = { readonly layer: ContractLayer } & GatewayEngine;
+export type GatewayServerOptions = {
+  readonly layer: ContractLayer;
+  /** The REST API the engine serves besides the JSON and query protocols (S3 on fauxqs's port, Lambda's). @default 'none' */
+  readonly rest?: RestApi;
+} & GatewayEngine;
 
 export interface GatewayServer {
   readonly endpoint: string;
@@ -38,7 +43,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   const forward = 'answer' in options ? options.answer : httpForward(options, agent);
   const server = createServer({ keepAlive: true }, (req, res) => {
     // An engine unreachable or gone mid-answer: the client sees a reset connection, as it would without the gateway.
-    options.layer.handle(req, res, forward).catch(() => res.destroy());
+    options.layer.handle(req, res, forward, options.rest).catch(() => res.destroy());
   });
   const port = await listen(server);
   let stopping: Promise<void> | undefined;

@@ -17,6 +17,8 @@ export type { ContractGateways, ContractGatewaysOptions } from './contract-gatew
 export type { ContractStats } from './contract-stats';
 export type { RefusalKind, RefusalListener } from './contract-layer';
 export type { Caller, LocalCredentials } from './credentials';
-export type { IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
+export type { RequestOrigin, RequestShape, RestApi } from './aws-request';
+export { GATEWAY_RULES } from './refusals';
+export type { GuardedRequest, IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
 export type { ServedFunction } from './lambda-service';
 export type { LambdaInvokeRequest } from './lambda-request';

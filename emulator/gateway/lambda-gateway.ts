@@ -32,6 +32,6 @@ export async function startLambdaGateway(functions: Iterable<ServedFunction> = [
   const layer = new ContractLayer({ callers: new CallerDirectory('admin'), facts: new EngineFacts({}) });
   const lambda = new LocalLambdaService({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   lambda.serve(functions);
-  const server = await startGatewayServer({ layer, answer: lambda.answer });
+  const server = await startGatewayServer({ layer, answer: lambda.answer, rest: 'lambda' });
   return { endpoint: server.endpoint, serve: (more) => lambda.serve(more), stats: () => layer.stats(), stop: () => server.stop() };
 }

@@ -4,17 +4,23 @@
  * policies or in the resource's policy (naming the caller) allows; otherwise the request is
  * implicitly denied. KMS is stricter: its key policy must allow, and a key policy that allows
  * the account (`arn:aws:iam::<account>:root`) delegates the decision to the identity-based
- * policies (AWS KMS Developer Guide, "Default key policy"); only that rule of KMS is modelled.
+ * policies (AWS KMS Developer Guide, "Default key policy"); only that rule of KMS is modelled,
+ * and a key the template does not declare, whose key policy local mode cannot read, is refused.
+ *
+ * Where local mode cannot know what AWS would decide, it fails closed: a Deny whose condition
+ * reads a key it cannot know applies, an Allow whose condition does does not allow, and the
+ * denial's message says so (global-keys.ts lists the keys it knows).
  */
 import { randomUUID } from 'node:crypto';
 import { conditionLookup, type ConditionLookup } from './conditions';
 import { awsDenial, type AwsDenial, type Refusal, type WireProtocol } from './denial';
-import { UnsupportedConditionOperatorError } from './errors';
+import { NothingToAuthorizeError, UnsupportedConditionOperatorError } from './errors';
+import { absentForRoleSession, absentForServiceDelivery, roleSessionKeys } from './global-keys';
 import { principalArns, PrincipalMatch, servicePrincipalArns, type PrincipalArns } from './principal';
 import { roleIdentity, type RolePolicies } from './role-policies';
 import { describe, type CompiledStatement } from './statement';
-import { ResourcePolicyKind, type ResourcePolicy } from './template-resource-policies';
-import { DenyReason, Effect, PolicyType, type AwsService, type Permission, type RequestContext, type RolePrincipal, type StatementOrigin } from './types';
+import { policyResourceOf, ResourcePolicyKind, type ResourcePolicy } from './template-resource-policies';
+import { DenyReason, Effect, PolicyType, type AwsService, type ConditionValues, type Permission, type RequestContext, type RolePrincipal, type StatementOrigin } from './types';
 
 /** One request to decide. */
 export interface AuthorizationRequest {
@@ -23,6 +29,11 @@ export interface AuthorizationRequest {
   readonly principal: RolePrincipal;
   /** What the request needs (see `requiredPermissions`), checked in order; the first refused is reported. */
   readonly permissions: readonly Permission[];
+  /**
+   * The request's own condition keys (`requestKeys`); the role session's are added. A global key
+   * that is neither given nor one AWS leaves out of a role session's call is unknown, and so is
+   * any service key not given.
+   */
   readonly context: RequestContext;
   /** The request id in the denial. @default a random UUID */
   readonly requestId?: string;
@@ -40,12 +51,24 @@ export interface Denied extends Refusal {
   readonly allowed: false;
   /** The Deny statement that decided it (explicit denies only). */
   readonly origin?: StatementOrigin;
+  /** Set when local mode failed closed on condition keys it cannot know: those keys. */
+  readonly unknownKeys?: readonly string[];
   readonly denial: AwsDenial;
 }
 
 export type AuthorizationResult = Allowed | Denied;
 
-type Verdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: DenyReason; readonly policyType: PolicyType; readonly origin?: StatementOrigin };
+/** A refusal before it is worded: why, by which kind of policy, and what local mode could not know. */
+interface Refused {
+  readonly allowed: false;
+  readonly reason: DenyReason;
+  readonly policyType: PolicyType;
+  readonly origin?: StatementOrigin;
+  readonly unknownKeys?: readonly string[];
+  readonly note?: string;
+}
+
+type Verdict = Allowed | Refused;
 
 const ALLOWED: Allowed = { allowed: true };
 
@@ -53,13 +76,16 @@ const ALLOWED: Allowed = { allowed: true };
  * Decides whether the principal may make the request.
  * @throws UnknownRoleError when the principal's role is not in the policies
  * @throws UnsupportedConditionOperatorError when the decision depends on a condition it cannot evaluate
+ * @throws NothingToAuthorizeError when `permissions` is empty: nothing is allowed by default
  */
 export function authorize(policies: RolePolicies, request: AuthorizationRequest): AuthorizationResult {
+  if (request.permissions.length === 0) throw new NothingToAuthorizeError(request.service);
   const statements = roleIdentity(policies, request.principal.roleLogicalId).statements;
   const caller = principalArns(request.principal);
-  const lookup = conditionLookup({ ...principalKeys(caller), ...request.context });
+  const context = { ...roleSessionKeys(caller), ...request.context };
   for (const permission of request.permissions) {
-    const verdict = decide(permission, statements, policies.resourcePolicies.get(permission.resource), caller, lookup);
+    const lookup = conditionLookup({ ...context, ...resourceKeys(permission, caller), ...permission.context }, absentForRoleSession);
+    const verdict = decide(permission, statements, policies.resourcePolicies.get(policyResourceOf(permission.resource)), caller, lookup);
     if (!verdict.allowed) return denied(request, caller, permission, verdict);
   }
   return ALLOWED;
@@ -75,8 +101,8 @@ export interface ServiceDeliveryRequest {
   readonly context: RequestContext;
 }
 
-/** A service delivery is allowed, or refused with the reason. */
-export type DeliveryVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: DenyReason; readonly origin?: StatementOrigin };
+/** A service delivery is allowed, or refused with the reason (and, when local mode failed closed, why). */
+export type DeliveryVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: DenyReason; readonly origin?: StatementOrigin; readonly note?: string };
 
 /**
  * Decides a service's delivery: no identity-based policy speaks for a service principal, so the
@@ -87,25 +113,31 @@ export type DeliveryVerdict = { readonly allowed: true } | { readonly allowed: f
  */
 export function authorizeServiceDelivery(resourcePolicies: ReadonlyMap<string, ResourcePolicy>, request: ServiceDeliveryRequest): DeliveryVerdict {
   const caller = servicePrincipalArns(request.service, request.accountId);
-  const lookup = conditionLookup({ 'aws:SourceAccount': request.accountId, ...request.context });
-  const policy = resourcePolicies.get(request.permission.resource);
+  const keys = { 'aws:SourceAccount': request.accountId, 'aws:PrincipalIsAWSService': 'true', 'aws:PrincipalServiceName': request.service, ...request.context };
+  const lookup = conditionLookup(keys, absentForServiceDelivery);
+  const policy = resourcePolicies.get(policyResourceOf(request.permission.resource));
   const findings = policy ? scan(policy.statements, request.permission, caller, lookup) : {};
   const deny = explicitDeny({}, findings);
-  if (deny && !deny.allowed) return { allowed: false, reason: deny.reason, origin: deny.origin };
+  if (deny) return { allowed: false, reason: deny.reason, origin: deny.origin, ...(deny.note !== undefined && { note: deny.note }) };
   if (isDefinite(findings.allow)) return ALLOWED;
-  refuseUndecided(findings.allow);
-  return { allowed: false, reason: DenyReason.NO_ALLOW };
+  refuseUnsupported(findings.allow);
+  const { note } = undecidedAllow(findings.allow);
+  return { allowed: false, reason: DenyReason.NO_ALLOW, ...(note !== undefined && { note }) };
 }
 
-/** The global condition keys IAM sets for a role session. */
-function principalKeys(caller: PrincipalArns): Record<string, string> {
-  return { 'aws:PrincipalArn': caller.roleArn, 'aws:PrincipalAccount': caller.accountId, 'aws:PrincipalType': 'AssumedRole' };
+/** `aws:ResourceAccount`: the account in the resource's ARN; an S3 ARN names none, and local buckets are the caller's account's. */
+function resourceKeys(permission: Permission, caller: PrincipalArns): ConditionValues {
+  const [prefix, , service, , account] = permission.resource.split(':');
+  if (prefix !== 'arn') return {};
+  const resourceAccount = account || (service === 's3' ? caller.accountId : '');
+  return resourceAccount === '' ? {} : { 'aws:ResourceAccount': resourceAccount };
 }
 
-function denied(request: AuthorizationRequest, caller: PrincipalArns, permission: Permission, verdict: Exclude<Verdict, Allowed>): Denied {
-  const refusal: Refusal = { principalArn: caller.sessionArn, action: permission.action, resource: permission.resource, reason: verdict.reason, policyType: verdict.policyType };
+function denied(request: AuthorizationRequest, caller: PrincipalArns, permission: Permission, verdict: Refused): Denied {
+  const { reason, policyType, note } = verdict;
+  const refusal: Refusal = { principalArn: caller.sessionArn, action: permission.action, resource: permission.resource, reason, policyType, ...(note !== undefined && { note }) };
   const denial = awsDenial(request.service, refusal, { requestId: request.requestId ?? randomUUID(), protocol: request.protocol });
-  return { allowed: false, ...refusal, origin: verdict.origin, denial };
+  return { allowed: false, ...refusal, origin: verdict.origin, ...(verdict.unknownKeys && { unknownKeys: verdict.unknownKeys }), denial };
 }
 
 function decide(permission: Permission, identity: readonly CompiledStatement[], resource: ResourcePolicy | undefined, caller: PrincipalArns, lookup: ConditionLookup): Verdict {
@@ -113,13 +145,15 @@ function decide(permission: Permission, identity: readonly CompiledStatement[], 
   const theirs = resource ? scan(resource.statements, permission, caller, lookup) : {};
   const explicit = explicitDeny(own, theirs);
   if (explicit) return explicit;
-  return resource?.kind === ResourcePolicyKind.KEY ? keyVerdict(own, theirs) : eitherVerdict(own, theirs);
+  if (resource?.kind === ResourcePolicyKind.KEY) return keyVerdict(own, theirs);
+  return isKmsAction(permission.action) ? unknownKey(permission) : eitherVerdict(own, theirs);
 }
 
-/** A matching statement: definite, or undecided for an operator the evaluator does not implement. */
+/** A matching statement: definite, or undecided for an operator the evaluator does not implement or keys it cannot know. */
 interface Finding {
   readonly origin: StatementOrigin;
   readonly unsupported?: string;
+  readonly unknownKeys?: readonly string[];
 }
 
 /** The matching statements by role: a Deny, an Allow naming the caller, an Allow naming its account. */
@@ -133,10 +167,10 @@ function scan(statements: readonly CompiledStatement[], permission: Permission, 
   const findings: { -readonly [slot in keyof Findings]: Finding } = {};
   for (const statement of statements) {
     const slot = slotOf(statement, permission, caller);
-    if (slot === undefined || (findings[slot] && !findings[slot].unsupported)) continue;
+    if (slot === undefined || isDefinite(findings[slot])) continue;
     const outcome = statement.condition.evaluate(lookup);
     if (outcome === true) findings[slot] = { origin: statement.origin };
-    else if (outcome !== false) findings[slot] ??= { origin: statement.origin, unsupported: outcome.unsupported };
+    else if (outcome !== false) findings[slot] ??= { origin: statement.origin, ...outcome };
   }
   return findings;
 }
@@ -149,19 +183,24 @@ function slotOf(statement: CompiledStatement, permission: Permission, caller: Pr
   return match === PrincipalMatch.CALLER ? 'allow' : 'delegate';
 }
 
-function explicitDeny(own: Findings, theirs: Findings): Verdict | undefined {
-  for (const [findings, policyType] of [[own, PolicyType.IDENTITY], [theirs, PolicyType.RESOURCE]] as const) {
-    if (findings.deny && !findings.deny.unsupported) return { allowed: false, reason: DenyReason.EXPLICIT_DENY, policyType, origin: findings.deny.origin };
+/** A Deny that matches wins; one undecided for keys local mode cannot know applies (fail closed). */
+function explicitDeny(own: Findings, theirs: Findings): Refused | undefined {
+  const sides = [[own, PolicyType.IDENTITY], [theirs, PolicyType.RESOURCE]] as const;
+  for (const [findings, policyType] of sides) {
+    if (isDefinite(findings.deny)) return { allowed: false, reason: DenyReason.EXPLICIT_DENY, policyType, origin: findings.deny?.origin };
   }
-  refuseUndecided(own.deny, theirs.deny);
+  refuseUnsupported(own.deny, theirs.deny);
+  for (const [{ deny }, policyType] of sides) {
+    if (deny?.unknownKeys) return { allowed: false, reason: DenyReason.EXPLICIT_DENY, policyType, origin: deny.origin, unknownKeys: deny.unknownKeys, note: failClosedDeny(deny.origin, deny.unknownKeys) };
+  }
   return undefined;
 }
 
-/** Queues and topics: either the identity-based policy or the resource's policy may allow. */
+/** Queues, topics and buckets: either the identity-based policy or the resource's policy may allow. */
 function eitherVerdict(own: Findings, theirs: Findings): Verdict {
   if (isDefinite(own.allow) || isDefinite(theirs.allow)) return ALLOWED;
-  refuseUndecided(own.allow, theirs.allow);
-  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: PolicyType.IDENTITY };
+  refuseUnsupported(own.allow, theirs.allow);
+  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: PolicyType.IDENTITY, ...undecidedAllow(own.allow, theirs.allow) };
 }
 
 /** KMS keys: the key policy must allow the caller, or allow the account and leave it to IAM. */
@@ -170,16 +209,43 @@ function keyVerdict(own: Findings, key: Findings): Verdict {
   const delegated = isDefinite(key.delegate);
   const verdict = delegated ? eitherVerdict(own, {}) : undefined;
   if (verdict?.allowed) return verdict;
-  refuseUndecided(key.allow, key.delegate);
-  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: delegated ? PolicyType.IDENTITY : PolicyType.RESOURCE };
+  refuseUnsupported(key.allow, key.delegate);
+  const policyType = delegated ? PolicyType.IDENTITY : PolicyType.RESOURCE;
+  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType, ...undecidedAllow(key.allow, key.delegate, delegated ? own.allow : undefined) };
 }
 
-function isDefinite(finding: Finding | undefined): boolean {
-  return finding !== undefined && finding.unsupported === undefined;
+/** A KMS key the template does not declare: its key policy, which must allow, is unknown to local mode. */
+function unknownKey(permission: Permission): Refused {
+  const note = `the key ${permission.resource} is not declared in the template, so local mode cannot read its key policy, which must allow the call: refused (fail closed)`;
+  return { allowed: false, reason: DenyReason.NO_ALLOW, policyType: PolicyType.RESOURCE, note };
 }
 
-/** The decision hangs on a statement the evaluator cannot decide: refuse, naming the operator. */
-function refuseUndecided(...findings: readonly (Finding | undefined)[]): void {
+function isKmsAction(action: string): boolean {
+  return action.toLowerCase().startsWith('kms:');
+}
+
+function isDefinite(finding: Finding | undefined): finding is Finding {
+  return finding !== undefined && finding.unsupported === undefined && finding.unknownKeys === undefined;
+}
+
+/** The decision hangs on a statement with an operator the evaluator does not implement: refuse, naming it. */
+function refuseUnsupported(...findings: readonly (Finding | undefined)[]): void {
   const undecided = findings.find((finding) => finding?.unsupported !== undefined);
   if (undecided?.unsupported) throw new UnsupportedConditionOperatorError(undecided.unsupported, describe(undecided.origin));
+}
+
+/** The first Allow that only keys local mode cannot know kept from allowing, for the denial to name. */
+function undecidedAllow(...findings: readonly (Finding | undefined)[]): Pick<Refused, 'unknownKeys' | 'note'> {
+  const undecided = findings.find((finding) => finding?.unknownKeys !== undefined);
+  if (!undecided?.unknownKeys) return {};
+  const note = `${describe(undecided.origin)} allows it only if its condition on ${keyList(undecided.unknownKeys)} holds, which local mode cannot know: it does not allow (fail closed)`;
+  return { unknownKeys: undecided.unknownKeys, note };
+}
+
+function failClosedDeny(origin: StatementOrigin, keys: readonly string[]): string {
+  return `${describe(origin)} denies it if its condition on ${keyList(keys)} holds, which local mode cannot know: the Deny applies (fail closed)`;
+}
+
+function keyList(keys: readonly string[]): string {
+  return keys.join(', ');
 }

@@ -19,7 +19,7 @@
  *   AccessDeniedException": awslabs/aws-deployment-framework#460), REST-JSON, the code in
  *   `x-amzn-errortype`, the body `{"Message": ...}` (danilop/LambdAuth#37) with Lambda's `Type`.
  */
-import { escapeXml, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
+import { s3ErrorResponse, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
 import { AwsService, DenyReason, PolicyType } from './types';
 
 /** What was refused, and why, in IAM's terms. */
@@ -30,6 +30,8 @@ export interface Refusal {
   readonly resource: string;
   readonly reason: DenyReason;
   readonly policyType: PolicyType;
+  /** Why local mode refused where AWS might not have (it failed closed): added to the message. @default - none */
+  readonly note?: string;
 }
 
 /** The response a service sends for a refused request. */
@@ -54,12 +56,13 @@ export interface DenialOptions {
   readonly protocol?: WireProtocol;
 }
 
-/** IAM's sentence for a refusal; `render` writes the action as the service does. */
+/** IAM's sentence for a refusal; `render` writes the action as the service does. A local-mode note follows in parentheses. */
 export function notAuthorizedMessage(refusal: Refusal, render: (action: string) => string = (action) => action): string {
   const action = render(refusal.action);
   const article = refusal.policyType === PolicyType.IDENTITY ? 'an' : 'a';
   const why = refusal.reason === DenyReason.EXPLICIT_DENY ? `with an explicit deny in ${article} ${refusal.policyType} policy` : `because no ${refusal.policyType} policy allows the ${action} action`;
-  return `User: ${refusal.principalArn} is not authorized to perform: ${action} on resource: ${refusal.resource} ${why}`;
+  const note = refusal.note === undefined ? '' : ` (local mode: ${refusal.note})`;
+  return `User: ${refusal.principalArn} is not authorized to perform: ${action} on resource: ${refusal.resource} ${why}${note}`;
 }
 
 /** The response of `service` refusing a request. */
@@ -133,7 +136,7 @@ export function kmsDenial(refusal: Refusal, requestId: string): AwsDenial {
 /** S3: REST XML, no Type element. */
 export function s3Denial(refusal: Refusal, requestId: string): AwsDenial {
   const message = notAuthorizedMessage(refusal);
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${escapeXml(message)}</Message><RequestId>${requestId}</RequestId></Error>`;
+  const body = s3ErrorResponse({ code: 'AccessDenied', message, requestId });
   return { service: AwsService.S3, code: 'AccessDenied', status: 403, message, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId }, body };
 }
 

@@ -77,6 +77,11 @@ const NAMERS: Readonly<Record<string, Namer>> = {
     const name = generated(resource, naming, 'Name', 64);
     return { ref: name, attributes: { Arn: arn(naming, 'events', `rule/${name}`) } };
   },
+  'AWS::S3::Bucket': (resource, naming) => {
+    // CloudFormation's generated bucket names are lower case (S3 allows no other).
+    const name = stringProp(resource.properties, 'BucketName') ?? `${naming.stackName}-${resource.logicalId}`.toLowerCase().slice(0, 63);
+    return { ref: name, attributes: { Arn: `arn:${naming.partition}:s3:::${name}`, DomainName: `${name}.s3.amazonaws.com` } };
+  },
   'AWS::Lambda::Function': (resource, naming) => {
     const name = generated(resource, naming, 'FunctionName', 64);
     return { ref: name, attributes: { Arn: arn(naming, 'lambda', `function:${name}`) } };

@@ -79,3 +79,18 @@ export class UnknownResourceError extends IamError {
     this.name = 'UnknownResourceError';
   }
 }
+
+/**
+ * A request that names nothing to authorize (a transaction without items, a batch without
+ * tables): never allowed by default. The contract layer answers it with the service's validation
+ * error when a request rule has one, and refuses it otherwise.
+ */
+export class NothingToAuthorizeError extends IamError {
+  public constructor(
+    public readonly service: string,
+    public readonly operation?: string,
+  ) {
+    super(`${service}${operation === undefined ? '' : ` ${operation}`}: the request names no resource to authorize; the request is refused`);
+    this.name = 'NothingToAuthorizeError';
+  }
+}

@@ -12,10 +12,12 @@ export { kinesisStreamArn, keyArn, queueArn, queueArnFromUrl, tableArn } from '.
 export { principalArns } from './principal';
 export { MANAGED_POLICIES } from './managed-policies';
 export { SUPPORTED_CONDITION_OPERATORS } from './conditions';
-export { ResourcePolicyKind } from './template-resource-policies';
+export { absentForRoleSession, requestKeys, ROLE_SESSION_ABSENT } from './global-keys';
+export { policyResourceOf, ResourcePolicyKind } from './template-resource-policies';
 export { AwsService, DenyReason, Effect, PolicyType } from './types';
 export {
   IamError,
+  NothingToAuthorizeError,
   PolicyDocumentError,
   UnknownManagedPolicyError,
   UnknownResourceError,
@@ -26,6 +28,8 @@ export {
 export type { Allowed, AuthorizationRequest, AuthorizationResult, DeliveryVerdict, Denied, ServiceDeliveryRequest } from './authorize';
 export type { AwsDenial, DenialOptions, Refusal } from './denial';
 export type { DeployedNamesOptions } from './deployed-names';
+export type { RequestKeysOptions } from './global-keys';
+export type { S3RequestInput } from './s3-permissions';
 export type { ArnScope } from './arns';
 export type { PrincipalArns } from './principal';
 export type { FunctionPrincipalOptions, RolePolicies } from './role-policies';

@@ -4,7 +4,8 @@
  * loses the `Resource` entries it cannot resolve, and is set aside whole when the value sits in
  * its `NotResource`, `Principal`, `NotPrincipal` or `Condition`; a `Deny` loses the `NotResource`
  * entries it cannot resolve (it denies more without them), and any other part of a `Deny` that
- * cannot be resolved is an error. Every part set aside is recorded as a {@link CompileNote}.
+ * cannot be resolved is an error. An `Allow` with `NotPrincipal`, which IAM does not support, is
+ * set aside too. Every part set aside is recorded as a {@link CompileNote}.
  */
 import { PolicyDocumentError } from './errors';
 import { compileStatement, describe, effectOf, type CompiledStatement, type ResolvedStatement } from './statement';
@@ -46,7 +47,17 @@ function resolveStatement(raw: RawStatement, origin: StatementOrigin, options: P
   const principals = resolvePrincipal(context, pick(raw, 'Principal', origin, options.resourceBased));
   const condition = resolveWhole(context, 'Condition', raw.Condition);
   if (!resources || principals === null || condition === null) return undefined;
+  if (principals?.negated && context.effect === Effect.ALLOW) return setAsideNotPrincipalAllow(context, principals.values);
   return { origin, effect: context.effect, actions, resources, principals, condition };
+}
+
+/**
+ * `NotPrincipal` with `Allow` is not supported by IAM ("NotPrincipal must be used with
+ * "Effect":"Deny"", IAM User Guide, "AWS JSON policy elements: NotPrincipal"): it grants nothing here.
+ */
+function setAsideNotPrincipalAllow(context: Context, value: unknown): undefined {
+  context.options.notes.push({ origin: context.origin, element: 'NotPrincipal', value, detail: 'the Allow statement is set aside: IAM supports NotPrincipal only with Deny' });
+  return undefined;
 }
 
 interface Context {

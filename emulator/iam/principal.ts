@@ -4,6 +4,11 @@
  * (`arn:aws:iam::<account>:root` or the bare account id). Naming the account grants nothing by
  * itself: it delegates to the account's identity-based policies (IAM User Guide, "AWS JSON policy
  * elements: Principal"; AWS KMS Developer Guide, "Default key policy").
+ *
+ * `NotPrincipal` (with `Deny`) spares a role session only when it names the session, its role and
+ * its account: AWS may check the account, then the role, then the session, and denies at the
+ * first one not named (IAM User Guide, "AWS JSON policy elements: NotPrincipal",
+ * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html).
  */
 import { PolicyDocumentError } from './errors';
 import type { RolePrincipal } from './types';
@@ -16,6 +21,8 @@ export interface PrincipalArns {
   readonly roleArn: string;
   /** `arn:aws:sts::<account>:assumed-role/<name>/<session>`: who AWS's messages name. */
   readonly sessionArn: string;
+  /** `<role id>:<session name>`: what `aws:userid` holds for a role session, when the role's id is known. */
+  readonly userId?: string;
   /** Set when the caller is an AWS service delivering on someone's behalf (`sns.amazonaws.com`): then no AWS principal but `*` names it. */
   readonly service?: string;
 }
@@ -32,6 +39,7 @@ export function principalArns(principal: RolePrincipal): PrincipalArns {
     partition,
     roleArn: `arn:${partition}:iam::${principal.accountId}:role/${principal.roleName}`,
     sessionArn: `arn:${partition}:sts::${principal.accountId}:assumed-role/${principal.roleName}/${principal.sessionName}`,
+    ...(principal.roleId !== undefined && { userId: `${principal.roleId}:${principal.sessionName}` }),
   };
 }
 
@@ -59,13 +67,24 @@ interface PrincipalEntry {
  */
 export function principalMatcher(element: unknown, negated: boolean, policy: string): (caller: PrincipalArns) => PrincipalMatch {
   const entries = principalEntries(element, policy);
-  const match = (caller: PrincipalArns): PrincipalMatch => {
+  if (negated) return (caller) => (spares(entries, caller) ? PrincipalMatch.NONE : PrincipalMatch.CALLER);
+  return (caller) => {
     const found = entries.map((entry) => entryMatch(entry, caller));
     if (found.includes(PrincipalMatch.CALLER)) return PrincipalMatch.CALLER;
     return found.includes(PrincipalMatch.ACCOUNT) ? PrincipalMatch.ACCOUNT : PrincipalMatch.NONE;
   };
-  if (!negated) return match;
-  return (caller) => (match(caller) === PrincipalMatch.NONE ? PrincipalMatch.CALLER : PrincipalMatch.NONE);
+}
+
+/**
+ * Whether a `NotPrincipal` list leaves the caller out: `*`, a service caller's own name, or, for
+ * a role session, every identity AWS may check in turn (the account, the role, the session).
+ */
+function spares(entries: readonly PrincipalEntry[], caller: PrincipalArns): boolean {
+  if (entries.some((entry) => entry.kind === 'AWS' && entry.value === '*')) return true;
+  if (caller.service !== undefined) return entries.some((entry) => entry.kind === 'Service' && entry.value === caller.service);
+  const named = new Set(entries.filter((entry) => entry.kind === 'AWS').map((entry) => entry.value));
+  const account = named.has(`arn:${caller.partition}:iam::${caller.accountId}:root`) || named.has(caller.accountId);
+  return account && named.has(caller.roleArn) && named.has(caller.sessionArn);
 }
 
 function principalEntries(element: unknown, policy: string): PrincipalEntry[] {

@@ -2,6 +2,7 @@
 import { dynamodbPermissions } from './dynamodb-permissions';
 import { lambdaPermissions } from './lambda-permissions';
 import type { PermissionLookups, RequestInput } from './request-input';
+import { s3Permissions } from './s3-permissions';
 import { snsPermissions } from './sns-permissions';
 import { sqsPermissions } from './sqs-permissions';
 import { dynamodbStreamsPermissions, kinesisPermissions } from './stream-permissions';
@@ -17,12 +18,14 @@ const BY_SERVICE: Readonly<Partial<Record<AwsService, PermissionsOf>>> = {
   [AwsService.KINESIS]: kinesisPermissions,
   [AwsService.SNS]: snsPermissions,
   [AwsService.LAMBDA]: lambdaPermissions,
+  [AwsService.S3]: s3Permissions,
 };
 
 /**
  * The permissions a request needs, in the order AWS checks them.
  * @param operation the API operation, as in `X-Amz-Target` (`TransactWriteItems`) or SNS's `Action`
- * @param input the request's input with the SDK's member names (the JSON body; SNS's form fields)
+ * @param input the request's input with the SDK's member names (the JSON body; SNS's form fields;
+ * for S3, the gateway's reading of the REST request, `S3RequestInput`)
  * @throws UnsupportedOperationError for an operation it does not map
  * @throws UnknownResourceError when the request does not say what it acts on
  * @example

@@ -59,5 +59,5 @@ export interface FunctionPrincipalOptions {
 /** The principal a function's calls (and its event source mapping's) are made as. @throws UnknownRoleError */
 export function functionPrincipal(policies: RolePolicies, functionLogicalId: string, options: FunctionPrincipalOptions): RolePrincipal {
   const role = roleIdentity(policies, functionLogicalId);
-  return { roleLogicalId: role.logicalId, roleName: role.roleName, sessionName: options.functionName, accountId: options.accountId, partition: options.partition };
+  return { roleLogicalId: role.logicalId, roleName: role.roleName, sessionName: options.functionName, accountId: options.accountId, partition: options.partition, roleId: role.roleId };
 }

@@ -1,9 +1,10 @@
 /**
  * The resource-based policies of the template: SQS queue policies (`AWS::SQS::QueuePolicy`), SNS
- * topic policies (`AWS::SNS::TopicPolicy`) and KMS key policies (`KeyPolicy` of
- * `AWS::KMS::Key`), by the ARN of the resource they protect; and the key of each topic encrypted
- * with one. Several policy resources for one queue or topic are merged (CloudFormation would keep
- * the last one applied; CDK writes one).
+ * topic policies (`AWS::SNS::TopicPolicy`), S3 bucket policies (`AWS::S3::BucketPolicy`, which
+ * cover the bucket and its objects) and KMS key policies (`KeyPolicy` of `AWS::KMS::Key`), by the
+ * ARN of the resource they protect; and the key of each topic encrypted with one. Several policy
+ * resources for one queue or topic are merged (CloudFormation would keep the last one applied;
+ * CDK writes one).
  */
 import { resourcesOfType, type Template } from '../../aws/cloudformation/template';
 import { queueArnFromUrl, type ArnScope } from './arns';
@@ -14,7 +15,7 @@ import { getAtt, listOf, refTarget, resolveString } from './template-refs';
 import type { CompileNote, Resolve } from './types';
 
 /** The kinds of resource-based policy the evaluator reads. */
-export const ResourcePolicyKind = { QUEUE: 'sqs-queue', TOPIC: 'sns-topic', KEY: 'kms-key' } as const;
+export const ResourcePolicyKind = { QUEUE: 'sqs-queue', TOPIC: 'sns-topic', BUCKET: 's3-bucket', KEY: 'kms-key' } as const;
 export type ResourcePolicyKind = (typeof ResourcePolicyKind)[keyof typeof ResourcePolicyKind];
 
 /** The resource-based policy of one resource. */
@@ -40,7 +41,7 @@ interface Compilation {
 export function compileResourcePolicies(template: Template, resolve: Resolve, notes: CompileNote[]): Map<string, ResourcePolicy> {
   const compilation: Compilation = { template, resolve, notes };
   const policies = new Map<string, ResourcePolicy>();
-  for (const policy of [...queuePolicies(compilation), ...topicPolicies(compilation), ...keyPolicies(compilation)]) {
+  for (const policy of [...queuePolicies(compilation), ...topicPolicies(compilation), ...bucketPolicies(compilation), ...keyPolicies(compilation)]) {
     const statements = [...(policies.get(policy.resourceArn)?.statements ?? []), ...policy.statements];
     policies.set(policy.resourceArn, { ...policy, statements });
   }
@@ -59,6 +60,23 @@ function topicPolicies(compilation: Compilation): ResourcePolicy[] {
     const statements = compile(policy.logicalId, policy.properties.PolicyDocument, compilation);
     return listOf(policy.properties.Topics).map((topic) => ({ kind: ResourcePolicyKind.TOPIC, resourceArn: resolveString(topic, policy.logicalId, compilation.resolve), statements }));
   });
+}
+
+function bucketPolicies(compilation: Compilation): ResourcePolicy[] {
+  return resourcesOfType(compilation.template, 'AWS::S3::BucketPolicy').map((policy) => {
+    const bucket = resolveString(policy.properties.Bucket, policy.logicalId, compilation.resolve);
+    const { partition } = scopeOf(compilation.resolve, policy.logicalId);
+    return { kind: ResourcePolicyKind.BUCKET, resourceArn: `arn:${partition}:s3:::${bucket}`, statements: compile(policy.logicalId, policy.properties.PolicyDocument, compilation) };
+  });
+}
+
+/**
+ * The ARN a resource-based policy is kept under for a permission's resource: an S3 object's
+ * (`arn:aws:s3:::bucket/key`) is its bucket's, whose policy covers it; any other is itself.
+ */
+export function policyResourceOf(resource: string): string {
+  const object = /^(arn:[^:]+:s3:::[^/]+)\//.exec(resource);
+  return object?.[1] ?? resource;
 }
 
 function keyPolicies(compilation: Compilation): ResourcePolicy[] {

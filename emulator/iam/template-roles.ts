@@ -17,6 +17,8 @@ export interface RoleIdentity {
   readonly logicalId: string;
   /** The role's physical name: its resolved `Ref`, else `RoleName`, else the logical id. */
   readonly roleName: string;
+  /** The role's unique id (`Fn::GetAtt` `RoleId`), when the resolver knows it: half of `aws:userid`. */
+  readonly roleId?: string;
   readonly statements: readonly CompiledStatement[];
 }
 
@@ -45,7 +47,8 @@ function compileRole(role: NamedResource, compilation: Compilation): RoleIdentit
   const statements = documents.flatMap(([policy, document]) =>
     compilePolicyDocument(document, { policy, resolve: compilation.resolve, resourceBased: false, notes: compilation.notes }),
   );
-  return { logicalId: role.logicalId, roleName, statements };
+  const roleId = tryResolve(compilation.resolve, getAtt(role.logicalId, 'RoleId'));
+  return { logicalId: role.logicalId, roleName, ...(typeof roleId === 'string' && roleId !== '' && { roleId }), statements };
 }
 
 function nameOf(role: NamedResource, resolve: Resolve): string {

@@ -4,13 +4,20 @@
 export interface Permission {
   readonly action: string;
   readonly resource: string;
+  /**
+   * Condition keys that hold for this permission only, over the request's: the S3 request's own
+   * keys, or the keys of a call a service makes on the caller's behalf (SNS asking KMS for a data
+   * key). @default - the request's context alone
+   */
+  readonly context?: ConditionValues;
 }
 
 /**
  * Values of condition keys. Key names are case-insensitive, as in IAM; every value is a string
- * (IAM compares numbers and booleans as their text), a list for a multivalued key.
+ * (IAM compares numbers and booleans as their text), a list for a multivalued key, or `null` for
+ * a key that AWS does not put in this request's context (known to be absent, not unknown).
  */
-export type ConditionValues = Readonly<Record<string, string | readonly string[]>>;
+export type ConditionValues = Readonly<Record<string, string | readonly string[] | null>>;
 
 /**
  * What the contract layer knows about one request. `aws:SecureTransport` must be given: local
@@ -55,6 +62,8 @@ export interface RolePrincipal {
   readonly roleName: string;
   /** The role session's name: the function's name for a Lambda function. */
   readonly sessionName: string;
+  /** The role's unique id (`AROA...`), the first half of `aws:userid`. @default - `aws:userid` is unknown */
+  readonly roleId?: string;
   readonly accountId: string;
   /** @default 'aws' */
   readonly partition?: string;

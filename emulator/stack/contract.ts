@@ -16,6 +16,8 @@ export interface MappingClients {
   readonly sqs: LocalClients['sqs'];
   readonly kinesis: LocalClients['kinesis'];
   readonly dynamodbStreams: DynamoDBStreamsClient;
+  /** The on-failure bucket's writes, which Lambda makes under the function's execution role. */
+  readonly s3: LocalClients['s3'];
 }
 
 /** Starts the gateways; the functions' DynamoDB requests go on to `functionDynamodb` (the fault proxy). */
@@ -34,7 +36,7 @@ export function mappingClients(gateways: ContractGateways, functionLogicalId: st
   const credentials = gateways.callers.register(functionLogicalId);
   const clients = localClients(gateways.endpoints, credentials);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials, endpoint: gateways.endpoints.dynamodb });
-  return { sqs: clients.sqs, kinesis: clients.kinesis, dynamodbStreams };
+  return { sqs: clients.sqs, kinesis: clients.kinesis, dynamodbStreams, s3: clients.s3 };
 }
 
 /** The template's policies, compiled against the provisioned resources, and how its values resolve. */

@@ -1,19 +1,20 @@
 /**
  * Failure archives (`onFailure: 's3'`) in local mode. A stream mapping whose on-failure
  * destination is a bucket writes each batch it gives up on to that bucket (fauxqs's S3), as
- * Lambda does: one object in Lambda's format, written under the function's execution role. Then
- * S3 announces it to EventBridge (when the bucket enables that), and each rule that matches the
- * bucket's "Object Created" events delivers the event to its queue; only rule targets whose queue
- * policy lets EventBridge send are wired (`fan-out.ts`).
+ * Lambda does: one object in Lambda's format, written under the function's execution role (the
+ * put is signed as the function, and the gateway decides it against the role and the bucket's
+ * policy). Then S3 announces it to EventBridge (when the bucket enables that), and each rule that
+ * matches the bucket's "Object Created" events delivers the event to its queue; only rule targets
+ * whose queue policy lets EventBridge send are wired (`fan-out.ts`).
  *
- * What is not emulated: S3's own checks (bucket policy, KMS, object ownership), EventBridge's
+ * What is not emulated: S3's own checks beyond IAM (KMS, object ownership), EventBridge's
  * retries and event patterns beyond source, detail-type and bucket name.
  */
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
 import type { OnFailureArchive } from '../event-sources';
-import { authorize, AwsService, functionPrincipal, type RolePolicies } from '../iam';
+import { authorize, AwsService, functionPrincipal, requestKeys, type RolePolicies } from '../iam';
 import { objectCreatedRules } from '../../operations/dlq/archive-topology';
 import { tryResolveString, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import type { Template } from '../../aws/cloudformation/template';
@@ -59,8 +60,8 @@ export function assertMayArchive(policies: RolePolicies, functionLogicalId: stri
   const verdict = authorize(policies, {
     service: AwsService.S3,
     principal,
-    permissions: [{ action: 's3:PutObject', resource: `${bucket.arn}/aws/lambda/*` }],
-    context: { 'aws:SecureTransport': 'true', 's3:ResourceAccount': LOCAL_ACCOUNT_ID },
+    permissions: [{ action: 's3:PutObject', resource: `${bucket.arn}/aws/lambda/*`, context: { 's3:ResourceAccount': LOCAL_ACCOUNT_ID } }],
+    context: requestKeys({ region: LOCAL_REGION, time: new Date() }),
   });
   if (verdict.allowed) return;
   throw new Error(`${functionLogicalId}'s stream mapping sends failed batches to the bucket ${bucket.name}, but ${verdict.denial.message}: every batch it gives up on would be lost. Grant s3:PutObject on the bucket's objects (FailureArchive.destination() does)`);

@@ -51,10 +51,11 @@ export interface MappingOptions {
   readonly wrapInvoker?: (functionLogicalId: string, invoke: Invoker) => Invoker;
   /**
    * The clients a mapping calls with on its function's behalf (receive, delete, change visibility,
-   * read the stream, send to the on-failure queue): on AWS those calls are authorized against the
-   * function's execution role. @default - `clients` and `dynamodbStreams`
+   * read the stream, send to the on-failure queue, put a failed batch in the on-failure bucket):
+   * on AWS those calls are authorized against the function's execution role.
+   * @default - `clients` and `dynamodbStreams`
    */
-  readonly clientsFor?: (functionLogicalId: string) => { readonly sqs: LocalClients['sqs']; readonly kinesis: LocalClients['kinesis']; readonly dynamodbStreams: DynamoDBStreamsClient };
+  readonly clientsFor?: (functionLogicalId: string) => { readonly sqs: LocalClients['sqs']; readonly kinesis: LocalClients['kinesis']; readonly dynamodbStreams: DynamoDBStreamsClient; readonly s3?: LocalClients['s3'] };
   /**
    * The template's IAM: a mapping whose on-failure bucket its function's role may not write to is
    * refused at start. @default - not checked
@@ -89,8 +90,12 @@ function createMapping(resource: NamedResource, options: MappingOptions): Mappin
     return { logicalId: resource.logicalId, source: 'sqs', functionLogicalId, sourceQueueUrl: queue.url, mapping: sqsMapping(props, target, reportBatchItemFailures, { ...options, ...clientsOf(options, functionLogicalId) }) };
   }
   const kind = sourceArn.includes(':kinesis:') ? 'kinesis' : 'dynamodb-stream';
-  // The archive is written and announced by the services (Lambda, S3, EventBridge), not through the function's own clients.
-  const archive = onFailureArchive(resource, functionLogicalId, options);
+  // Lambda puts a failed batch in the bucket under the function's execution role ("Your execution
+  // role must have permissions for the destination: s3:PutObject and s3:ListBucket", Lambda
+  // Developer Guide, https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html),
+  // so each put is signed as the function and decided at the gateway; EventBridge's announcement
+  // is the service's own, decided up front (fan-out.ts).
+  const archive = onFailureArchive(resource, functionLogicalId, options.clientsFor?.(functionLogicalId).s3 ?? options.clients.s3, options);
   return { logicalId: resource.logicalId, source: kind, functionLogicalId, mapping: streamMapping(props, kind, sourceArn, functionLogicalId, invoke, reportBatchItemFailures, archive, { ...options, ...clientsOf(options, functionLogicalId) }) };
 }
 
@@ -150,7 +155,7 @@ function maximumConcurrencyOf(props: Record<string, unknown>): number | undefine
  * The mapping's failure archive, when its on-failure destination is a bucket of the stack.
  * @throws Error when the bucket is not the stack's, or the function's role may not write to it
  */
-function onFailureArchive(resource: NamedResource, functionLogicalId: string, options: MappingOptions): OnFailureArchive | undefined {
+function onFailureArchive(resource: NamedResource, functionLogicalId: string, s3: LocalClients['s3'], options: MappingOptions): OnFailureArchive | undefined {
   const destinationArn = onFailureArnOf(resource.properties, options);
   const name = destinationArn === undefined ? undefined : bucketNameOfArn(destinationArn);
   if (name === undefined) return undefined;
@@ -159,7 +164,7 @@ function onFailureArchive(resource: NamedResource, functionLogicalId: string, op
   if (options.policies) assertMayArchive(options.policies, functionLogicalId, refOf(options.stack, functionLogicalId), bucket);
   const announceTo = announcingTargets(options.template, options.stack.context, options.ruleTargets ?? [], bucket);
   const mappingUuid = refOf(options.stack, resource.logicalId);
-  return archiveWriter({ bucket, clients: options.clients, announceTo, mappingUuid });
+  return archiveWriter({ bucket, clients: { s3, sqs: options.clients.sqs }, announceTo, mappingUuid });
 }
 
 /** The ARN of the mapping's on-failure destination, if it has one. */

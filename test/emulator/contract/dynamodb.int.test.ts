@@ -6,6 +6,7 @@ import {
   BatchWriteItemCommand,
   CreateTableCommand,
   PutItemCommand,
+  TransactGetItemsCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type AttributeValue,
@@ -125,5 +126,27 @@ describe('DynamoDB Local already refuses these, with AWS’s messages (no rule n
     const writes = (count: number) => Array.from({ length: count }, (_, i) => ({ PutRequest: { Item: { pk: { S: `w${i}` } } } }));
     expect(await verdict(dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [table]: writes(25) } })))).toEqual({ accepted: true });
     expect(await verdict(dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [table]: writes(26) } })))).toMatchObject({ accepted: false, name: 'ValidationException' });
+  });
+
+  // The rule answers these before the engine, in the same words, for a function's call: such a
+  // request names no resource, so IAM has nothing to decide (emulator/gateway/contract-layer.ts).
+  test.each([
+    ['a TransactWriteItems without TransactItems', 'TransactWriteItems', {}],
+    ['a TransactWriteItems with no items', 'TransactWriteItems', { TransactItems: [] }],
+    ['a TransactGetItems with no items', 'TransactGetItems', { TransactItems: [] }],
+    ['a BatchWriteItem without RequestItems', 'BatchWriteItem', {}],
+    ['a BatchWriteItem naming no table', 'BatchWriteItem', { RequestItems: {} }],
+    ['a BatchGetItem without RequestItems', 'BatchGetItem', {}],
+    ['a BatchGetItem naming no table', 'BatchGetItem', { RequestItems: {} }],
+  ] as const)('%s, as the items rule does', async (_case, operation, input) => {
+    const sent = {
+      TransactWriteItems: () => dynamodb.send(new TransactWriteItemsCommand(input as never)),
+      TransactGetItems: () => dynamodb.send(new TransactGetItemsCommand(input as never)),
+      BatchWriteItem: () => dynamodb.send(new BatchWriteItemCommand(input as never)),
+      BatchGetItem: () => dynamodb.send(new BatchGetItemCommand(input as never)),
+    };
+    const answer = await verdict(sent[operation]());
+    expect(answer).toMatchObject({ accepted: false, name: 'ValidationException' });
+    expect(checkRequest('dynamodb', operation, input)).toMatchObject({ ok: false, error: { code: 'ValidationException', message: (answer as { message: string }).message } });
   });
 });

@@ -64,6 +64,23 @@ describe('TransactWriteItems: one action per item', () => {
   });
 
   test('other DynamoDB operations have no rule here (DynamoDB Local enforces theirs)', () => {
-    expect(checkRequest('dynamodb', 'BatchWriteItem', { RequestItems: {} }).ok).toBe(true);
+    expect(checkRequest('dynamodb', 'PutItem', {}).ok).toBe(true);
+  });
+});
+
+describe('a transaction or batch names at least one item', () => {
+  test.each([
+    ['TransactWriteItems', {}, "Value null at 'transactItems' failed to satisfy constraint: Member must not be null"],
+    ['TransactWriteItems', { TransactItems: [] }, "Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"],
+    ['TransactGetItems', { TransactItems: [] }, "Value null at 'transactItems' failed to satisfy constraint: Member must not be null"],
+    ['BatchWriteItem', { RequestItems: {} }, 'BatchWriteItem cannot have a null or no requests set'],
+    ['BatchGetItem', {}, 'BatchGetItem must have some requests set'],
+  ])('%s %j is refused with ValidationException, as DynamoDB words it', (operation, input, message) => {
+    expect(checkRequest('dynamodb', operation, input)).toMatchObject({ ok: false, error: { rule: 'dynamodb.items.required', code: 'ValidationException', status: 400, message } });
+  });
+
+  test('one item is enough', () => {
+    expect(checkRequest('dynamodb', 'TransactGetItems', { TransactItems: [{ Get: { TableName: 't', Key: { pk: { S: 'a' } } } }] }).ok).toBe(true);
+    expect(checkRequest('dynamodb', 'BatchWriteItem', { RequestItems: { t: [{ DeleteRequest: { Key: { pk: { S: 'a' } } } }] } }).ok).toBe(true);
   });
 });

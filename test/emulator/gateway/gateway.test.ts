@@ -1,26 +1,30 @@
 /**
- * The contract layer's gateway between clients and an engine: who signed a request, IAM for a
- * function's calls, the request rules, SQS batch entries failed alone, DynamoDB's transaction
+ * The contract layer's gateway between clients and an engine: who signed a request, what it is
+ * (S3 included, on the port fauxqs serves it on), IAM for a function's calls with the request
+ * context AWS builds, the request rules, SQS batch entries failed alone, DynamoDB's transaction
  * conflicts, and what it learns from answers. The engine is a stub HTTP server that records what
  * reaches it and answers as told: what is under test is what the gateway lets through and what it
  * answers itself. The clients are the real AWS SDK v3 clients, so the answers must parse as AWS's.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityBatchCommand, ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
 import { ContractLayer } from '../../../emulator/gateway/contract-layer';
 import { CallerDirectory, functionCredentials } from '../../../emulator/gateway/credentials';
 import { EngineFacts } from '../../../emulator/gateway/engine-facts';
 import { startGatewayServer, type GatewayServer } from '../../../emulator/gateway/gateway-server';
 import { IamGuard } from '../../../emulator/gateway/iam-guard';
-import type { RolePolicies } from '../../../emulator/iam';
+import { compileRolePolicies, deployedResolveContext, functionPrincipal, type RolePolicies } from '../../../emulator/iam';
+import { resolveValue } from '../../../aws/cloudformation/intrinsics';
+import type { Template } from '../../../aws/cloudformation/template';
 
-/** A stub engine: records each request's target and body, answers with `answer(target, body)`. */
+/** A stub engine: records each request's target, body, method and path, answers with `answer(target, body)`. */
 class StubEngine {
-  public readonly received: { target: string; body: Record<string, unknown> }[] = [];
+  public readonly received: { target: string; body: Record<string, unknown>; method?: string; url?: string }[] = [];
   public answer: (target: string, body: Record<string, unknown>) => unknown = () => ({});
   public hold: Promise<void> = Promise.resolve();
   private server: Server | undefined;
@@ -42,8 +46,9 @@ class StubEngine {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const target = String(req.headers['x-amz-target']);
-    const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
-    this.received.push({ target, body });
+    const text = Buffer.concat(chunks).toString();
+    const body = (req.headers['x-amz-target'] === undefined ? { raw: text } : JSON.parse(text || '{}')) as Record<string, unknown>;
+    this.received.push({ target, body, method: req.method, url: req.url });
     await this.hold;
     const answer = JSON.stringify(this.answer(target, body));
     res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(answer) }).end(answer);
@@ -57,6 +62,7 @@ const md5 = (text: unknown): string => createHash('md5').update(String(text)).di
 const sent = (body: Record<string, unknown>) => ({ MessageId: 'm-1', MD5OfMessageBody: md5(body.MessageBody) });
 
 let engine: StubEngine;
+let engineEndpoint: string;
 let gateway: GatewayServer;
 let layer: ContractLayer;
 let callers: CallerDirectory;
@@ -66,7 +72,7 @@ let nowMs = 0;
 
 beforeEach(async () => {
   engine = new StubEngine();
-  const endpoint = await engine.start();
+  const endpoint = (engineEndpoint = await engine.start());
   callers = new CallerDirectory('refuse');
   nowMs = 0;
   layer = new ContractLayer({ callers, facts: new EngineFacts({}), onRefusal: (line) => refusals.push(line), now: () => nowMs });
@@ -184,7 +190,11 @@ describe('IAM for a function\'s calls', () => {
   test('an unevaluable call (no role known for the function) is refused, never let through', async () => {
     const credentials = callers.register('Orphan');
     layer.enforceIam(new IamGuard({ policies: policies(), principals: new Map(), lookups: { region: LOCAL_REGION, accountId: '000000000000' }, tokens: layer.tokens }));
-    await expect(sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+    await expect(sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      message: expect.stringContaining('no execution role is known for function Orphan'),
+      $metadata: { httpStatusCode: 403 },
+    });
     expect(engine.received).toEqual([]);
     expect(layer.stats()).toMatchObject({ iamChecks: 1, iamDenied: 1 });
   });
@@ -219,5 +229,235 @@ describe('DynamoDB transaction conflicts', () => {
     await client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: increment('a').Update }] }));
     await client.send(new PutItemCommand({ TableName: 'counters', Item: { pk: { S: 'day#2026-12-01' } } }));
     expect(layer.stats().transactionConflicts).toBe(0);
+  });
+});
+
+/** A stack of one function, `Counter` (role `counter-role`), whose role has `statements`; its calls are decided from now on. */
+function enforceRole(statements: readonly Record<string, unknown>[]): { accessKeyId: string; secretAccessKey: string } {
+  const template: Template = {
+    Resources: {
+      CounterRole: { Type: 'AWS::IAM::Role', Properties: { RoleName: 'counter-role' } },
+      Counter: { Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['CounterRole', 'Arn'] } } },
+      Grants: { Type: 'AWS::IAM::Policy', Properties: { PolicyName: 'Grants', Roles: [{ Ref: 'CounterRole' }], PolicyDocument: { Version: '2012-10-17', Statement: statements } } },
+    },
+  };
+  const context = deployedResolveContext(template, { stackName: 'S', region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
+  const rolePolicies = compileRolePolicies(template, (value) => resolveValue(value, context));
+  const principals = new Map([['Counter', functionPrincipal(rolePolicies, 'Counter', { functionName: 'counter', accountId: LOCAL_ACCOUNT_ID })]]);
+  layer.enforceIam(new IamGuard({ policies: rolePolicies, principals, lookups: { region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID }, tokens: layer.tokens }));
+  return callers.register('Counter');
+}
+
+/** An `Authorization` header naming `accessKeyId`: the layer reads only the signature's key (the engines check none). */
+const signedBy = (accessKeyId: string, service = 's3'): Record<string, string> => ({
+  authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyId}/20261201/${LOCAL_REGION}/${service}/aws4_request, SignedHeaders=host, Signature=0`,
+});
+
+const QUEUE_ARN = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:page-views`;
+
+describe('S3, on the port fauxqs serves it on: every request is attributed to a signer and decided', () => {
+  let s3Gateway: GatewayServer;
+  beforeEach(async () => {
+    s3Gateway = await startGatewayServer({ layer, engine: engineEndpoint, rest: 's3' });
+  });
+  afterEach(() => s3Gateway.stop());
+  const s3 = (credentials: { accessKeyId: string; secretAccessKey: string } = LOCAL_CREDENTIALS) => new S3Client({ region: LOCAL_REGION, credentials, endpoint: s3Gateway.endpoint, forcePathStyle: true, maxAttempts: 1 });
+  const put = (Bucket: string, Key: string) => new PutObjectCommand({ Bucket, Key, Body: 'failed batch' });
+
+  test('a PutObject signed with an unknown access key never reaches the engine: 403 InvalidAccessKeyId, as S3 answers', async () => {
+    await expect(s3({ accessKeyId: 'AKIASTRANGER', secretAccessKey: 'x' }).send(put('archive', 'batch-1'))).rejects.toMatchObject({ name: 'InvalidAccessKeyId', $metadata: { httpStatusCode: 403 } });
+    expect(engine.received).toEqual([]);
+    expect(refusals).toEqual([expect.stringContaining('s3:PutObject refused: access key AKIASTRANGER')]);
+    expect(layer.stats()).toMatchObject({ requestsChecked: 1, rejected: 1, byRule: { 'gateway.unrecognized-client': 1 } });
+  });
+
+  test('an unsigned PUT never reaches the engine: 403 AccessDenied (anonymous access is never let through)', async () => {
+    const response = await fetch(`${s3Gateway.endpoint}/archive/batch-1`, { method: 'PUT', body: 'failed batch' });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('<Code>AccessDenied</Code>');
+    expect(engine.received).toEqual([]);
+  });
+
+  test('the local account\'s requests are read as S3 operations and pass, unevaluated', async () => {
+    await s3().send(put('archive', 'a/b c.json'));
+    expect(engine.received).toEqual([expect.objectContaining({ method: 'PUT', url: expect.stringMatching(/^\/archive\/a\/b%20c\.json/) })]);
+    expect(layer.stats()).toMatchObject({ requestsChecked: 1, rejected: 0, iamChecks: 0 });
+  });
+
+  test('a function\'s requests are decided against its role as s3:* actions, with S3\'s own condition keys', async () => {
+    const ownAccount = { StringEquals: { 's3:ResourceAccount': LOCAL_ACCOUNT_ID } };
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::archive/*', Condition: ownAccount }]);
+    await s3(credentials).send(put('archive', 'batch-1'));
+    await expect(s3(credentials).send(put('other', 'batch-1'))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      message: 'User: arn:aws:sts::000000000000:assumed-role/counter-role/counter is not authorized to perform: s3:PutObject on resource: arn:aws:s3:::other/batch-1 because no identity-based policy allows the s3:PutObject action',
+      $metadata: { httpStatusCode: 403 },
+    });
+    await expect(s3(credentials).send(new GetObjectCommand({ Bucket: 'archive', Key: 'batch-1' }))).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining('s3:GetObject on resource: arn:aws:s3:::archive/batch-1') });
+    expect(engine.received).toHaveLength(1);
+    expect(layer.stats()).toMatchObject({ iamChecks: 3, iamDenied: 2 });
+  });
+
+  test.each([
+    ['PUT', '/archive/batch-1?acl', 'a flag fauxqs ignores (it would overwrite the object)'],
+    ['POST', '/archive/batch-1', 'a POST on an object without an upload (fauxqs would delete objects)'],
+    ['GET', '/archive/batch-1?uploadId=1', 'an operation fauxqs does not serve (ListParts)'],
+    ['POST', '/archive?delete', 'a DeleteObjects that names no key'],
+    ['PUT', '/archive/batch-1?partNumber=1', 'a part without its upload (fauxqs would put the object)'],
+  ])('%s %s, %s, is refused, never forwarded: 403 AccessDenied', async (method, path) => {
+    const response = await fetch(`${s3Gateway.endpoint}${path}`, { method, headers: signedBy(LOCAL_CREDENTIALS.accessKeyId), body: method === 'GET' ? undefined : '' });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('<Code>AccessDenied</Code>');
+    expect(engine.received).toEqual([]);
+    expect(layer.stats()).toMatchObject({ rejected: 1, byRule: { 'gateway.unclassified-request': 1 } });
+  });
+
+  test('the object decided is the one the engine writes: a path is read raw, as fauxqs routes it, not normalized', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::archive/aws/lambda/*' }]);
+    const rawPut = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(s3Gateway.endpoint);
+        const req = request({ hostname, port, method: 'PUT', path, headers: signedBy(credentials.accessKeyId) }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.once('error', reject);
+        req.end('x');
+      });
+    // A URL parser would read this as archive/aws/lambda/x, which the role may write; fauxqs writes the key secret/../aws/lambda/x.
+    expect(await rawPut('/archive/secret/../aws/lambda/x')).toBe(403);
+    expect(await rawPut('/archive/aws/lambda/x')).toBe(200);
+    expect(engine.received.map((received) => received.url)).toEqual(['/archive/aws/lambda/x']);
+  });
+
+  test('a flag is read as fauxqs reads it: an empty uploadId aborts no upload, it deletes the object', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 's3:AbortMultipartUpload', Resource: 'arn:aws:s3:::archive/*' }]);
+    const response = await fetch(`${s3Gateway.endpoint}/archive/batch-1?uploadId=`, { method: 'DELETE', headers: signedBy(credentials.accessKeyId) });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('s3:DeleteObject on resource: arn:aws:s3:::archive/batch-1');
+    expect(engine.received).toEqual([]);
+  });
+
+  test('a DeleteObjects is decided on each key it names, read as the engine reads them', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 's3:DeleteObject', Resource: 'arn:aws:s3:::archive/done/*' }]);
+    const body = (...keys: string[]) => `<Delete>${keys.map((key) => `<Object><Key>${key}</Key></Object>`).join('')}</Delete>`;
+    const deleteObjects = (...keys: string[]) => fetch(`${s3Gateway.endpoint}/archive?delete`, { method: 'POST', headers: signedBy(credentials.accessKeyId), body: body(...keys) });
+    expect((await deleteObjects('done/1', 'done/2')).status).toBe(200);
+    const refused = await deleteObjects('done/3', 'kept&amp;/4');
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('s3:DeleteObject on resource: arn:aws:s3:::archive/kept&amp;/4');
+    expect(engine.received).toHaveLength(1);
+  });
+});
+
+describe('a request the gateway cannot classify is refused, never forwarded (fail closed)', () => {
+  test.each([
+    ['a JSON request for a service the gateway does not serve', { 'x-amz-target': 'AmazonSSM.GetParameter', 'content-type': 'application/x-amz-json-1.1' }, '{}', 'UnknownOperationException'],
+    ['a form of a query API other than SNS\'s (STS)', { 'content-type': 'application/x-www-form-urlencoded' }, 'Action=GetCallerIdentity&Version=2011-06-15', '<Code>InvalidAction</Code>'],
+    ['a REST request on a gateway that serves no REST API', {}, undefined, 'UnknownOperationException'],
+  ])('%s: 400', async (_case, headers, body, code) => {
+    const response = await fetch(`${gateway.endpoint}/`, { method: body === undefined ? 'GET' : 'POST', headers: { ...headers, ...signedBy(LOCAL_CREDENTIALS.accessKeyId, 'sts') }, body });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain(code);
+    expect(engine.received).toEqual([]);
+    expect(refusals).toEqual([expect.stringContaining('local mode cannot tell which')]);
+  });
+
+  test.each([
+    ['an SQS target on an S3 path (fauxqs would put the object)', 'PUT', '/archive/batch-1', 'application/x-amz-json-1.0'],
+    ['an SQS target with a form body (fauxqs would run it as SNS)', 'POST', '/', 'application/x-www-form-urlencoded'],
+  ])('a request whose target its route or body contradicts is refused, though the target is one the role allows: %s', async (_case, method, path, type) => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: QUEUE_ARN }]);
+    const body = JSON.stringify({ QueueUrl: QUEUE_URL, MessageBody: 'hi', x: '&Action=Publish&TopicArn=arn:aws:sns:us-east-1:000000000000:t&Version=2010-03-31' });
+    const headers = { ...signedBy(credentials.accessKeyId, 'sqs'), 'x-amz-target': 'AmazonSQS.SendMessage', 'content-type': type };
+    const response = await fetch(`${gateway.endpoint}${path}`, { method, headers, body });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('UnknownOperationException');
+    expect(engine.received).toEqual([]);
+    expect(layer.stats().iamChecks).toBe(0);
+  });
+
+  test('an unsigned one is refused for its signature first', async () => {
+    const response = await fetch(`${gateway.endpoint}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'Action=GetCallerIdentity&Version=2011-06-15' });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('<Code>InvalidClientTokenId</Code>');
+    expect(engine.received).toEqual([]);
+  });
+});
+
+describe('the request context: the keys AWS always sets, and the keys local mode cannot know', () => {
+  const sendAllowed = { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: QUEUE_ARN };
+  const denyWhen = (Condition: Record<string, unknown>) => ({ Effect: 'Deny', Action: 'sqs:SendMessage', Resource: '*', Condition });
+  const send = (credentials: { accessKeyId: string; secretAccessKey: string }) => sqs(credentials).send(new SendMessageCommand({ QueueUrl: QUEUE_URL, MessageBody: 'hi' }));
+  beforeEach(() => {
+    engine.answer = (_target, body) => sent(body);
+  });
+
+  test('a Deny on aws:RequestedRegion, the Region the request is signed for, denies', async () => {
+    const credentials = enforceRole([sendAllowed, denyWhen({ StringEquals: { 'aws:RequestedRegion': LOCAL_REGION } })]);
+    await expect(send(credentials)).rejects.toMatchObject({
+      name: 'AccessDenied',
+      message: `User: arn:aws:sts::000000000000:assumed-role/counter-role/counter is not authorized to perform: sqs:sendmessage on resource: ${QUEUE_ARN} with an explicit deny in an identity-based policy`,
+      $metadata: { httpStatusCode: 403 },
+    });
+    expect(engine.received).toEqual([]);
+  });
+
+  test.each([
+    [{ Bool: { 'aws:ViaAWSService': 'false' } }],
+    [{ Bool: { 'aws:PrincipalIsAWSService': 'false' } }],
+    [{ Bool: { 'aws:SecureTransport': 'true' } }],
+    [{ StringEquals: { 'aws:PrincipalType': 'AssumedRole', 'aws:PrincipalAccount': LOCAL_ACCOUNT_ID } }],
+    [{ ArnEquals: { 'aws:PrincipalArn': 'arn:aws:iam::000000000000:role/counter-role' } }],
+    [{ StringLike: { 'aws:userid': 'AROA*:counter' } }],
+    [{ NumericGreaterThan: { 'aws:EpochTime': '1700000000' } }],
+    [{ StringLike: { 'aws:CurrentTime': '20*T*Z', 'aws:TokenIssueTime': '20*T*Z' } }],
+    [{ StringEquals: { 'aws:SourceIp': '127.0.0.1' } }],
+    [{ Bool: { 'aws:MultiFactorAuthPresent': 'false' } }],
+  ])('a Deny on a key AWS always sets for a role session\'s own call denies: %j', async (condition) => {
+    const credentials = enforceRole([sendAllowed, denyWhen(condition)]);
+    await expect(send(credentials)).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining('with an explicit deny in an identity-based policy') });
+  });
+
+  test.each([
+    [{ Null: { 'aws:SourceArn': 'false' } }],
+    [{ StringEquals: { 'aws:username': 'counter' } }],
+    [{ StringLike: { 'aws:CalledVia': '*' } }],
+    [{ StringEquals: { 'aws:RequestTag/team': 'ledger' } }],
+  ])('a Deny on a key AWS leaves out of such a call does not apply: %j', async (condition) => {
+    const credentials = enforceRole([sendAllowed, denyWhen(condition)]);
+    await expect(send(credentials)).resolves.toMatchObject({ MessageId: 'm-1' });
+  });
+
+  test('a Deny on a key local mode cannot know applies (fail closed), and the refusal says so', async () => {
+    const credentials = enforceRole([sendAllowed, denyWhen({ StringEquals: { 'aws:PrincipalOrgID': 'o-example' } })]);
+    const why = 'Grants statement 1 denies it if its condition on aws:PrincipalOrgID holds, which local mode cannot know: the Deny applies (fail closed)';
+    await expect(send(credentials)).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining(`with an explicit deny in an identity-based policy (local mode: ${why})`) });
+    expect(engine.received).toEqual([]);
+    expect(refusals).toEqual([expect.stringContaining(why)]);
+  });
+
+  test('an Allow whose condition reads a key local mode cannot know does not allow', async () => {
+    const credentials = enforceRole([{ ...sendAllowed, Condition: { StringEqualsIfExists: { 'aws:PrincipalTag/team': 'ledger' } } }]);
+    await expect(send(credentials)).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining('allows it only if its condition on aws:PrincipalTag/team holds, which local mode cannot know') });
+    expect(engine.received).toEqual([]);
+  });
+});
+
+describe('a request that names nothing to authorize', () => {
+  const empty = (credentials: { accessKeyId: string; secretAccessKey: string } = LOCAL_CREDENTIALS) =>
+    new DynamoDBClient({ region: LOCAL_REGION, credentials, endpoint: gateway.endpoint, maxAttempts: 1 }).send(new TransactWriteItemsCommand({ TransactItems: [] }));
+  const validation = { name: 'ValidationException', message: "Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1", $metadata: { httpStatusCode: 400 } };
+
+  test('a function\'s TransactWriteItems without items is refused as DynamoDB refuses it, never forwarded', async () => {
+    const credentials = enforceRole([{ Effect: 'Allow', Action: 'dynamodb:*', Resource: '*' }]);
+    await expect(empty(credentials)).rejects.toMatchObject(validation);
+    expect(engine.received).toEqual([]);
+    expect(layer.stats()).toMatchObject({ rejected: 1, iamDenied: 0, byRule: { 'dynamodb.items.required': 1 } });
+  });
+
+  test('so is the local account\'s', async () => {
+    await expect(empty()).rejects.toMatchObject(validation);
+    expect(engine.received).toEqual([]);
   });
 });

@@ -47,7 +47,7 @@ beforeEach(async () => {
   layer = new ContractLayer({ callers, facts: new EngineFacts({}), onRefusal: (line) => refusals.push(line) });
   const lambda = new LocalLambdaService({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   lambda.serve(FUNCTIONS);
-  gateway = await startGatewayServer({ layer, answer: lambda.answer });
+  gateway = await startGatewayServer({ layer, answer: lambda.answer, rest: 'lambda' });
 });
 afterEach(() => gateway.stop());
 
@@ -184,10 +184,19 @@ describe('who may invoke', () => {
   });
 
   test('any other operation of Lambda\'s API is not served: 404 UnknownOperationException, naming what is', async () => {
-    const response = await fetch(`${gateway.endpoint}/2015-03-31/functions/`, { method: 'GET' });
+    // The layer reads only the signature's access key: a header naming the local account's key is signed enough.
+    const authorization = `AWS4-HMAC-SHA256 Credential=${LOCAL_CREDENTIALS.accessKeyId}/20261201/${LOCAL_REGION}/lambda/aws4_request, SignedHeaders=host, Signature=0`;
+    const response = await fetch(`${gateway.endpoint}/2015-03-31/functions/`, { method: 'GET', headers: { authorization } });
     expect(response.status).toBe(404);
     expect(response.headers.get('x-amzn-errortype')).toBe('UnknownOperationException');
     expect(await response.json()).toMatchObject({ message: expect.stringContaining('serves only Invoke (POST /2015-03-31/functions/{FunctionName}/invocations)') });
+    expect(layer.stats()).toMatchObject({ requestsChecked: 1, rejected: 1, byRule: { 'gateway.unclassified-request': 1 } });
+  });
+
+  test('an unsigned request for another operation is refused for its signature first: 403 UnrecognizedClientException', async () => {
+    const response = await fetch(`${gateway.endpoint}/2015-03-31/functions/`, { method: 'GET' });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('x-amzn-errortype')).toBe('UnrecognizedClientException');
   });
 
   /** Two functions' roles: Caller's grants lambda:InvokeFunction on echo; Other's grants nothing of Lambda. */

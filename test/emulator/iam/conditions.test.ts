@@ -1,5 +1,5 @@
 /** Condition blocks as IAM evaluates them, against a request's context. */
-import { compileCondition, conditionLookup, SUPPORTED_CONDITION_OPERATORS } from '../../../emulator/iam/conditions';
+import { compileCondition, conditionLookup, SUPPORTED_CONDITION_OPERATORS, UNKNOWN_KEY } from '../../../emulator/iam/conditions';
 import { PolicyDocumentError } from '../../../emulator/iam/errors';
 import type { ConditionValues } from '../../../emulator/iam/types';
 
@@ -75,4 +75,37 @@ test('the operators CDK templates use are implemented, each also with IfExists',
   for (const operator of ['StringEqualsIfExists', 'ArnLikeIfExists', 'BoolIfExists']) {
     expect(evaluate({ [operator]: { 'x:Key': 'v' } }, {})).toBe(true);
   }
+});
+
+describe('keys local mode cannot know', () => {
+  /** `aws:PrincipalOrgID` and `aws:PrincipalTag/*` unknown; `aws:SourceArn` given as absent (`null`). */
+  const knows = (key: string): boolean => key !== 'aws:principalorgid' && !key.startsWith('aws:principaltag/');
+  const evaluateKnowing = (block: unknown, context: ConditionValues) => compileCondition(block, 'Test').evaluate(conditionLookup(context, knows));
+
+  test('a lookup tells a key given as null (absent) from one it cannot know', () => {
+    const lookup = conditionLookup({ 'aws:SourceArn': null, 'aws:SecureTransport': 'true' }, knows);
+    expect(lookup('aws:sourcearn')).toBeUndefined();
+    expect(lookup('aws:securetransport')).toEqual(['true']);
+    expect(lookup('aws:principalorgid')).toBe(UNKNOWN_KEY);
+    expect(lookup('aws:username')).toBeUndefined(); // not given, but known: absent
+  });
+
+  test.each([
+    [{ StringEquals: { 'aws:PrincipalOrgID': 'o-1' } }],
+    [{ StringNotEquals: { 'aws:PrincipalOrgID': 'o-1' } }],
+    [{ StringEqualsIfExists: { 'aws:PrincipalOrgID': 'o-1' } }],
+    [{ Null: { 'aws:PrincipalOrgID': 'true' } }],
+  ])('%j is undecided, naming the key as the policy spells it', (block) => {
+    expect(evaluateKnowing(block, {})).toEqual({ unknownKeys: ['aws:PrincipalOrgID'] });
+  });
+
+  test('a false test on a known key decides the block; every unknown key is named once', () => {
+    expect(evaluateKnowing({ StringEquals: { 'aws:PrincipalOrgID': 'o-1' }, Bool: { 'aws:SecureTransport': 'false' } }, { 'aws:SecureTransport': 'true' })).toBe(false);
+    const block = { StringEquals: { 'aws:PrincipalOrgID': 'o-1', 'aws:PrincipalTag/team': 'a' }, StringLike: { 'aws:PrincipalOrgID': 'o-*' } };
+    expect(evaluateKnowing(block, {})).toEqual({ unknownKeys: ['aws:PrincipalOrgID', 'aws:PrincipalTag/team'] });
+  });
+
+  test('an unimplemented operator outweighs an unknown key: the request is refused naming the operator', () => {
+    expect(evaluateKnowing({ StringEquals: { 'aws:PrincipalOrgID': 'o-1' }, DateGreaterThan: { 'aws:CurrentTime': 'x' } }, { 'aws:CurrentTime': 'y' })).toEqual({ unsupported: 'DateGreaterThan' });
+  });
 });

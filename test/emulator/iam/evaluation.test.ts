@@ -5,7 +5,9 @@ import {
   compileRolePolicies,
   deployedResolveContext,
   functionPrincipal,
+  NothingToAuthorizeError,
   PolicyDocumentError,
+  requestKeys,
   UnknownManagedPolicyError,
   UnknownRoleError,
   UnsupportedConditionOperatorError,
@@ -45,7 +47,7 @@ function compile(template: Template): RolePolicies {
 }
 
 function check(policies: RolePolicies, permissions: readonly Permission[], context: RequestContext = TLS): AuthorizationResult {
-  const principal = { roleLogicalId: 'Role', roleName: 'S-Role', sessionName: 'fn', accountId: ACCOUNT };
+  const principal = { roleLogicalId: 'Role', roleName: 'S-Role', roleId: 'AROAEXAMPLE', sessionName: 'fn', accountId: ACCOUNT };
   return authorize(policies, { service: 'dynamodb', principal, permissions, context, requestId: 'req-1' });
 }
 
@@ -119,6 +121,75 @@ describe('identity-based policies', () => {
   });
 });
 
+describe('the request context: the keys AWS sets, the keys it leaves out, the keys local mode cannot know', () => {
+  const NOW = new Date('2026-12-01T10:00:00.123Z');
+  const request = (): RequestContext => requestKeys({ region: 'us-east-1', time: NOW, sourceIp: '127.0.0.1', userAgent: 'aws-sdk-js/3' });
+  const guarded = (Condition: Record<string, unknown>) => compile(templateWith([allow('*'), deny('dynamodb:PutItem', ORDERS, { Condition })]));
+
+  test('requestKeys: the request\'s own keys, times without milliseconds', () => {
+    expect(request()).toEqual({
+      'aws:SecureTransport': 'true',
+      'aws:RequestedRegion': 'us-east-1',
+      'aws:CurrentTime': '2026-12-01T10:00:00Z',
+      'aws:EpochTime': '1796119200',
+      'aws:SourceIp': '127.0.0.1',
+      'aws:UserAgent': 'aws-sdk-js/3',
+    });
+  });
+
+  test.each([
+    [{ StringEquals: { 'aws:RequestedRegion': 'us-east-1' } }, true],
+    [{ StringEquals: { 'aws:RequestedRegion': 'eu-west-1' } }, false],
+    [{ Bool: { 'aws:ViaAWSService': 'false', 'aws:PrincipalIsAWSService': 'false' } }, true],
+    [{ Bool: { 'aws:ViaAWSService': 'true' } }, false],
+    [{ StringEquals: { 'aws:userid': 'AROAEXAMPLE:fn', 'aws:PrincipalType': 'AssumedRole' } }, true],
+    [{ NumericGreaterThanEquals: { 'aws:EpochTime': '1796119200' } }, true],
+    [{ StringEquals: { 'aws:ResourceAccount': ACCOUNT } }, true],
+    [{ StringNotEquals: { 'aws:SourceAccount': ACCOUNT } }, true], // absent for a role session's own call: a negated operator holds
+    [{ StringEquals: { 'aws:username': 'fn' } }, false], // absent: a role session has no user name
+  ])('a Deny on %j, with the keys AWS sets: denied %s', (condition, denied) => {
+    expect(check(guarded(condition), [put()], request()).allowed).toBe(!denied);
+  });
+
+  test('a Deny whose condition reads a key local mode cannot know applies, and says so (fail closed)', () => {
+    // With the old rule (an absent key fails StringEquals) this Deny was skipped: AWS applies it to every account of the organization.
+    expect(check(guarded({ StringEquals: { 'aws:PrincipalOrgID': 'o-abc' } }), [put()], request())).toMatchObject({
+      allowed: false,
+      reason: 'explicit-deny',
+      origin: { policy: 'Policy', index: 1 },
+      unknownKeys: ['aws:PrincipalOrgID'],
+      denial: { message: expect.stringContaining('with an explicit deny in an identity-based policy (local mode: Policy statement 1 denies it if its condition on aws:PrincipalOrgID holds, which local mode cannot know: the Deny applies (fail closed))') },
+    });
+  });
+
+  test.each([
+    ['a service key the request does not set', { StringEquals: { 'dynamodb:LeadingKeys': 'tenant-1' } }],
+    ['a tag of the principal', { StringEquals: { 'aws:PrincipalTag/team': 'ledger' } }],
+    ['a VPC endpoint', { StringNotEqualsIfExists: { 'aws:SourceVpce': 'vpce-1' } }],
+    ['the presence of an organization', { Null: { 'aws:PrincipalOrgID': 'true' } }],
+  ])('so does one on %s', (_what, condition) => {
+    expect(check(guarded(condition), [put()], request())).toMatchObject({ allowed: false, reason: 'explicit-deny', unknownKeys: [expect.any(String)] });
+  });
+
+  test('a key local mode knows decides the block first: a false test keeps the Deny from applying', () => {
+    expect(check(guarded({ StringEquals: { 'aws:PrincipalOrgID': 'o-abc' }, Bool: { 'aws:SecureTransport': 'false' } }), [put()], request())).toEqual({ allowed: true });
+  });
+
+  test('an Allow whose condition reads a key local mode cannot know does not allow, even with IfExists', () => {
+    const policies = compile(templateWith([allow('dynamodb:PutItem', ORDERS, { Condition: { StringEqualsIfExists: { 'aws:PrincipalTag/team': 'ledger' } } })]));
+    expect(check(policies, [put()], request())).toMatchObject({
+      allowed: false,
+      reason: 'no-allow',
+      unknownKeys: ['aws:PrincipalTag/team'],
+      denial: { message: expect.stringContaining('(local mode: Policy statement 0 allows it only if its condition on aws:PrincipalTag/team holds, which local mode cannot know: it does not allow (fail closed))') },
+    });
+  });
+
+  test('a request that names no permission is never allowed', () => {
+    expect(() => check(compile(templateWith([allow('*')])), [])).toThrow(NothingToAuthorizeError);
+  });
+});
+
 describe('a condition operator it does not implement fails closed', () => {
   const undecided = allow('dynamodb:PutItem', ORDERS, { Condition: { DateGreaterThan: { 'aws:CurrentTime': '2020-01-01T00:00:00Z' } } });
 
@@ -181,13 +252,35 @@ describe('resource-based policies', () => {
     }
   });
 
-  test('a Deny naming the account applies to its roles; NotPrincipal spares those it lists', () => {
+  test('a Deny naming the account applies to its roles', () => {
     const denyAccount = deny('sqs:*', QUEUE, { Principal: { AWS: ACCOUNT } });
     expect(sendAs(compile(templateWith([allow('sqs:*')], queue([denyAccount]))), TLS)).toMatchObject({ allowed: false, reason: 'explicit-deny' });
-    const sparing = { Effect: 'Deny', NotPrincipal: { AWS: ROLE_ARN }, Action: 'sqs:*', Resource: QUEUE };
-    expect(sendAs(compile(templateWith([allow('sqs:*')], queue([sparing]))), TLS)).toEqual({ allowed: true });
-    const sparingOthers = { ...sparing, NotPrincipal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Other` } };
-    expect(sendAs(compile(templateWith([allow('sqs:*')], queue([sparingOthers]))), TLS)).toMatchObject({ allowed: false, reason: 'explicit-deny' });
+  });
+
+  // IAM User Guide, "AWS JSON policy elements: NotPrincipal": AWS may check the account, then the
+  // role, then the role session, so a Deny spares a session only when it names all three.
+  const ROOT = `arn:aws:iam::${ACCOUNT}:root`;
+  test.each([
+    ['the account (root ARN) alone', [ROOT], false],
+    ['the account id alone', [ACCOUNT], false],
+    ['the role alone', [ROLE_ARN], false],
+    ['the account and the role', [ROOT, ROLE_ARN], false],
+    ['the session alone', [SESSION_ARN], false],
+    ['another role, its session and the account', [ROOT, `arn:aws:iam::${ACCOUNT}:role/Other`, `arn:aws:sts::${ACCOUNT}:assumed-role/Other/fn`], false],
+    ['the account, the role and the session', [ROOT, ROLE_ARN, SESSION_ARN], true],
+    ['the account id, the role and the session', [ACCOUNT, ROLE_ARN, SESSION_ARN], true],
+    ['everyone', ['*'], true],
+  ])('a Deny whose NotPrincipal names %s spares the role session: %s', (_what, names, spared) => {
+    const notPrincipal = { Effect: 'Deny', NotPrincipal: { AWS: names }, Action: 'sqs:*', Resource: QUEUE };
+    const result = sendAs(compile(templateWith([allow('sqs:*')], queue([notPrincipal]))), TLS);
+    expect(result).toMatchObject(spared ? { allowed: true } : { allowed: false, reason: 'explicit-deny', policyType: 'resource-based' });
+  });
+
+  test('an Allow with NotPrincipal, which IAM does not support, grants nothing and says so', () => {
+    const everyoneElse = { Effect: 'Allow', NotPrincipal: { AWS: `arn:aws:iam::${ACCOUNT}:role/Other` }, Action: 'sqs:*', Resource: QUEUE };
+    const policies = compile(templateWith([], queue([everyoneElse])));
+    expect(sendAs(policies, TLS)).toMatchObject({ allowed: false, reason: 'no-allow' });
+    expect(policies.notes).toEqual([expect.objectContaining({ element: 'NotPrincipal', detail: expect.stringContaining('NotPrincipal only with Deny') })]);
   });
 });
 
@@ -215,6 +308,13 @@ describe('deliveries by a service (SNS to a queue, EventBridge to its target)', 
     expect(deliver(queueWith([allow('sqs:SendMessage', QUEUE, { Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } } })]))).toEqual({ allowed: false, reason: 'no-allow' });
   });
 
+  test('a Deny whose condition reads a key local mode cannot know refuses the delivery (fail closed), and says why', () => {
+    const orgOnly = deny('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringNotEquals: { 'aws:SourceOrgID': 'o-abc' } } });
+    expect(deliver(queueWith([fromTopic, orgOnly]))).toMatchObject({ allowed: false, reason: 'explicit-deny', note: expect.stringContaining('aws:SourceOrgID') });
+    const userOnly = deny('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringEquals: { 'aws:username': 'bob' } } });
+    expect(deliver(queueWith([fromTopic, userOnly]))).toEqual({ allowed: true }); // a service's delivery has no user name
+  });
+
   test('"*" names services too; a Deny that matches wins; the enforce-SSL Deny spares a TLS delivery', () => {
     const everyone = allow('sqs:SendMessage', QUEUE, { Principal: '*', Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT } } });
     expect(deliver(queueWith([everyone]))).toEqual({ allowed: true });
@@ -222,6 +322,26 @@ describe('deliveries by a service (SNS to a queue, EventBridge to its target)', 
     expect(deliver(queueWith([enforceSsl, fromTopic]))).toEqual({ allowed: true });
     const denyService = deny('sqs:SendMessage', QUEUE, { Principal: { Service: 'sns.amazonaws.com' } });
     expect(deliver(queueWith([fromTopic, denyService]))).toMatchObject({ allowed: false, reason: 'explicit-deny', origin: { policy: 'QueuePolicy', index: 1 } });
+  });
+});
+
+describe('S3 bucket policies', () => {
+  const OBJECT = 'arn:aws:s3:::archive/aws/lambda/batch.json';
+  const bucketWith = (statements: readonly Statement[]): Record<string, TemplateResource> => ({
+    Bucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'archive' } },
+    BucketPolicy: { Type: 'AWS::S3::BucketPolicy', Properties: { Bucket: { Ref: 'Bucket' }, PolicyDocument: { Version: '2012-10-17', Statement: statements } } },
+  });
+  const putObject = (policies: RolePolicies, context: RequestContext = TLS) => check(policies, [{ action: 's3:PutObject', resource: OBJECT }], context);
+
+  test('a bucket policy covers its objects: its Deny of requests without TLS applies to them', () => {
+    const enforceSsl = deny('s3:*', ['arn:aws:s3:::archive', 'arn:aws:s3:::archive/*'], { Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+    const policies = compile(templateWith([allow('s3:PutObject', 'arn:aws:s3:::archive/*')], bucketWith([enforceSsl])));
+    expect(putObject(policies)).toEqual({ allowed: true });
+    expect(putObject(policies, { 'aws:SecureTransport': 'false' })).toMatchObject({ allowed: false, reason: 'explicit-deny', policyType: 'resource-based', origin: { policy: 'BucketPolicy' } });
+  });
+
+  test('within the account, a bucket policy naming the role allows without an identity-based Allow', () => {
+    expect(putObject(compile(templateWith([], bucketWith([allow('s3:PutObject', 'arn:aws:s3:::archive/*', { Principal: { AWS: ROLE_ARN } })]))))).toEqual({ allowed: true });
   });
 });
 
@@ -251,6 +371,16 @@ describe('KMS key policies', () => {
       reason: 'no-allow',
       policyType: 'resource-based',
       denial: { message: expect.stringContaining('because no resource-based policy allows the kms:GenerateDataKey action') },
+    });
+  });
+
+  test('a key the template does not declare: its key policy is unknown, so even an identity-based Allow is refused (fail closed)', () => {
+    const elsewhere = `arn:aws:kms:us-east-1:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+    expect(check(compile(templateWith([allow('kms:*')])), [{ action: 'kms:GenerateDataKey', resource: elsewhere }])).toMatchObject({
+      allowed: false,
+      reason: 'no-allow',
+      policyType: 'resource-based',
+      denial: { message: expect.stringContaining(`(local mode: the key ${elsewhere} is not declared in the template, so local mode cannot read its key policy, which must allow the call: refused (fail closed))`) },
     });
   });
 
@@ -306,7 +436,7 @@ describe('policies from the template', () => {
   test('a function is known by its Role; an unknown one is an error', () => {
     const template = templateWith([allow('*')], { Fn: { Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] } } } });
     const policies = compile(template);
-    expect(functionPrincipal(policies, 'Fn', { functionName: 'fn', accountId: ACCOUNT })).toEqual({ roleLogicalId: 'Role', roleName: 'S-Role', sessionName: 'fn', accountId: ACCOUNT, partition: undefined });
+    expect(functionPrincipal(policies, 'Fn', { functionName: 'fn', accountId: ACCOUNT })).toEqual({ roleLogicalId: 'Role', roleName: 'S-Role', roleId: expect.stringMatching(/^AROA/), sessionName: 'fn', accountId: ACCOUNT, partition: undefined });
     expect(() => functionPrincipal(policies, 'Nope', { functionName: 'x', accountId: ACCOUNT })).toThrow(UnknownRoleError);
   });
 

@@ -117,12 +117,51 @@ describe('SNS', () => {
     expect(requiredPermissions('sns', 'Publish', { TopicArn: TOPIC, Message: 'm' }, SCOPE)).toEqual([{ action: 'sns:Publish', resource: TOPIC }]);
   });
 
-  test.each(['Publish', 'PublishBatch'])('%s to an encrypted topic also needs kms:GenerateDataKey and kms:Decrypt on its key', (operation) => {
+  test.each(['Publish', 'PublishBatch'])('%s to an encrypted topic also needs kms:GenerateDataKey and kms:Decrypt on its key, which SNS asks for on the publisher\'s behalf', (operation) => {
+    const viaSns = { 'aws:ViaAWSService': 'true', 'kms:ViaService': 'sns.us-east-1.amazonaws.com', 'kms:CallerAccount': '123456789012', 'kms:GrantIsForAWSResource': null };
     expect(requiredPermissions('sns', operation, { TopicArn: TOPIC }, { ...SCOPE, topicKeys: new Map([[TOPIC, KEY]]) })).toEqual([
       { action: 'sns:Publish', resource: TOPIC },
-      { action: 'kms:GenerateDataKey', resource: KEY },
-      { action: 'kms:Decrypt', resource: KEY },
+      { action: 'kms:GenerateDataKey', resource: KEY, context: viaSns },
+      { action: 'kms:Decrypt', resource: KEY, context: viaSns },
     ]);
+  });
+});
+
+describe('S3: bucket operations on the bucket, object operations on the object, a version with its own action', () => {
+  const BUCKET = 'arn:aws:s3:::archive';
+  const OBJECT = 'arn:aws:s3:::archive/aws/lambda/batch.json';
+  const bucket = { Bucket: 'archive' };
+  const object = { Bucket: 'archive', Key: 'aws/lambda/batch.json' };
+  const actionsOf = (operation: string, input: Record<string, unknown>) => requiredPermissions('s3', operation, input, SCOPE).map(({ action, resource }) => [action, resource]);
+
+  test.each([
+    ['ListBuckets', {}, [['s3:ListAllMyBuckets', '*']]],
+    ['CreateBucket', bucket, [['s3:CreateBucket', BUCKET]]],
+    ['PutBucketVersioning', bucket, [['s3:PutBucketVersioning', BUCKET]]],
+    ['HeadBucket', bucket, [['s3:ListBucket', BUCKET]]],
+    ['ListObjects', bucket, [['s3:ListBucket', BUCKET]]],
+    ['ListObjectsV2', bucket, [['s3:ListBucket', BUCKET]]],
+    ['DeleteBucket', bucket, [['s3:DeleteBucket', BUCKET]]],
+    ['PutObject', object, [['s3:PutObject', OBJECT]]],
+    ['PutObject', { ...object, SetsAcl: true, SetsTagging: true }, [['s3:PutObject', OBJECT], ['s3:PutObjectAcl', OBJECT], ['s3:PutObjectTagging', OBJECT]]],
+    ['UploadPart', object, [['s3:PutObject', OBJECT]]],
+    ['CreateMultipartUpload', object, [['s3:PutObject', OBJECT]]],
+    ['CompleteMultipartUpload', object, [['s3:PutObject', OBJECT]]],
+    ['AbortMultipartUpload', object, [['s3:AbortMultipartUpload', OBJECT]]],
+    ['GetObject', object, [['s3:GetObject', OBJECT]]],
+    ['GetObject', { ...object, VersionId: 'v1' }, [['s3:GetObjectVersion', OBJECT]]],
+    ['HeadObject', object, [['s3:GetObject', OBJECT]]],
+    ['DeleteObject', object, [['s3:DeleteObject', OBJECT]]],
+    ['DeleteObject', { ...object, VersionId: 'v1' }, [['s3:DeleteObjectVersion', OBJECT]]],
+    ['CopyObject', { ...object, CopySource: { Bucket: 'source', Key: 'k', VersionId: 'v1' } }, [['s3:PutObject', OBJECT], ['s3:GetObjectVersion', 'arn:aws:s3:::source/k']]],
+    ['DeleteObjects', { ...bucket, Objects: [{ Key: 'a' }, { Key: 'b', VersionId: 'v1' }] }, [['s3:DeleteObject', `${BUCKET}/a`], ['s3:DeleteObjectVersion', `${BUCKET}/b`]]],
+  ])('%s %j needs %j', (operation, input, permissions) => {
+    expect(actionsOf(operation, input)).toEqual(permissions);
+  });
+
+  test('each permission carries the request\'s S3 condition keys, and s3:ResourceAccount (local buckets are the account\'s)', () => {
+    const [permission] = requiredPermissions('s3', 'PutObject', { ...object, ConditionKeys: { 's3:x-amz-acl': null, 's3:authType': 'REST-HEADER' } }, SCOPE);
+    expect(permission?.context).toEqual({ 's3:ResourceAccount': '123456789012', 's3:x-amz-acl': null, 's3:authType': 'REST-HEADER' });
   });
 });
 
@@ -149,6 +188,7 @@ describe('what it cannot map is refused, never allowed', () => {
     ['sns', 'Subscribe'],
     ['kms', 'Decrypt'],
     ['lambda', 'InvokeAsync'],
+    ['s3', 'PutBucketPolicy'],
   ] as const)('%s %s is an unsupported operation', (service, operation) => {
     expect(() => requiredPermissions(service, operation, {}, SCOPE)).toThrow(UnsupportedOperationError);
     expect(() => requiredPermissions(service, operation, {}, SCOPE)).toThrow(`local mode does not know which IAM actions ${service} ${operation} needs; the request is refused`);
@@ -162,6 +202,10 @@ describe('what it cannot map is refused, never allowed', () => {
     ['sns', 'Publish', { Message: 'm' }, 'the request has no TopicArn, TargetArn or PhoneNumber'],
     ['lambda', 'Invoke', {}, 'the request has no FunctionName'],
     ['lambda', 'Invoke', { FunctionName: 'two words' }, "Value 'two words' at 'functionName' failed to satisfy constraint"],
+    ['s3', 'PutObject', { Key: 'k' }, 'the request names no bucket'],
+    ['s3', 'GetObject', { Bucket: 'b' }, 'the request names no object key'],
+    ['s3', 'DeleteObjects', { Bucket: 'b', Objects: [] }, 'the request names no object to delete'],
+    ['s3', 'CopyObject', { Bucket: 'b', Key: 'k' }, 'the request names no copy source'],
   ] as const)('%s %s without its resource is refused', (service, operation, input, message) => {
     expect(() => requiredPermissions(service, operation, input, SCOPE)).toThrow(message);
   });
