@@ -36,8 +36,8 @@ export { cloudEventDecoder } from './cloudevent';
 export type { CloudEvent } from './cloudevent';
 
 // Strategies and the effects they apply.
-export { directStrategy, transactionalStrategy } from './strategies';
-export type { DirectResult, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
+export { DEFAULT_DIRECT_CONCURRENCY, directStrategy, transactionalStrategy } from './strategies';
+export type { DirectResult, DirectStrategyOptions, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
 export type { DedupSettings } from './dedup-record';
 export { increment, onShard } from './effects';
 export type { Effect, Increment, IncrementOptions, ItemKey, Update } from './effects';

@@ -50,7 +50,8 @@ function harness(source: SourceKind) {
         applied.push(event.payload.pageId);
       }),
     },
-    strategy: directStrategy({ sleep: noSleep }),
+    // One at a time: the fake clock counts each event's second in turn (concurrent budgets: strategies-concurrency.test.ts).
+    strategy: directStrategy({ sleep: noSleep, concurrency: 1 }),
     dlq: new DlqSender(asClient<SQSClient>(sqs), DLQ_URL, { sleep: noSleep }),
     maxAttempts: 5,
     maxReceiveCount: 6,

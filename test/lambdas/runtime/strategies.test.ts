@@ -32,7 +32,7 @@ describe('directStrategy', () => {
   const throttled = (): DirectResult => Promise.reject(awsError('ThrottlingException', 400));
   const declined = (): DirectResult => Promise.reject(new PermanentError('declined'));
 
-  test('runs handlers one at a time in batch order; a handler that returns nothing applied its event', async () => {
+  test('with concurrency 1, runs handlers one at a time in batch order; a handler that returns nothing applied its event', async () => {
     const order: number[] = [];
     let running = 0;
     const handler = (index: number) => async () => {
@@ -42,7 +42,7 @@ describe('directStrategy', () => {
       order.push(index);
       running -= 1;
     };
-    const outcomes = await directStrategy().apply([2, 0, 1].map((index) => accepted(index, handler(index))), { ordered: false });
+    const outcomes = await directStrategy({ concurrency: 1 }).apply([2, 0, 1].map((index) => accepted(index, handler(index))), { ordered: false });
     expect(order).toEqual([2, 0, 1]);
     expect([...outcomes.values()].map(statusOf)).toEqual(['applied', 'applied', 'applied']);
   });
