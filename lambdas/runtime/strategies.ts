@@ -139,7 +139,7 @@ export interface DirectStrategyOptions extends RetryOptions {
  *
  * @throws RangeError when `concurrency` is not a positive integer
  * @example
- * directStrategy({ ...config.retry, concurrency: 4 }) // at most 4 handlers in flight
+ * directStrategy({ maxAttempts: 3, concurrency: 4 }) // at most 4 handlers in flight, each event tried up to 3 times
  */
 export function directStrategy(options: DirectStrategyOptions = {}): Strategy<DirectResult> {
   const { concurrency = DEFAULT_DIRECT_CONCURRENCY, ...retry } = options;
