@@ -19,7 +19,7 @@ export type { RefusalKind, RefusalListener } from './contract-layer';
 export type { Caller, LocalCredentials } from './credentials';
 export type { RequestOrigin, RequestShape, RestApi } from './aws-request';
 export { GATEWAY_RULES } from './refusals';
-export { LATENCY_DEFAULTS, LATENCY_PROFILE_NAMES, LatencyModel, LatencySettingError, latencyProfile } from './latency';
+export { LATENCY_DEFAULTS, LATENCY_PROFILE_NAMES, LatencyModel, LatencySettingError, latencyLabel, latencyProfile } from './latency';
 export type { LatencyModelOptions, LatencyProfileLabel, LatencyProfileName, LatencyRequest } from './latency';
 export { AWS_LATENCY_FIGURES, DEFAULT_LATENCY } from './latency-profile';
 export type { LatencyFigure, LatencySource } from './latency-profile';

@@ -48,6 +48,11 @@ export function latencyProfile(name: string, scale: number | string = LATENCY_DE
   return { name: name as LatencyProfileName, scale: value };
 }
 
+/** One line for a report: `none`, or `aws (scale 0.5)`. */
+export function latencyLabel(profile: LatencyProfileLabel): string {
+  return profile.name === 'none' ? 'none' : `${profile.name} (scale ${profile.scale})`;
+}
+
 /** What the model reads of a request: its operation, and a transaction's actions. */
 export interface LatencyRequest {
   readonly service: string;
