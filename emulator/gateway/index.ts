@@ -6,7 +6,7 @@
  */
 export { startContractGateways } from './contract-gateways';
 export { startDynamoDbGateway } from './dynamodb-gateway';
-export type { DynamoDbGateway } from './dynamodb-gateway';
+export type { DynamoDbGateway, DynamoDbGatewayOptions } from './dynamodb-gateway';
 export { startLambdaGateway } from './lambda-gateway';
 export type { LambdaGateway } from './lambda-gateway';
 export { ContractLayer } from './contract-layer';
