@@ -11,6 +11,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, STRATEGY_NAMES, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type StrategyName } from '../tools/bench';
 import { createProgress, type Progress } from '../cli/progress';
 import { startEngines } from '../emulator/engines';
+import { LatencyModel, startDynamoDbGateway, type LatencyProfileLabel } from '../emulator/gateway';
+import { addLatencyOptions, latencyOf, type LatencyFlags } from '../emulator/cli/latency-options';
 
 // Keep the consumers' log lines and EMF metrics (one of each per batch) off the output; every strategy pays the same.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
@@ -54,7 +56,7 @@ function jsonTarget(value: string): string {
   return value;
 }
 
-interface BenchFlags {
+interface BenchFlags extends LatencyFlags {
   events: number;
   rounds: number;
   warmup: number;
@@ -71,7 +73,7 @@ interface BenchFlags {
   quiet?: boolean;
 }
 
-const program = new Command('bench')
+const command = new Command('bench')
   .description('Benchmark the dedup strategies (naive, powertools, transactional, batch) side by side on DynamoDB Local')
   .option('--events <n>', 'records per round, duplicates included', wholeNumber(1), BENCH_DEFAULTS.events)
   .option('--rounds <n>', 'measured rounds (the median is reported)', wholeNumber(1), BENCH_DEFAULTS.rounds)
@@ -86,13 +88,15 @@ const program = new Command('bench')
   .option('--hot-item-consumers <list>', 'comma-separated concurrent consumer counts of the hot-item cases', countList, [...BENCH_DEFAULTS.hotItemConsumers])
   .option('--hot-item-shards <n>', 'shards of the sharded hot-item cases (2..1000)', wholeNumber(2), BENCH_DEFAULTS.hotItemShards)
   .option('--json <file>', 'write the report as JSON to this file (- for stdout)', jsonTarget)
-  .option('--quiet', 'no progress on stderr')
+  .option('--quiet', 'no progress on stderr');
+const program = addLatencyOptions(command)
   .action(async (flags: BenchFlags) => {
     process.exitCode = await bench(flags);
   })
   .exitOverride();
 
 async function bench(flags: BenchFlags): Promise<number> {
+  const latency = latencyOf(flags);
   const progress = createProgress(process.stderr, flags.quiet);
   const plan = planBenchmark({
     events: flags.events,
@@ -109,19 +113,27 @@ async function bench(flags: BenchFlags): Promise<number> {
     hotItemShards: flags.hotItemShards,
     progress,
   });
-  const report = await runOnLocalEngines(plan, progress);
+  const report = await runOnLocalEngines(plan, latency, progress);
   output(report, flags.json);
   const inexact = inexactDeduplicators(report);
   if (inexact.length > 0) process.stderr.write(`FAIL: ${inexact.join(', ')} did not count exactly\n`);
   return inexact.length === 0 ? 0 : 1;
 }
 
-async function runOnLocalEngines(plan: BenchmarkPlan, progress: Progress): Promise<BenchmarkReport> {
+async function runOnLocalEngines(plan: BenchmarkPlan, latency: LatencyProfileLabel, progress: Progress): Promise<BenchmarkReport> {
   const withSqs = plan.settings.endToEndMessages > 0;
   progress.phase(`starting DynamoDB Local${withSqs ? ' and fauxqs' : ''}`);
   const engines = await startEngines({ dynamodb: true, sqs: withSqs, kinesis: false });
   try {
-    return await runBenchmark({ dynamodb: engines.endpoints.dynamodb as string, sqs: engines.endpoints.sqs }, plan);
+    const dynamodb = engines.endpoints.dynamodb as string;
+    if (latency.name === 'none') return await runBenchmark({ dynamodb, sqs: engines.endpoints.sqs }, plan);
+    // DynamoDB's requests go through a contract layer that waits the profile's latency; the end-to-end part's SQS does not.
+    const gateway = await startDynamoDbGateway(dynamodb, { latency: new LatencyModel(latency, { seed: plan.settings.seed }) });
+    try {
+      return await runBenchmark({ dynamodb: gateway.endpoint, sqs: engines.endpoints.sqs, latencyProfile: latency }, plan);
+    } finally {
+      await gateway.stop();
+    }
   } finally {
     await engines.stop();
   }

@@ -13,6 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { printableLines } from '../cli/terminal-text';
 import type { abortedReport as AbortedReport } from '../emulator/demo/abort';
 import type { DemoReport } from '../emulator/demo/report';
+import type { LatencyFlags } from '../emulator/cli/latency-options';
 
 // The SDK's notice that its 2027 releases need Node.js 22 would break the progress bar; the README says it once.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -33,7 +34,7 @@ function rateOption(flag: string, description: string, fallback: number): Option
   return new Option(`${flag} <rate>`, description).argParser(rate).default(fallback);
 }
 
-interface DemoFlags {
+interface DemoFlags extends LatencyFlags {
   events: number;
   seed: number;
   duplicateRate: number;
@@ -72,7 +73,8 @@ const DEMO_NEEDS_CHECKOUT = {
 async function registerDemo(program: Command): Promise<void> {
   (await import('../tools/cli/checkout')).repositoryCheckout('eo demo', DEMO_NEEDS_CHECKOUT);
   const { DEMO_DEFAULTS } = await import('../emulator/demo/run');
-  program
+  const { addLatencyOptions } = await import('../emulator/cli/latency-options');
+  const demo = program
     .command('demo')
     .description('run the synthesized stack on local engines with injected faults and verify that every effect is exact')
     .addOption(new Option('--events <n>', 'logical events to publish').argParser(wholeNumber).default(DEMO_DEFAULTS.events))
@@ -94,19 +96,21 @@ async function registerDemo(program: Command): Promise<void> {
     .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
     .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))
     .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
-    .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts, alarm periods and function timeouts (which keep a 5 s floor)').argParser(positiveNumber).default(1 / 60))
-    .action(runDemoCommand);
+    .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts, alarm periods and function timeouts (which keep a 5 s floor)').argParser(positiveNumber).default(1 / 60));
+  addLatencyOptions(demo).action(runDemoCommand);
 }
 
 async function runDemoCommand(flags: DemoFlags): Promise<void> {
-  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }] = await Promise.all([
+  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }, { latencyOf }] = await Promise.all([
     import('../emulator/demo/run'),
     import('../cli/progress'),
     import('../emulator/demo/abort'),
     import('../emulator/demo/report'),
+    import('../emulator/cli/latency-options'),
   ]);
+  const latency = latencyOf(flags);
   try {
-    const report = await runDemo({ ...flags, progress: createProgress(process.stderr, flags.quiet) });
+    const report = await runDemo({ ...flags, latency, progress: createProgress(process.stderr, flags.quiet) });
     printReport(report, await withAlarmTimeline(report, summaryTable(report)), flags.json);
     if (flags.html) await writeHtmlReport(report, flags.html);
     process.exitCode = report.violations.length === 0 ? 0 : 1;

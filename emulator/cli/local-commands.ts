@@ -18,8 +18,10 @@ import type { LocalStack } from '../stack/runtime';
 import { AWS_ENV_FILE_NAME, awsCliFilesBeside, awsCliInstructions, removeAwsCliFiles, writeAwsCliFiles } from './aws-cli-config';
 import { sourceLabel } from '../../operations/cli/dlq-output';
 import { renderTable } from '../../cli/table';
+import type { LatencyProfileLabel } from '../gateway/latency';
+import { addLatencyOptions, latencyLabel, latencyOf, type LatencyFlags } from './latency-options';
 
-interface UpFlags {
+interface UpFlags extends LatencyFlags {
   readonly app?: string;
   readonly out?: string;
   readonly state: string;
@@ -56,30 +58,31 @@ function isInstalled(name: string): boolean {
 /** Adds `local up` to the program. */
 export function registerLocalCommands(program: Command): void {
   const local = program.command('local').description('the stack on local engines (DynamoDB Local, fauxqs, kinesalite)');
-  local
+  const up = local
     .command('up')
     .description('start a CDK app\'s synthesized stack on local engines and keep it running until Ctrl-C; prints endpoints and `export` lines')
     .addOption(new Option('--app <dir>', 'the CDK app\'s folder, the one with its cdk.json, where `cdk synth` runs (default: the working directory)'))
     .addOption(new Option('--out <dir>', 'its cloud assembly, synthesized there when missing or older than the app\'s sources (default: "cdk.out" in the app\'s folder)'))
     .addOption(new Option('--state <file>', 'where to write the state that `eo dlq ... --local` reads (relative to the working directory, where `eo dlq` looks)').default(DEFAULT_STATE_FILE))
     .addOption(new Option('--functions-log <file>', 'where the functions\' stdout and stderr go').default(path.join('.eo', 'functions.log')))
-    .option('--quiet', 'no progress output')
-    .action(up);
+    .option('--quiet', 'no progress output');
+  addLatencyOptions(up).action(startUp);
 }
 
-async function up(flags: UpFlags): Promise<void> {
+async function startUp(flags: UpFlags): Promise<void> {
+  const latency = latencyOf(flags);
   const project = cdkProject({ app: flags.app, out: flags.out });
   requireEngines();
   const progress = createProgress(process.stderr, flags.quiet);
   mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
   const log = fileOutput(flags.functionsLog);
   try {
-    const stack = await startStack(project, flags, progress, log.sink);
+    const stack = await startStack(project, { flags, latency }, progress, log.sink);
     const state = localStateOf(stack);
     const awsCliFiles = awsCliFilesBeside(flags.state);
     writeLocalState(flags.state, state);
     writeAwsCliFiles(awsCliFiles, state);
-    process.stdout.write(`${banner(state, flags)}\n${alarmsLine(stack.alarms)}\n`);
+    process.stdout.write(`${banner(state, flags)}\nlatency profile: ${latencyLabel(latency)}\n${alarmsLine(stack.alarms)}\n`);
     await untilInterrupted();
     progress.phase('stopping the local stack');
     removeLocalState(flags.state);
@@ -95,12 +98,13 @@ async function up(flags: UpFlags): Promise<void> {
  * Synthesizes the app when its assembly is stale, then starts its stack. The emulator is loaded
  * only now, once {@link requireEngines} found the engines, so that a missing one is named.
  */
-async function startStack(project: CdkProject, flags: UpFlags, progress: Progress, output: OutputSink): Promise<LocalStack> {
+async function startStack(project: CdkProject, { flags, latency }: { flags: UpFlags; latency: LatencyProfileLabel }, progress: Progress, output: OutputSink): Promise<LocalStack> {
   const { startLocalStack } = await import('../stack/runtime');
   const synthesized = await ensureSynthesized({ root: project.root, outDir: project.outDir, onSynthesize: (reason) => progress.phase(`synthesizing the CDK app in ${project.root}: ${reason}`) });
   return startLocalStack({
     synthesized,
     output,
+    latency,
     onInitFailure: initFailurePrinter(flags.functionsLog),
     // A user's AWS CLI (or a function) that sends what AWS would refuse should hear why, where they look.
     onRefusal: (line, kind) => {

@@ -3,6 +3,7 @@ import { awsContractRows, awsContractViolations, type AwsContractReport } from '
 import type { ConsumerReport } from './consumers';
 import { notificationViolations, type NotificationCheck } from './notifications';
 import type { DemoTimeline } from './timeline';
+import { latencyLabel, type LatencyProfileLabel } from '../gateway/latency';
 import type { Mismatch, Verification } from './verify';
 
 /** One DLQ after the fix-and-redrive phase. */
@@ -29,6 +30,8 @@ export interface RedriveReport {
 
 export interface DemoReport {
   readonly seed: number;
+  /** The latency profile of the run's contract layer. @default - absent from reports built before profiles existed */
+  readonly latencyProfile?: LatencyProfileLabel;
   readonly published: { readonly logicalEvents: number; readonly messages: number; readonly producerRetries: number; readonly poison: number };
   readonly deliveries: { readonly total: number; readonly duplicates: number };
   readonly faults: { readonly crashAfterCommit: number; readonly visibilityExpired: number; readonly throttled: number; readonly serverErrors: number; readonly duplicateBatches: number };
@@ -154,6 +157,12 @@ function verdict(report: DemoReport): string {
   return `PASS: every effect exact, nothing lost${report.redrive ? `; left in the DLQs: ${whatWaits(report.redrive)}` : ''}`;
 }
 
+/** The latency profile's row, for a report that names one. */
+function latencyRow(report: DemoReport): [string, string][] {
+  const profile = report.latencyProfile;
+  return profile ? [['latency profile', latencyLabel(profile)]] : [];
+}
+
 /** The summary table printed at the end of a run. */
 export function summaryTable(report: DemoReport): string {
   return renderRows(summaryRows(report));
@@ -163,6 +172,7 @@ export function summaryTable(report: DemoReport): string {
 export function summaryRows(report: DemoReport): [string, string][] {
   return [
     ['seed', String(report.seed)],
+    ...latencyRow(report),
     ['logical events published', String(report.published.logicalEvents)],
     ['messages published (producer retries, poison)', `${report.published.messages} (${report.published.producerRetries}, ${report.published.poison})`],
     ['deliveries to functions (duplicates)', `${report.deliveries.total} (${report.deliveries.duplicates})`],

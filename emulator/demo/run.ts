@@ -12,6 +12,9 @@ import { abortOf } from './abort';
 import { DeliveryCounter } from './deliveries';
 import { describeFailure, writeDump } from './dump';
 import type { DemoReport } from './report';
+import { LATENCY_DEFAULTS, type LatencyProfileLabel } from '../gateway/latency';
+
+const NO_LATENCY: LatencyProfileLabel = { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale };
 import { runScenario, type ScenarioOptions } from './scenario';
 
 export { runScenario } from './scenario';
@@ -45,6 +48,8 @@ export interface DemoOptions extends ScenarioOptions {
   readonly concurrency?: number;
   /** Local seconds per template second for visibility timeouts, alarm periods and function timeouts. @default 1/60 */
   readonly timeScale?: number;
+  /** The latency every request through the contract layer waits; the report names it. @default - none */
+  readonly latency?: LatencyProfileLabel;
   /** Where a function's init failure is told at once, beside the functions' log. @default - a line on stderr */
   readonly alert?: (message: string) => void;
   /** Run on engines or an assembly already there (tests). @default - the demo starts its own engines and synthesizes when needed */
@@ -67,7 +72,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   try {
     const stack = await start(options, { faults, deliveries, sink: log.sink, logFile: path.join(logDir, 'functions.log') });
     try {
-      return await runScenario(stack, { faults, deliveries, started }, options);
+      const report = await runScenario(stack, { faults, deliveries, started }, options);
+      return { ...report, latencyProfile: options.latency ?? NO_LATENCY };
     } finally {
       options.progress.phase('stopping the engines');
       await stack.stop();
@@ -93,6 +99,7 @@ async function start(options: DemoOptions, wiring: StartWiring): Promise<LocalSt
     return await startLocalStack({
       ...options.localStack,
       seed: options.seed,
+      latency: options.latency,
       faults: wiring.faults,
       throttleRate: options.throttleRate,
       serverErrorRate: options.serverErrorRate,

@@ -12,6 +12,7 @@ import { ContractLayer, type RefusalListener } from './contract-layer';
 import { CallerDirectory } from './credentials';
 import { EngineFacts } from './engine-facts';
 import { startGatewayServer, type GatewayEngine, type GatewayServer } from './gateway-server';
+import type { LatencyModel } from './latency';
 import { LocalLambdaService } from './lambda-service';
 
 export interface ContractGatewaysOptions {
@@ -22,6 +23,8 @@ export interface ContractGatewaysOptions {
   /** What a key that is neither the local account's nor a function's is. @default 'refuse' */
   readonly unknownKeys?: 'refuse' | 'admin';
   readonly onRefusal?: RefusalListener;
+  /** How long each request waits before its answer. @default - no wait */
+  readonly latency?: LatencyModel;
 }
 
 export interface ContractGateways {
@@ -39,7 +42,7 @@ export async function startContractGateways(options: ContractGatewaysOptions): P
   // Clients of the engines themselves: the facts the rules need must not be asked through the layer they serve.
   const factClients = { sqs: sqsClient(options.engines.sqs), dynamodb: dynamoDbClient(options.engines.dynamodb) };
   const callers = new CallerDirectory(options.unknownKeys ?? 'refuse');
-  const layer = new ContractLayer({ callers, facts: new EngineFacts(factClients), onRefusal: options.onRefusal });
+  const layer = new ContractLayer({ callers, facts: new EngineFacts(factClients), onRefusal: options.onRefusal, latency: options.latency });
   const lambda = new LocalLambdaService({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT_ID });
   const servers: GatewayServer[] = [];
   const stop = async (): Promise<void> => {

@@ -5,7 +5,9 @@
  * rules (what AWS refuses as invalid), DynamoDB's transaction conflicts; then the engine. A
  * refusal is answered in the service's own shape and never reaches the engine. Two rules need
  * state beyond a request: DynamoDB's transaction conflicts, and SQS's 12-hour cap on a received
- * message's visibility.
+ * message's visibility. With a latency profile, every answer, a refusal's too, waits the latency
+ * drawn for its operation, counted from the request's arrival, so that the engine's own time is
+ * inside it rather than added to it.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -29,6 +31,7 @@ import type { Caller, CallerDirectory } from './credentials';
 import type { EngineFacts } from './engine-facts';
 import { jsonOf, withJsonBody, type EngineAnswer } from './forward';
 import type { IamGuard, Refusal } from './iam-guard';
+import { LatencyModel } from './latency';
 import { GATEWAY_RULES, unclassifiedRequest, unrecognizedClient } from './refusals';
 import { StreamTokens } from './stream-tokens';
 
@@ -47,6 +50,8 @@ export interface ContractLayerOptions {
   readonly onRefusal?: RefusalListener;
   /** The clock of SQS's 12-hour visibility cap (epoch ms). @default Date.now */
   readonly now?: () => number;
+  /** How long each request waits before its answer. @default - no wait (the `none` profile) */
+  readonly latency?: LatencyModel;
 }
 
 /** A request that passed, and what the layer must do around the engine's answer. */
@@ -65,7 +70,11 @@ interface Admitted {
 interface Refused {
   readonly refusal: Refusal;
   readonly kind: RefusalKind;
+  readonly release?: undefined;
 }
+
+/** What the layer sends: the engine's answer (or its own, for a batch it failed whole), or a refusal. */
+type Reply = Refused | { readonly answer: EngineAnswer; readonly release?: () => void };
 
 export class ContractLayer {
   public readonly tokens = new StreamTokens();
@@ -73,8 +82,10 @@ export class ContractLayer {
   private readonly conflicts: TransactionConflictTracker;
   private readonly visibility: VisibilityBudget;
   private iam: IamGuard | undefined;
+  public readonly latency: LatencyModel;
 
   public constructor(private readonly options: ContractLayerOptions) {
+    this.latency = options.latency ?? new LatencyModel();
     this.conflicts = new TransactionConflictTracker({ keySchemas: options.facts.keySchemas });
     this.visibility = new VisibilityBudget({ now: options.now });
   }
@@ -94,30 +105,44 @@ export class ContractLayer {
    */
   public async handle(req: IncomingMessage, res: ServerResponse, forward: EngineForward, rest: RestApi = 'none'): Promise<void> {
     const request = await readAwsRequest(req, rest);
+    const roundTrip = this.latency.wait(request.target && { ...request.target, input: request.input });
+    const reply = await this.reply(req, request, forward);
+    try {
+      await roundTrip;
+      if ('refusal' in reply) this.refuse(res, reply.refusal, reply.kind);
+      else send(res, reply.answer);
+    } finally {
+      reply.release?.();
+    }
+  }
+
+  /** The answer or the refusal, and what holds items until it is sent. */
+  private async reply(req: IncomingMessage, request: AwsRequest, forward: EngineForward): Promise<Reply> {
     this.counters.checked();
     const caller = this.options.callers.callerOf(request.accessKeyId);
-    if (caller.kind === 'unknown') return this.refuseUnsigned(res, request, caller.accessKeyId);
-    if (!request.target) return this.refuseUnclassified(res, request);
+    if (caller.kind === 'unknown') return this.refuseUnsigned(request, caller.accessKeyId);
+    if (!request.target) return this.refuseUnclassified(request);
     const admitted = await this.admit(request, request.target, caller);
-    if ('refusal' in admitted) return this.refuse(res, admitted.refusal, admitted.kind);
-    if (admitted.batchFailures !== undefined && admitted.batchForwarded === 0) return send(res, allEntriesFailed(admitted.batchFailures));
+    if ('refusal' in admitted) return admitted;
+    if (admitted.batchFailures !== undefined && admitted.batchForwarded === 0) return { answer: allEntriesFailed(admitted.batchFailures) };
     try {
-      send(res, this.afterAnswer(request.target, admitted, await forward(req, admitted.body, admitted.asFunction)));
-    } finally {
+      return { answer: this.afterAnswer(request.target, admitted, await forward(req, admitted.body, admitted.asFunction)), release: admitted.release };
+    } catch (error) {
       admitted.release?.();
+      throw error;
     }
   }
 
   /** An unknown key, or none: refused as the service refuses an unknown key, whatever the request is. */
-  private refuseUnsigned(res: ServerResponse, request: AwsRequest, accessKeyId: string | undefined): void {
+  private refuseUnsigned(request: AwsRequest, accessKeyId: string | undefined): Refused {
     this.counters.rejectedBy(GATEWAY_RULES.unrecognizedClient);
-    this.refuse(res, unrecognizedClient({ ...request.shape, operation: request.target?.operation }, accessKeyId, request.line), 'unrecognized-key');
+    return { refusal: unrecognizedClient({ ...request.shape, operation: request.target?.operation }, accessKeyId, request.line), kind: 'unrecognized-key' };
   }
 
   /** A request the layer cannot classify cannot be decided: refused, never forwarded (fail closed). */
-  private refuseUnclassified(res: ServerResponse, request: AwsRequest): void {
+  private refuseUnclassified(request: AwsRequest): Refused {
     this.counters.rejectedBy(GATEWAY_RULES.unclassified);
-    this.refuse(res, unclassifiedRequest(request.shape, request.line), 'unclassified');
+    return { refusal: unclassifiedRequest(request.shape, request.line), kind: 'unclassified' };
   }
 
   private async admit(request: AwsRequest, target: RequestTarget, caller: Exclude<Caller, { kind: 'unknown' }>): Promise<Admitted | Refused> {

@@ -9,6 +9,7 @@ import type { ContractStats } from './contract-stats';
 import { CallerDirectory } from './credentials';
 import { EngineFacts } from './engine-facts';
 import { startGatewayServer } from './gateway-server';
+import type { LatencyModel } from './latency';
 
 export interface DynamoDbGateway {
   /** Point DynamoDB clients here instead of at the engine. */
@@ -18,10 +19,15 @@ export interface DynamoDbGateway {
   stop(): Promise<void>;
 }
 
+export interface DynamoDbGatewayOptions {
+  /** How long each request waits before its answer (the bench's `--latency aws`). @default - no wait */
+  readonly latency?: LatencyModel;
+}
+
 /** Starts a gateway on a free port in front of the DynamoDB engine at `engine`. */
-export async function startDynamoDbGateway(engine: string): Promise<DynamoDbGateway> {
+export async function startDynamoDbGateway(engine: string, options: DynamoDbGatewayOptions = {}): Promise<DynamoDbGateway> {
   const factClient = dynamoDbClient(engine);
-  const layer = new ContractLayer({ callers: new CallerDirectory('admin'), facts: new EngineFacts({ dynamodb: factClient }) });
+  const layer = new ContractLayer({ callers: new CallerDirectory('admin'), facts: new EngineFacts({ dynamodb: factClient }), latency: options.latency });
   try {
     const server = await startGatewayServer({ layer, engine });
     return {

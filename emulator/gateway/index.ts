@@ -6,7 +6,7 @@
  */
 export { startContractGateways } from './contract-gateways';
 export { startDynamoDbGateway } from './dynamodb-gateway';
-export type { DynamoDbGateway } from './dynamodb-gateway';
+export type { DynamoDbGateway, DynamoDbGatewayOptions } from './dynamodb-gateway';
 export { startLambdaGateway } from './lambda-gateway';
 export type { LambdaGateway } from './lambda-gateway';
 export { ContractLayer } from './contract-layer';
@@ -19,6 +19,10 @@ export type { RefusalKind, RefusalListener } from './contract-layer';
 export type { Caller, LocalCredentials } from './credentials';
 export type { RequestOrigin, RequestShape, RestApi } from './aws-request';
 export { GATEWAY_RULES } from './refusals';
+export { LATENCY_DEFAULTS, LATENCY_PROFILE_NAMES, LatencyModel, LatencySettingError, latencyLabel, latencyProfile } from './latency';
+export type { LatencyModelOptions, LatencyProfileLabel, LatencyProfileName, LatencyRequest } from './latency';
+export { AWS_LATENCY_FIGURES, DEFAULT_LATENCY } from './latency-profile';
+export type { LatencyFigure, LatencySource } from './latency-profile';
 export type { GuardedRequest, IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
 export type { ServedFunction } from './lambda-service';
 export type { LambdaInvokeRequest } from './lambda-request';

@@ -4,7 +4,7 @@
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localClients, type EngineEndpoints, type LocalClients } from '../engines';
-import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type RefusalListener } from '../gateway';
+import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type LatencyModel, type RefusalListener } from '../gateway';
 import { compileRolePolicies, deployedResolveContext, functionPrincipal, type PermissionLookups, type Resolve, type RolePolicies, type RolePrincipal } from '../iam';
 import type { FunctionSpec } from './functions';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
@@ -21,8 +21,8 @@ export interface MappingClients {
 }
 
 /** Starts the gateways; the functions' DynamoDB requests go on to `functionDynamodb` (the fault proxy). */
-export function startStackGateways(engines: Required<EngineEndpoints>, functionDynamodb: string, onRefusal?: RefusalListener): Promise<ContractGateways> {
-  return startContractGateways({ engines, functionDynamodb, onRefusal });
+export function startStackGateways(engines: Required<EngineEndpoints>, functionDynamodb: string, onRefusal?: RefusalListener, latency?: LatencyModel): Promise<ContractGateways> {
+  return startContractGateways({ engines, functionDynamodb, onRefusal, latency });
 }
 
 /** A function's variables for signing as itself: what Lambda gives a function from its role. */

@@ -7,7 +7,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { AlarmEvaluator } from '../alarms';
 import { destroyClients, endpointEnv, lambdaClient, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, sqsClient, startEngines, type EngineEndpoints, type Engines, type LocalClients, type LocalEndpoints } from '../engines';
-import type { ContractGateways, ContractStats, RefusalListener, ServedFunction } from '../gateway';
+import { LatencyModel, type ContractGateways, type ContractStats, type LatencyProfileLabel, type RefusalListener, type ServedFunction } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
 import { DROP_OUTPUT, InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
@@ -29,8 +29,10 @@ import type { Template } from '../../aws/cloudformation/template';
 export const DEFAULT_TIME_SCALE = 1 / 60;
 
 export interface LocalStackOptions {
-  /** Seeds the fault proxy's decisions. */
+  /** Seeds the fault proxy's decisions and the latency profile's draws. */
   readonly seed?: number;
+  /** The latency every request through the contract layer waits. @default - none */
+  readonly latency?: LatencyProfileLabel;
   readonly faults?: DeliveryFaults;
   /** Share of DynamoDB data calls from the functions answered with a throttle. @default 0 */
   readonly throttleRate?: number;
@@ -197,7 +199,8 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
 async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
   const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
   stoppers.unshift(() => proxy.stop());
-  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal);
+  const latency = new LatencyModel(options.latency, { seed: (options.seed ?? 1) ^ 0x1a7e });
+  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency);
   stoppers.unshift(() => gateways.stop());
   return { gateways, proxy };
 }

@@ -5,6 +5,7 @@ import { table } from './text-table';
 import type { BenchmarkReport } from './run';
 import type { StrategyReport } from './summary';
 import { BASELINE_STRATEGY } from './strategies';
+import { latencyLabel } from '../../emulator/gateway';
 
 /** The `--json` file: the issue's fields first, the rest of the report after them. */
 export function reportJson(report: BenchmarkReport): string {
@@ -21,7 +22,8 @@ function workloadLine(report: BenchmarkReport): string {
   const { workload } = report;
   return (
     `${report.events} records in ${workload.batches} SQS batches of up to ${report.batchSize}: ${workload.distinctEvents} distinct page views of ${workload.pages} pages over ${workload.days} days, ` +
-    `${workload.inBatchDuplicates} in-batch duplicates, ${workload.redeliveries} redeliveries (${workload.redeliveryPattern}); seed ${report.seed}, median of ${report.rounds} rounds`
+    `${workload.inBatchDuplicates} in-batch duplicates, ${workload.redeliveries} redeliveries (${workload.redeliveryPattern}); seed ${report.seed}, median of ${report.rounds} rounds; ` +
+    `latency profile ${latencyLabel(report.latencyProfile)}`
   );
 }
 

@@ -8,6 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dynamoDbClient, sqsClient } from '../../emulator/engines';
+import { LATENCY_DEFAULTS, type LatencyProfileLabel } from '../../emulator/gateway';
 import { coldStartHandlers, measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
 import { END_TO_END_ROUNDS, measureEndToEnd, type EndToEnd } from './endtoend';
 import { measureHotItems, type HotItemReport } from './hot-item-part';
@@ -23,6 +24,8 @@ export interface BenchmarkEndpoints {
   readonly dynamodb: string;
   /** fauxqs, for the end-to-end part. */
   readonly sqs?: string;
+  /** The latency profile of a contract layer that `dynamodb` goes through, for the report. @default - none: the engine itself */
+  readonly latencyProfile?: LatencyProfileLabel;
 }
 
 export interface BenchmarkReport {
@@ -31,6 +34,8 @@ export interface BenchmarkReport {
   readonly batchSize: number;
   readonly seed: number;
   readonly rounds: number;
+  /** The latency DynamoDB's requests waited: `{ name: 'none', scale: 1 }` on the bare engine. */
+  readonly latencyProfile: LatencyProfileLabel;
   readonly workload: {
     readonly batches: number;
     readonly distinctEvents: number;
@@ -66,6 +71,7 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
     batchSize: settings.batchSize,
     seed: settings.seed,
     rounds: settings.rounds,
+    latencyProfile: endpoints.latencyProfile ?? { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale },
     workload: { batches: workload.batches.length, distinctEvents: workload.distinctEvents, inBatchDuplicates: workload.inBatchDuplicates, redeliveries: workload.redeliveries, redeliveryPattern: settings.redeliveries, pages: settings.pages, days: settings.days },
     strategies: settings.strategies.map((name) => summarize(name, measured.get(name) ?? [], workload.deliveries)),
     hotItem,

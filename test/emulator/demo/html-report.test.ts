@@ -148,6 +148,11 @@ describe('the HTML report without a browser', () => {
     expect(JSON.parse(embeddedJson(html))).toEqual({ report, timeline: hostile });
   });
 
+  test('names the latency profile the run used, when the report has one', () => {
+    expect(summaryRows({ ...fixtureReport(), latencyProfile: { name: 'aws', scale: 0.5 } })).toContainEqual(['latency profile', 'aws (scale 0.5)']);
+    expect(summaryRows({ ...fixtureReport(), latencyProfile: { name: 'none', scale: 1 } })).toContainEqual(['latency profile', 'none']);
+  });
+
   test('shows every summary row, and every verdict', () => {
     const report = fixtureReport();
     const html = renderHtmlReport(report, fixtureTimeline());

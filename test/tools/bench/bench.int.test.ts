@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 test('the JSON leads with events, duplicateRate, batchSize and one entry per strategy', () => {
   expect(Object.keys(json).slice(0, 4)).toEqual(['events', 'duplicateRate', 'batchSize', 'strategies']);
-  expect(json).toMatchObject({ events: EVENTS, duplicateRate: 0.1, batchSize: 100 });
+  expect(json).toMatchObject({ events: EVENTS, duplicateRate: 0.1, batchSize: 100, latencyProfile: { name: 'none', scale: 1 } });
   const strategies = json.strategies as Record<string, unknown>[];
   expect(strategies.map((strategy) => strategy.name)).toEqual([...STRATEGY_NAMES]);
   for (const strategy of strategies) {
