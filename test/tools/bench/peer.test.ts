@@ -66,11 +66,10 @@ describe('the bench peer (`powertools`)', () => {
 
   test('runs the records of one batch at once: their effects overlap', async () => {
     const { client, maxInFlight } = slowDynamo();
-    const started = Date.now();
     await createStrategyHandler('powertools', { ...tables, dynamodb: client })(batchOf(4), lambdaContext('bench-powertools'));
+    // Every record's first counter update in flight at once (the sequential peer: 1). Counted, not
+    // timed, so that a loaded machine cannot make it pass or fail.
     expect(maxInFlight()).toBe(4);
-    // Two counter updates per record, one after the other: 2 effects' time at once, 8 in a row.
-    expect(Date.now() - started).toBeLessThan(6 * EFFECT_MS);
   });
 
   test('builds none of our consumer', async () => {
