@@ -24,7 +24,7 @@ import { createHotItemHandler, type HotItemCounting, type HotItemStrategy } from
 import { invocationContext } from './invocation-context';
 import { meterRequests, type MeteredCall } from './metering';
 import { compareCounts, createBenchTables, deleteBenchTables, readCounters } from './tables';
-import type { Workload } from './workload';
+import { receivedAgain, type Workload } from './workload';
 
 /** A record still failing after this many receives means the consumers live-lock: the run fails rather than loop. */
 const GIVE_UP_RECEIVES = 100;
@@ -124,11 +124,6 @@ class BatchQueue {
     this.redelivered += again.length;
     this.pending.push({ Records: again });
   }
-}
-
-function receivedAgain(record: SQSRecord): SQSRecord {
-  const count = Number(record.attributes.ApproximateReceiveCount) + 1;
-  return { ...record, receiptHandle: `${record.receiptHandle}-${count}`, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } };
 }
 
 function requestFigures(calls: readonly MeteredCall[]): Pick<HotItemMeasurement, 'requests' | 'writeUnits' | 'hottestItem'> {

@@ -15,7 +15,7 @@ export function reportJson(report: BenchmarkReport): string {
 
 /** Every table of the report, with the workload and the machine above them. */
 export function reportTables(report: BenchmarkReport): string {
-  return [workloadLine(report), '', strategyTable(report.strategies), '', ...hotItemLines(report.hotItem), ...coldStartLines(report), ...endToEndLines(report), machineLine(report)].join('\n');
+  return [workloadLine(report), peerLine(report), '', strategyTable(report.strategies), '', ...hotItemLines(report.hotItem), ...coldStartLines(report), ...endToEndLines(report), machineLine(report)].join('\n');
 }
 
 function workloadLine(report: BenchmarkReport): string {
@@ -25,6 +25,11 @@ function workloadLine(report: BenchmarkReport): string {
     `${workload.inBatchDuplicates} in-batch duplicates, ${workload.redeliveries} redeliveries (${workload.redeliveryPattern}); seed ${report.seed}, median of ${report.rounds} rounds; ` +
     `latency profile ${latencyLabel(report.latencyProfile)}`
   );
+}
+
+function peerLine(report: BenchmarkReport): string {
+  const { peer } = report;
+  return `Peer (${BASELINE_STRATEGY}): ${peer.package} ${peer.version}, ${peer.processor} with processPartialResponse, processInParallel ${String(peer.processInParallel)}; makeIdempotent with a DynamoDBPersistenceLayer`;
 }
 
 /** Strategy, events per second, requests and write units per event, each with its ratio to the baseline, and exactness. */
@@ -41,9 +46,15 @@ export function strategyTable(strategies: readonly StrategyReport[]): string {
     strategy.writeUnitsPerEvent.toFixed(3),
     ratio(strategy.writeUnitsPerEvent, baseline?.writeUnitsPerEvent),
     strategy.readUnitsPerEvent.toFixed(3),
-    strategy.exact ? 'yes' : `NO (${signed(strategy.extraViews)} views)`,
+    exactness(strategy),
   ]);
   return table(header, rows);
+}
+
+/** Exact or not, and the records redelivered to get there (the peer's in-batch duplicates). */
+function exactness(strategy: StrategyReport): string {
+  if (!strategy.exact) return `NO (${signed(strategy.extraViews)} views)`;
+  return strategy.redeliveredPerRound > 0 ? `yes (${strategy.redeliveredPerRound.toFixed(0)} redelivered)` : 'yes';
 }
 
 function coldStartLines(report: BenchmarkReport): string[] {

@@ -12,6 +12,7 @@ import { LATENCY_DEFAULTS, type LatencyProfileLabel } from '../../emulator/gatew
 import { coldStartHandlers, measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
 import { END_TO_END_ROUNDS, measureEndToEnd, type EndToEnd } from './endtoend';
 import { measureHotItems, type HotItemReport } from './hot-item-part';
+import { describePeer, type PeerDescription } from './handlers/powertools';
 import { describeMachine, type Machine } from './machine';
 import { countConnections, meterRequests } from './metering';
 import type { BenchmarkPlan, BenchmarkSettings } from './plan';
@@ -46,6 +47,8 @@ export interface BenchmarkReport {
     readonly days: number;
   };
   readonly strategies: readonly StrategyReport[];
+  /** The `powertools` strategy: which package and processor ran as the peer, and whether it processed a batch's records concurrently. */
+  readonly peer: PeerDescription;
   /** The hot-item part: concurrent consumers on one table through the contract layer; empty when skipped. */
   readonly hotItem: readonly HotItemReport[];
   readonly coldStart: readonly ColdStart[];
@@ -74,6 +77,7 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
     latencyProfile: endpoints.latencyProfile ?? { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale },
     workload: { batches: workload.batches.length, distinctEvents: workload.distinctEvents, inBatchDuplicates: workload.inBatchDuplicates, redeliveries: workload.redeliveries, redeliveryPattern: settings.redeliveries, pages: settings.pages, days: settings.days },
     strategies: settings.strategies.map((name) => summarize(name, measured.get(name) ?? [], workload.deliveries)),
+    peer: describePeer(),
     hotItem,
     coldStart,
     endToEnd,

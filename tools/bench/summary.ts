@@ -10,8 +10,10 @@ export interface StrategyReport {
   /** HTTP attempts to DynamoDB per record delivered. */
   readonly requestsPerEvent: number;
   readonly writeUnitsPerEvent: number;
-  /** Every round's counts equal the expected ones, and no record was reported failed. */
+  /** Every round's counts equal the expected ones, and every record succeeded within the queue's receives. */
   readonly exact: boolean;
+  /** Records redelivered per round after the handler reported them failed (SQS would, after their visibility timeout). */
+  readonly redeliveredPerRound: number;
   readonly readUnitsPerEvent: number;
   /** Write units of cancelled transactions, per event (part of `writeUnitsPerEvent`). */
   readonly cancelledWriteUnitsPerEvent: number;
@@ -35,6 +37,7 @@ export function summarize(name: StrategyName, runs: readonly RunMeasurement[], e
     requestsPerEvent: perEvent((run) => run.capacity.requests),
     writeUnitsPerEvent: perEvent((run) => run.capacity.writeUnits),
     exact: runs.every((run) => run.exact),
+    redeliveredPerRound: runs.reduce((sum, run) => sum + run.redelivered, 0) / runs.length,
     readUnitsPerEvent: perEvent((run) => run.capacity.readUnits),
     cancelledWriteUnitsPerEvent: perEvent((run) => run.capacity.cancelledWriteUnits),
     extraViews: runs.at(-1)?.extraViews ?? 0,

@@ -237,3 +237,9 @@ function shuffle<T>(random: Random, items: T[]): T[] {
   }
   return items;
 }
+
+/** The record as SQS hands it out on its next receive: one more receive, a new receipt handle. */
+export function receivedAgain(record: SQSRecord): SQSRecord {
+  const count = Number(record.attributes.ApproximateReceiveCount) + 1;
+  return { ...record, receiptHandle: `${record.receiptHandle}-${count}`, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } };
+}

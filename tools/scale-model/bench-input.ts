@@ -44,6 +44,11 @@ export interface BenchRun {
   readonly hotItem: readonly BenchHotItem[];
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly dynamodbLocal?: string };
   readonly durationSeconds?: number;
+  /**
+   * The run's `powertools` was Powertools' own processor with records in parallel (its `peer` says
+   * so). Runs before issue 27 have no `peer`: their peer ran one record at a time.
+   */
+  readonly peerInParallel: boolean;
 }
 
 /** A bench file that is missing, is not JSON, or lacks a field the model needs. */
@@ -101,11 +106,16 @@ export function parseBenchRun(json: unknown, file: string): BenchRun {
     hotItem: read.array(root.hotItem, 'hotItem').map((entry, index) => hotItemOf(read, entry, `hotItem[${index}]`)),
     machine: machineOf(read, read.object(root.machine, 'machine')),
     durationSeconds: read.optionalNumber(root, 'durationSeconds', ''),
+    peerInParallel: peerInParallel(root.peer),
   };
   for (const name of MODELLED_STRATEGIES) {
     if (!run.strategies.some((strategy) => strategy.name === name)) throw new BenchInputError(file, `strategies has no "${name}" entry (run the bench with --strategies including ${MODELLED_STRATEGIES.join(' and ')})`);
   }
   return run;
+}
+
+function peerInParallel(peer: unknown): boolean {
+  return typeof peer === 'object' && peer !== null && (peer as { processInParallel?: unknown }).processInParallel === true;
 }
 
 function workloadOf(read: FieldReader, workload: Json): BenchRun['workload'] {

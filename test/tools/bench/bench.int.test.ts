@@ -37,6 +37,10 @@ test('the workload has both in-batch duplicates and redeliveries', () => {
   expect(report.workload.distinctEvents + report.workload.inBatchDuplicates + report.workload.redeliveries).toBe(EVENTS);
 });
 
+test('the JSON names the peer: Powertools\' own batch processor, records in parallel', () => {
+  expect(json.peer).toEqual({ package: '@aws-lambda-powertools/batch', version: expect.stringMatching(/^\d+\.\d+\.\d+/), processor: 'BatchProcessor', processInParallel: true });
+});
+
 test('naive over-counts the redeliveries; powertools, transactional and batch are exact', () => {
   const byName = new Map(report.strategies.map((strategy) => [strategy.name, strategy]));
   expect(byName.get('naive')?.exact).toBe(false);

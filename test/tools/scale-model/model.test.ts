@@ -3,6 +3,7 @@
  * figures, worked out on paper, and the basis each carries.
  */
 import { BASIS, buildScaleModel, parseBenchRun, type Figure, type ScaleModel } from '../../../tools/scale-model';
+import { costSection } from '../../../tools/scale-model/render-sections';
 import { benchJson, TEST_SETTINGS } from './fixtures';
 
 const model: ScaleModel = buildScaleModel(parseBenchRun(benchJson(), 'fixture.json'), TEST_SETTINGS);
@@ -186,4 +187,18 @@ test('a batch strategy without transactions cannot be modelled, and says so', ()
   const [batch] = json.strategies as { requestsByCommand: unknown }[];
   if (batch) batch.requestsByCommand = { BatchGetItemCommand: 5 };
   expect(() => buildScaleModel(parseBenchRun(json, 'fixture.json'), TEST_SETTINGS)).toThrow(/batch strategy made no TransactWriteItemsCommand requests/);
+});
+
+describe('the peer a run measured against', () => {
+  const costLine = (json: Record<string, unknown>): string => costSection(buildScaleModel(parseBenchRun(json, 'fixture.json'), TEST_SETTINGS)).split('\n\n').at(-1) ?? '';
+
+  test('a run with no `peer` (before issue 27) ran it one record at a time: its ratios are labelled withdrawn', () => {
+    expect(costLine(benchJson())).toMatch(/measured against a sequential peer .*withdrawn until re-measured\.$/);
+  });
+
+  test('a run whose peer processed records in parallel states its ratios plainly', () => {
+    const json = { ...benchJson(), peer: { package: '@aws-lambda-powertools/batch', version: '2.35.0', processor: 'BatchProcessor', processInParallel: true } };
+    expect(costLine(json)).not.toContain('sequential peer');
+    expect(costLine(json)).toMatch(/on DynamoDB alone\.$/);
+  });
 });

@@ -1,12 +1,13 @@
 /**
  * The consumers of the hot-item scenario: the page-view counter's effects, with or without the
  * shared day counter, and with each counter sharded or not, under `batch` (batch commit) or
- * `powertools` (per-record idempotency around plain `UpdateItem`s), as the default scenario's
- * strategies of the same names build them.
+ * `powertools` (the peer: Powertools' own batch processor, per-record idempotency around plain
+ * `UpdateItem`s), as the default scenario's strategies of the same names build them.
  */
-import { createConsumer, directStrategy, idempotentEffect, route, SourceKind, transactionalStrategy, type BatchHandler, type Effect } from '../../../lambdas/runtime';
+import { createConsumer, route, SourceKind, transactionalStrategy, type BatchHandler, type Effect } from '../../../lambdas/runtime';
 import { pageViewEffects, PAGE_VIEWED } from '../../../example/handlers/page-view-counter';
-import { applyIncrements, pageViewPayload, type BenchWiring } from './common';
+import { pageViewPayload, type BenchWiring } from './common';
+import { createPeerHandler } from './powertools';
 
 export const HOT_ITEM_STRATEGIES = ['batch', 'powertools'] as const;
 export type HotItemStrategy = (typeof HOT_ITEM_STRATEGIES)[number];
@@ -37,18 +38,5 @@ export function createHotItemHandler(strategy: HotItemStrategy, wiring: BenchWir
       strategy: transactionalStrategy({ dynamodb: wiring.dynamodb, mode: 'batch', dedup: { table: wiring.idempotencyTable, consumer: name } }),
     });
   }
-  const countView = idempotentEffect(async (input: { idempotencyKey: string; pageId: string; occurredAt: string }) => {
-    await applyIncrements(wiring.dynamodb, effectsOf(input.pageId, input.occurredAt), input.idempotencyKey);
-    return { counted: true };
-  }, { table: wiring.idempotencyTable, dynamodb: wiring.dynamodb, consumer: name });
-  return createConsumer({
-    name,
-    source: SourceKind.SQS,
-    routes: {
-      [PAGE_VIEWED]: route(pageViewPayload, async (event, context) => {
-        await countView({ idempotencyKey: event.eventId, pageId: event.payload.pageId, occurredAt: event.occurredAt }, context.lambdaContext);
-      }),
-    },
-    strategy: directStrategy(),
-  });
+  return createPeerHandler(wiring, { name, effectsOf });
 }
