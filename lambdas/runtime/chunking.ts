@@ -1,6 +1,7 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { dedupPutAction, type DedupIdentity, type DedupSettings } from './dedup-record';
 import { incrementAction, itemIdOf, mergeIncrements, onShardNumber, updateAction, type Effect, type Increment } from './effects';
+import { bySharedItems } from './item-grouping';
 import { shardFor } from './sharding';
 import { PermanentError } from './errors';
 import { TRANSACTION_LIMITS } from './transaction';
@@ -49,18 +50,26 @@ export class Chunk {
   private readonly shards = new Map<string, number>();
   private bytes = 0;
 
+  /** Actions of the transaction so far: a dedup put per event, one action per item. */
+  public get actions(): number {
+    return this.events.length + this.items.size;
+  }
+
   /** Adds the event when it fits the transaction limits and touches no item it may not; says whether it did. */
   public tryAdd(event: PendingCommit, footprint: Footprint): boolean {
     const newItems = this.newItemsOf(footprint);
-    if (newItems === undefined) return false;
-    const actions = this.events.length + this.items.size + 1 + newItems.length;
-    const bytes = this.bytes + footprint.bytes;
-    if (this.events.length > 0 && (actions > TRANSACTION_LIMITS.maxActions || bytes > TRANSACTION_LIMITS.maxBytes)) return false;
+    if (newItems === undefined || !this.fits(footprint, newItems.length)) return false;
     this.events.push(event);
     for (const itemId of newItems) this.items.set(itemId, footprint.items.get(itemId) === true);
     for (const [itemId, shards] of footprint.shards) this.shards.set(itemId, shards);
-    this.bytes = bytes;
+    this.bytes += footprint.bytes;
     return true;
+  }
+
+  /** How many items the event would add to this transaction, or undefined when it may not join it. */
+  public costOf(footprint: Footprint): number | undefined {
+    const newItems = this.newItemsOf(footprint);
+    return newItems !== undefined && this.fits(footprint, newItems.length) ? newItems.length : undefined;
   }
 
   /**
@@ -89,6 +98,12 @@ export class Chunk {
     }
     return added;
   }
+
+  /** Within 100 actions and the byte limit with the event's dedup put and new items; an empty chunk takes any event that fits a transaction alone. */
+  private fits(footprint: Footprint, newItems: number): boolean {
+    if (this.events.length === 0) return true;
+    return this.actions + 1 + newItems <= TRANSACTION_LIMITS.maxActions && this.bytes + footprint.bytes <= TRANSACTION_LIMITS.maxBytes;
+  }
 }
 
 /** Chunks to commit, plus the events that no transaction can hold. */
@@ -97,27 +112,86 @@ export interface ChunkPlan {
   readonly rejected: readonly { readonly event: PendingCommit; readonly error: PermanentError }[];
 }
 
+export interface PlanOptions {
+  /**
+   * Chunks take the events in batch order, as ordered sources need (a FIFO message group, a
+   * Kinesis or DynamoDB Streams shard). When false, the plan may reorder the events to write fewer
+   * items (see {@link planChunks}).
+   * @default true
+   */
+  readonly keepOrder?: boolean;
+}
+
 /**
- * Splits events, in order, into transactions of at most 100 actions and about 4 MB, where each
- * event's dedup put and effects land in the same transaction. An event that cannot fit a
- * transaction by itself is rejected with a permanent error.
+ * Splits events into transactions of at most 100 actions and about 4 MB, where each event's dedup
+ * put and effects land in the same transaction. An event that cannot fit a transaction by itself is
+ * rejected with a permanent error.
+ *
+ * A batch's floor in write units is its dedup records plus each distinct item its events touch,
+ * each written once: an item touched from two chunks is written twice. With `keepOrder`, chunks
+ * fill in batch order, and a popular page's counter lands in every chunk whose events view it.
+ * Without it, events that share items are placed together ({@link bySharedItems}), and each goes to
+ * the chunk it adds the fewest items to, so that a shared item is cut across chunks only where a
+ * chunk fills up: the plan then writes the floor plus about one item per chunk boundary.
  */
-export function planChunks(events: readonly PendingCommit[]): ChunkPlan {
-  const chunks: Chunk[] = [];
+export function planChunks(events: readonly PendingCommit[], options: PlanOptions = {}): ChunkPlan {
+  const planned: Planned[] = [];
   const rejected: { event: PendingCommit; error: PermanentError }[] = [];
-  let current = new Chunk();
   for (const event of events) {
     const footprint = footprintOf(event);
-    if (footprint instanceof PermanentError) {
-      rejected.push({ event, error: footprint });
-    } else if (!current.tryAdd(event, footprint)) {
-      chunks.push(current);
-      current = new Chunk();
-      current.tryAdd(event, footprint);
-    }
+    if (footprint instanceof PermanentError) rejected.push({ event, error: footprint });
+    else planned.push({ event, footprint });
+  }
+  return { chunks: (options.keepOrder ?? true) ? fillInOrder(planned) : packByItems(planned), rejected };
+}
+
+/** An event with its footprint. */
+interface Planned {
+  readonly event: PendingCommit;
+  readonly footprint: Footprint;
+}
+
+/** Each chunk filled in turn: the next event opens a new chunk when it does not fit the current one. */
+function fillInOrder(planned: readonly Planned[]): Chunk[] {
+  const chunks: Chunk[] = [];
+  let current = new Chunk();
+  for (const { event, footprint } of planned) {
+    if (current.tryAdd(event, footprint)) continue;
+    chunks.push(current);
+    current = new Chunk();
+    current.tryAdd(event, footprint);
   }
   if (current.events.length > 0) chunks.push(current);
-  return { chunks, rejected };
+  return chunks;
+}
+
+/**
+ * Chunks still open to events when the planner does not keep order: a few, the latest, so that
+ * planning stays linear in the batch. Events sharing items arrive together, so earlier chunks have
+ * little left to offer them.
+ */
+const OPEN_CHUNKS = 8;
+
+/** Events placed together by the items they share, each into the open chunk it adds the fewest items to (the latest, among equals). */
+function packByItems(planned: readonly Planned[]): Chunk[] {
+  const chunks: Chunk[] = [];
+  for (const { event, footprint } of bySharedItems(planned, ({ footprint }) => footprint.items.keys())) {
+    let chunk = cheapestOf(chunks.slice(-OPEN_CHUNKS), footprint);
+    if (chunk === undefined) chunks.push((chunk = new Chunk()));
+    chunk.tryAdd(event, footprint);
+  }
+  return chunks;
+}
+
+function cheapestOf(open: readonly Chunk[], footprint: Footprint): Chunk | undefined {
+  let cheapest: Chunk | undefined;
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let position = open.length - 1; position >= 0 && lowest > 0; position -= 1) {
+    const chunk = open[position] as Chunk;
+    const cost = chunk.costOf(footprint);
+    if (cost !== undefined && cost < lowest) [cheapest, lowest] = [chunk, cost];
+  }
+  return cheapest;
 }
 
 /**

@@ -58,7 +58,8 @@ describe('commitBatch with redeliveries among fresh events', () => {
 
     expect(outcomes.get(1)).toEqual({ status: 'duplicate', conflictingPayload: false });
     expect([0, 2, 3].map((index) => outcomes.get(index)?.status)).toEqual(['applied', 'applied', 'applied']);
-    expect(committedEventIds(dynamodb)).toEqual([['evt-0', 'evt-2', 'evt-3']]);
+    // An unordered run may place events sharing a page next to each other: which events ride matters, not their order.
+    expect(committedEventIds(dynamodb).map((ids) => [...ids].sort())).toEqual([['evt-0', 'evt-2', 'evt-3']]);
   });
 
   test('reads only the redeliveries, strongly consistent, before any transaction', async () => {
