@@ -77,8 +77,8 @@ export class TransactionalCommitter {
    * Write units are the bill, and a batch's floor is each new event's dedup record plus each
    * distinct item its events touch, each written once (2 WRU apiece under 1 KB): an item touched
    * from two chunks is written twice. An unordered run therefore lets {@link planChunks} place the
-   * events that share items in the same chunk, which leaves about one item cut at each chunk
-   * boundary (and a day counter in every chunk); an ordered run keeps batch order. Outcomes are
+   * events that share items in the same chunk, which leaves a few items cut at each chunk
+   * boundary (a page, a day counter); an ordered run keeps batch order. Outcomes are
    * keyed by event index, so the order of commit changes nothing a caller sees.
    *
    * Chunks that share no item commit at once (up to {@link MAX_CONCURRENT_TRANSACTIONS}): they
