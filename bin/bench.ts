@@ -11,7 +11,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, STRATEGY_NAMES, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type StrategyName } from '../tools/bench';
 import { createProgress, type Progress } from '../cli/progress';
 import { startEngines } from '../emulator/engines';
-import { LatencyModel, startDynamoDbGateway, type LatencyProfileLabel } from '../emulator/gateway';
+import type { LatencyProfileLabel } from '../emulator/gateway';
 import { addLatencyOptions, latencyOf, type LatencyFlags } from '../emulator/cli/latency-options';
 
 // Keep the consumers' log lines and EMF metrics (one of each per batch) off the output; every strategy pays the same.
@@ -30,6 +30,12 @@ function wholeNumber(min: number) {
 function rate(value: string): number {
   const parsed = Number(value);
   if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed >= 0.5) throw new InvalidArgumentError(`expected a rate in [0, 0.5), got "${value}"`);
+  return parsed;
+}
+
+function crashRate(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !(parsed > 0 && parsed <= 1)) throw new InvalidArgumentError(`expected a rate in (0, 1], got "${value}"`);
   return parsed;
 }
 
@@ -69,12 +75,14 @@ interface BenchFlags extends LatencyFlags {
   hotItemEvents: number;
   hotItemConsumers: number[];
   hotItemShards: number;
+  crashWindowEvents: number;
+  crashWindowRate: number;
   json?: string;
   quiet?: boolean;
 }
 
 const command = new Command('bench')
-  .description('Benchmark the dedup strategies (naive, powertools, transactional, batch) side by side on DynamoDB Local')
+  .description('Benchmark the dedup strategies (naive, powertools, direct, transactional, batch) side by side on DynamoDB Local, bare or under a latency profile')
   .option('--events <n>', 'records per round, duplicates included', wholeNumber(1), BENCH_DEFAULTS.events)
   .option('--rounds <n>', 'measured rounds (the median is reported)', wholeNumber(1), BENCH_DEFAULTS.rounds)
   .option('--warmup <n>', 'records of the unmeasured warm-up round (0: none)', wholeNumber(0), BENCH_DEFAULTS.warmupEvents)
@@ -87,6 +95,8 @@ const command = new Command('bench')
   .option('--hot-item-events <n>', 'records of each hot-item case, concurrent consumers through the contract layer (0: skip the part)', wholeNumber(0), BENCH_DEFAULTS.hotItemEvents)
   .option('--hot-item-consumers <list>', 'comma-separated concurrent consumer counts of the hot-item cases', countList, [...BENCH_DEFAULTS.hotItemConsumers])
   .option('--hot-item-shards <n>', 'shards of the sharded hot-item cases (2..1000)', wholeNumber(2), BENCH_DEFAULTS.hotItemShards)
+  .option('--crash-window-events <n>', 'records of the crash-window part, invocations dying after their effects (0: skip it)', wholeNumber(0), BENCH_DEFAULTS.crashWindowEvents)
+  .option('--crash-window-rate <rate>', 'share of the crash-window batches whose first invocation dies (0..1]', crashRate, BENCH_DEFAULTS.crashWindowRate)
   .option('--json <file>', 'write the report as JSON to this file (- for stdout)', jsonTarget)
   .option('--quiet', 'no progress on stderr');
 const program = addLatencyOptions(command)
@@ -111,6 +121,8 @@ async function bench(flags: BenchFlags): Promise<number> {
     hotItemEvents: flags.hotItemEvents,
     hotItemConsumers: flags.hotItemConsumers,
     hotItemShards: flags.hotItemShards,
+    crashWindowEvents: flags.crashWindowEvents,
+    crashWindowRate: flags.crashWindowRate,
     progress,
   });
   const report = await runOnLocalEngines(plan, latency, progress);
@@ -125,15 +137,8 @@ async function runOnLocalEngines(plan: BenchmarkPlan, latency: LatencyProfileLab
   progress.phase(`starting DynamoDB Local${withSqs ? ' and fauxqs' : ''}`);
   const engines = await startEngines({ dynamodb: true, sqs: withSqs, kinesis: false });
   try {
-    const dynamodb = engines.endpoints.dynamodb as string;
-    if (latency.name === 'none') return await runBenchmark({ dynamodb, sqs: engines.endpoints.sqs }, plan);
-    // DynamoDB's requests go through a contract layer that waits the profile's latency; the end-to-end part's SQS does not.
-    const gateway = await startDynamoDbGateway(dynamodb, { latency: new LatencyModel(latency, { seed: plan.settings.seed }) });
-    try {
-      return await runBenchmark({ dynamodb: gateway.endpoint, sqs: engines.endpoints.sqs, latencyProfile: latency }, plan);
-    } finally {
-      await gateway.stop();
-    }
+    // Under a latency profile, DynamoDB's requests go through a contract layer that waits it; the end-to-end part's SQS does not.
+    return await runBenchmark({ dynamodb: engines.endpoints.dynamodb as string, sqs: engines.endpoints.sqs, latency }, plan);
   } finally {
     await engines.stop();
   }
@@ -149,12 +154,20 @@ function output(report: BenchmarkReport, json: string | undefined): void {
   if (json) writeFileSync(json, reportJson(report));
 }
 
-/** Every strategy but `naive` promises exact counts, in every hot-item case too. */
+/**
+ * Every strategy but `naive` promises exact counts, under every profile and in every hot-item case;
+ * no strategy may lose an effect to a crash, and those that commit the dedup record with the effect
+ * may not apply one twice.
+ */
 function inexactDeduplicators(report: BenchmarkReport): string[] {
-  const strategies = report.strategies.filter((strategy) => strategy.name !== 'naive' && !strategy.exact).map((strategy) => strategy.name);
+  const strategies = report.profiles.flatMap((profile) => profile.strategies.filter((strategy) => strategy.name !== 'naive' && !strategy.exact).map((strategy) => `${strategy.name} (${profile.name})`));
   const hotItems = report.hotItem.filter((row) => !row.exact || !row.noSharedCounter.exact).map((row) => `${row.strategy} (hot item, ${row.shards} shards, ${row.consumers} consumers)`);
-  return [...strategies, ...hotItems];
+  const crashes = report.crashWindow.filter((row) => row.lost > 0 || (TRANSACTIONAL_STRATEGIES.has(row.strategy) && row.appliedTwice > 0)).map((row) => `${row.strategy} (crash window, ${row.point})`);
+  return [...strategies, ...hotItems, ...crashes];
 }
+
+/** The strategies whose dedup record commits in the effect's transaction: a crash can never make them apply an event twice. */
+const TRANSACTIONAL_STRATEGIES: ReadonlySet<string> = new Set(['transactional', 'batch']);
 
 program.parseAsync().catch((error: unknown) => {
   // Commander has printed its own message (a bad flag) or the help already.

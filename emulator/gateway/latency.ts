@@ -4,7 +4,9 @@
  * from a seeded generator so that a seed reproduces a run's waits. The wait runs beside the
  * engine's own work, not after it: an answer comes no sooner than the drawn latency, and a long
  * poll that waits for messages gets nothing on top of its wait. With `none` (the default) nothing
- * waits. The SDK's connection pool (maxSockets 50 per host in the Node SDK v3) is not modelled.
+ * waits. The SDK's connection pool needs no model: the clients of local mode and the bench are
+ * the SDK's own, with its default agent of 50 sockets per host, so requests past 50 in flight wait
+ * for a socket here as on AWS (test/emulator/gateway/connection-pool.test.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom } from '../faults/random';

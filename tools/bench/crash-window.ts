@@ -35,8 +35,8 @@ export const CRASH_POINTS = ['before-response', 'before-completed'] as const;
 /** Where a crashing invocation dies. */
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
-/** The strategies measured at `before-completed`: their idempotency record is written apart from the effect. */
-const RECORD_APART_STRATEGIES: ReadonlySet<string> = new Set<string>(['powertools']);
+/** The strategies measured at `before-completed`: their idempotency record is written apart from the effect (the peer, and ours for an external effect, `idempotentEffect`, which is Powertools underneath). */
+const RECORD_APART_STRATEGIES: ReadonlySet<string> = new Set<string>(['powertools', 'direct']);
 
 /** Defaults of {@link CrashWindowOptions}. */
 export const CRASH_WINDOW_DEFAULTS = {

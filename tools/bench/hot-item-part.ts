@@ -9,6 +9,7 @@
  * though they meet the same per-item write limit.
  */
 import type { Progress } from '../../cli/progress';
+import { latencyLabel, type LatencyProfileLabel } from '../../emulator/gateway';
 import type { HotItemStrategy } from './handlers/hot-item';
 import { runHotItemCase, startHotItemGateway, type HotItemCase, type HotItemMeasurement } from './hot-item';
 import type { Workload } from './workload';
@@ -20,6 +21,10 @@ export interface HotItemSettings {
   readonly consumers: readonly number[];
   /** Shards of the sharded `batch` cases. */
   readonly shards: number;
+  /** The latency the part's contract layer waits on every request. @default - none */
+  readonly latency?: LatencyProfileLabel;
+  /** Seeds the latency draws. @default 1 */
+  readonly seed?: number;
   readonly progress?: Progress;
 }
 
@@ -49,12 +54,13 @@ export interface HotItemReport extends HotItemFigures {
   readonly noSharedCounter: HotItemFigures;
 }
 
-/** Runs every case against DynamoDB Local's own endpoint `engine`, through a contract layer started for the part. */
+/** Runs every case against DynamoDB Local's own endpoint `engine`, through a contract layer started for the part (waiting the run's latency profile, if any). */
 export async function measureHotItems(engine: string, settings: HotItemSettings): Promise<HotItemReport[]> {
   const cases = hotItemCases(settings);
   const records = [...settings.workloads].map(([strategy, workload]) => `${workload.deliveries} records for ${strategy}`).join(', ');
-  settings.progress?.phase(`hot item: ${cases.length} cases x 2 (with and without the shared counter), ${records}, through the contract layer`);
-  const gateway = await startHotItemGateway(engine);
+  const latency = settings.latency ?? { name: 'none', scale: 1 };
+  settings.progress?.phase(`hot item: ${cases.length} cases x 2 (with and without the shared counter), ${records}, through the contract layer, latency profile ${latencyLabel(latency)}`);
+  const gateway = await startHotItemGateway(engine, latency, settings.seed);
   try {
     const rows: HotItemReport[] = [];
     for (const [index, run] of cases.entries()) {

@@ -16,7 +16,7 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { performance } from 'node:perf_hooks';
 import { dynamoDbClient } from '../../emulator/engines';
-import { startDynamoDbGateway, type DynamoDbGateway } from '../../emulator/gateway';
+import { LatencyModel, startDynamoDbGateway, type DynamoDbGateway, type LatencyProfileLabel } from '../../emulator/gateway';
 import type { BatchHandler } from '../../lambdas/runtime';
 import { QUEUE_CONSUMER_DEFAULTS } from '../../lib/defaults';
 import { capacityOf, writeUnitsByItem } from './capacity';
@@ -85,9 +85,10 @@ export async function runHotItemCase(engine: string, gateway: DynamoDbGateway, w
   }
 }
 
-/** Starts the contract layer in front of DynamoDB Local for the scenario. */
-export function startHotItemGateway(engine: string): Promise<DynamoDbGateway> {
-  return startDynamoDbGateway(engine);
+/** Starts the contract layer in front of DynamoDB Local for the scenario, waiting `latency` on every request (none by default). */
+export function startHotItemGateway(engine: string, latency?: LatencyProfileLabel, seed?: number): Promise<DynamoDbGateway> {
+  if (latency === undefined || latency.name === 'none') return startDynamoDbGateway(engine);
+  return startDynamoDbGateway(engine, { latency: new LatencyModel(latency, { seed }) });
 }
 
 async function consume(handler: BatchHandler, queue: BatchQueue, functionName: string): Promise<void> {

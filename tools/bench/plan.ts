@@ -5,6 +5,7 @@
  */
 import type { Progress } from '../../cli/progress';
 import { MAX_SHARDS } from '../../lambdas/runtime';
+import { CRASH_WINDOW_DEFAULTS } from './crash-window';
 import { HOT_ITEM_STRATEGIES, type HotItemStrategy } from './handlers/hot-item';
 import { STRATEGY_NAMES, type StrategyName } from './strategies';
 import { generateWorkload, WORKLOAD_DEFAULTS, type RedeliveryPattern, type Workload } from './workload';
@@ -20,6 +21,8 @@ export const BENCH_DEFAULTS = {
   hotItemEvents: 12_000,
   hotItemConsumers: [1, 4, 16],
   hotItemShards: 256,
+  crashWindowEvents: 1_000,
+  crashWindowRate: CRASH_WINDOW_DEFAULTS.crashRate,
 } as const;
 
 /**
@@ -58,7 +61,7 @@ export interface BenchmarkOptions {
   readonly days?: number;
   /** @default 'clustered' */
   readonly redeliveries?: RedeliveryPattern;
-  /** @default all four */
+  /** @default all of {@link STRATEGY_NAMES} */
   readonly strategies?: readonly StrategyName[];
   /** Fresh processes per handler bundle (two bundles per handler: the SDK bundled and external); 0 skips the cold-start part. @default 5 */
   readonly coldStartSamples?: number;
@@ -70,6 +73,10 @@ export interface BenchmarkOptions {
   readonly hotItemConsumers?: readonly number[];
   /** Shards of the sharded hot-item cases: 2 to 1000. @default 256 */
   readonly hotItemShards?: number;
+  /** Records of the crash-window part, where invocations die after their effects (`crash-window.ts`); 0 skips the part. @default 1000 */
+  readonly crashWindowEvents?: number;
+  /** Share of the crash-window part's batches whose first invocation dies: more than 0, at most 1. @default 0.2 */
+  readonly crashWindowRate?: number;
   readonly progress?: Progress;
 }
 
@@ -80,6 +87,8 @@ export interface BenchmarkPlan {
   readonly workload: Workload;
   /** The hot-item part's workloads by strategy: `hotItemEvents` records of the same kind (a share of them for powertools); empty when the part is skipped. */
   readonly hotItemWorkloads: ReadonlyMap<HotItemStrategy, Workload>;
+  /** The crash-window part's workload (`crashWindowEvents` records, the same seed); undefined when the part is skipped. */
+  readonly crashWindowWorkload?: Workload;
 }
 
 /** Fills in the defaults, checks the options and generates the workload; throws a `RangeError` naming the first bad option. */
@@ -90,10 +99,13 @@ export function planBenchmark(options: BenchmarkOptions = {}): BenchmarkPlan {
   wholeNumber('coldStartSamples', settings.coldStartSamples, 0);
   wholeNumber('endToEndMessages', settings.endToEndMessages, 0);
   wholeNumber('hotItemEvents', settings.hotItemEvents, 0);
+  wholeNumber('crashWindowEvents', settings.crashWindowEvents, 0);
+  if (!(settings.crashWindowRate > 0 && settings.crashWindowRate <= 1)) throw new RangeError(`crashWindowRate must be more than 0 and at most 1 (given ${settings.crashWindowRate})`);
   checkHotItemConsumers(settings.hotItemConsumers);
   if (!Number.isInteger(settings.hotItemShards) || settings.hotItemShards < 2 || settings.hotItemShards > MAX_SHARDS) throw new RangeError(`hotItemShards must be a whole number from 2 to ${MAX_SHARDS} (given ${settings.hotItemShards})`);
   checkStrategies(settings.strategies);
-  return { settings, workload: generateWorkload(settings), hotItemWorkloads: hotItemWorkloadsOf(settings) };
+  const crashWindowWorkload = settings.crashWindowEvents > 0 ? generateWorkload({ ...settings, events: settings.crashWindowEvents }) : undefined;
+  return { settings, workload: generateWorkload(settings), hotItemWorkloads: hotItemWorkloadsOf(settings), crashWindowWorkload };
 }
 
 function hotItemWorkloadsOf(settings: BenchmarkSettings): Map<HotItemStrategy, Workload> {

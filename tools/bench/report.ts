@@ -6,16 +6,32 @@ import type { BenchmarkReport } from './run';
 import type { StrategyReport } from './summary';
 import { BASELINE_STRATEGY } from './strategies';
 import { latencyLabel } from '../../emulator/gateway';
+import { crashWindowLines } from './crash-window-table';
+import { profileLines } from './profile-table';
+import { checkTargets, type Target } from './targets';
 
 /** The `--json` file: the issue's fields first, the rest of the report after them. */
 export function reportJson(report: BenchmarkReport): string {
-  const { events, duplicateRate, batchSize, strategies, ...rest } = report;
-  return `${JSON.stringify({ events, duplicateRate, batchSize, strategies, ...rest }, null, 2)}\n`;
+  const { events, duplicateRate, batchSize, strategies, profiles, peer, crashWindow, ...rest } = report;
+  return `${JSON.stringify({ events, duplicateRate, batchSize, strategies, profiles, peer, crashWindow, targets: checkTargets(report), ...rest }, null, 2)}\n`;
 }
 
 /** Every table of the report, with the workload and the machine above them. */
 export function reportTables(report: BenchmarkReport): string {
-  return [workloadLine(report), peerLine(report), '', strategyTable(report.strategies), '', ...hotItemLines(report.hotItem), ...coldStartLines(report), ...endToEndLines(report), machineLine(report)].join('\n');
+  return [
+    workloadLine(report),
+    peerLine(report),
+    '',
+    strategyTable(report.strategies),
+    '',
+    ...report.profiles.flatMap(profileLines),
+    ...crashWindowLines(report.crashWindow),
+    ...hotItemLines(report.hotItem),
+    ...coldStartLines(report),
+    ...endToEndLines(report),
+    ...targetLines(report),
+    machineLine(report),
+  ].join('\n');
 }
 
 function workloadLine(report: BenchmarkReport): string {
@@ -97,6 +113,14 @@ function endToEndLines(report: BenchmarkReport): string[] {
       `Drain alone: ${e2e.rawDrainEventsPerSecond.toFixed(0)} vs ${e2e.mappingDrainEventsPerSecond.toFixed(0)} events/s (${percent(e2e.drainRatio)})`,
     '',
   ];
+}
+
+/** Each target with its figure and verdict. */
+function targetLines(report: BenchmarkReport): string[] {
+  const profile = report.profiles.at(-1);
+  const bound = (target: Target): string => ('atMost' in target.bound ? `<= ${target.bound.atMost}` : `>= ${target.bound.atLeast}`);
+  const rows = checkTargets(report).map((target) => [target.name, target.measured === null ? '-' : target.measured.toFixed(3), bound(target), target.verdict]);
+  return [`Targets, under the latency profile ${profile ? latencyLabel(profile.latencyProfile) : '-'}`, table(['target', 'measured', 'bound', 'verdict'], rows), ''];
 }
 
 function machineLine(report: BenchmarkReport): string {

@@ -8,12 +8,16 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dynamoDbClient, sqsClient } from '../../emulator/engines';
-import { LATENCY_DEFAULTS, type LatencyProfileLabel } from '../../emulator/gateway';
+import { LATENCY_DEFAULTS, latencyLabel, type LatencyProfileLabel } from '../../emulator/gateway';
 import { coldStartHandlers, measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
+import { measureCrashWindow, type CrashWindowRow } from './crash-window';
 import { END_TO_END_ROUNDS, measureEndToEnd, type EndToEnd } from './endtoend';
 import { measureHotItems, type HotItemReport } from './hot-item-part';
 import { describePeer, type PeerDescription } from './handlers/powertools';
 import { describeMachine, type Machine } from './machine';
+import { writeUnitFloor } from './floor';
+import { startGatewayProcess } from './gateway-process';
+import { profileReport, type ProfileReport } from './profiles';
 import { countConnections, meterRequests } from './metering';
 import type { BenchmarkPlan, BenchmarkSettings } from './plan';
 import type { StrategyName } from './strategies';
@@ -22,11 +26,18 @@ import { runStrategy, type RunClients, type RunMeasurement } from './throughput'
 import type { RedeliveryPattern, Workload } from './workload';
 
 export interface BenchmarkEndpoints {
+  /** DynamoDB with no latency added: DynamoDB Local, or a contract layer in front of it that waits nothing. */
   readonly dynamodb: string;
   /** fauxqs, for the end-to-end part. */
   readonly sqs?: string;
-  /** The latency profile of a contract layer that `dynamodb` goes through, for the report. @default - none: the engine itself */
-  readonly latencyProfile?: LatencyProfileLabel;
+  /**
+   * A latency profile to measure beside the bare engine: the throughput part runs on both, side by
+   * side, the second through a contract layer in a process of its own that waits the profile's
+   * latencies; the crash-window part runs under it alone, and so does the hot-item part (through
+   * its own contract layer, in the bench's process, as it reads the layer's conflict counts).
+   * @default - none: the bare engine only
+   */
+  readonly latency?: LatencyProfileLabel;
 }
 
 export interface BenchmarkReport {
@@ -35,7 +46,7 @@ export interface BenchmarkReport {
   readonly batchSize: number;
   readonly seed: number;
   readonly rounds: number;
-  /** The latency DynamoDB's requests waited: `{ name: 'none', scale: 1 }` on the bare engine. */
+  /** The run's profile: the latency DynamoDB's requests waited in `strategies`, the hot-item part and the crash window; `{ name: 'none', scale: 1 }` on the bare engine. */
   readonly latencyProfile: LatencyProfileLabel;
   readonly workload: {
     readonly batches: number;
@@ -46,7 +57,12 @@ export interface BenchmarkReport {
     readonly pages: number;
     readonly days: number;
   };
+  /** Every figure of each strategy under the run's profile (the last of `profiles`). */
   readonly strategies: readonly StrategyReport[];
+  /** The strategies' figures and costs per latency profile: `local` always, then the run's profile when it adds latency. */
+  readonly profiles: readonly ProfileReport[];
+  /** Invocations dying after their effects, per strategy (and, for the peer, between its effect and its COMPLETED update): effects applied twice. Empty when skipped. */
+  readonly crashWindow: readonly CrashWindowRow[];
   /** The `powertools` strategy: which package and processor ran as the peer, and whether it processed a batch's records concurrently. */
   readonly peer: PeerDescription;
   /** The hot-item part: concurrent consumers on one table through the contract layer; empty when skipped. */
@@ -64,31 +80,47 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
   const started = performance.now();
   const load = os.loadavg()[0] ?? 0;
   const { settings, workload } = plan;
-  const measured = await measureThroughput(endpoints.dynamodb, workload, settings);
-  const hotItem = await hotItemsOf(endpoints.dynamodb, plan);
-  const coldStart = settings.coldStartSamples > 0 ? await coldStarts(settings) : [];
-  const endToEnd = endpoints.sqs && settings.endToEndMessages > 0 ? await endToEndOf(endpoints.sqs, settings) : null;
-  return {
-    events: workload.deliveries,
-    duplicateRate: settings.duplicateRate,
-    batchSize: settings.batchSize,
-    seed: settings.seed,
-    rounds: settings.rounds,
-    latencyProfile: endpoints.latencyProfile ?? { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale },
-    workload: { batches: workload.batches.length, distinctEvents: workload.distinctEvents, inBatchDuplicates: workload.inBatchDuplicates, redeliveries: workload.redeliveries, redeliveryPattern: settings.redeliveries, pages: settings.pages, days: settings.days },
-    strategies: settings.strategies.map((name) => summarize(name, measured.get(name) ?? [], workload.deliveries)),
-    peer: describePeer(),
-    hotItem,
-    coldStart,
-    endToEnd,
-    machine: describeMachine(),
-    loadAverage: { start: load, end: os.loadavg()[0] ?? 0 },
-    durationSeconds: (performance.now() - started) / 1000,
-  };
+  const bare: LatencyProfileLabel = { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale };
+  const latency = endpoints.latency ?? bare;
+  const floor = writeUnitFloor(workload).perEvent;
+  const gateway = latency.name === 'none' ? undefined : await startGatewayProcess(endpoints.dynamodb, latency, settings.seed);
+  try {
+    const profiles: { report: ProfileReport; strategies: StrategyReport[] }[] = [];
+    for (const [label, endpoint] of gateway ? ([[bare, endpoints.dynamodb], [latency, gateway.endpoint]] as const) : ([[bare, endpoints.dynamodb]] as const)) {
+      const measured = await measureThroughput(endpoint, workload, settings, label);
+      const strategies = settings.strategies.map((name) => summarize(name, measured.get(name) ?? [], workload.deliveries));
+      profiles.push({ report: profileReport(label, strategies, profiles[0]?.strategies ?? strategies, floor, workload.deliveries), strategies });
+    }
+    const hotItem = await hotItemsOf(endpoints.dynamodb, plan, latency);
+    const crashWindow = await crashWindowOf(gateway?.endpoint ?? endpoints.dynamodb, plan);
+    const coldStart = settings.coldStartSamples > 0 ? await coldStarts(settings) : [];
+    const endToEnd = endpoints.sqs && settings.endToEndMessages > 0 ? await endToEndOf(endpoints.sqs, settings) : null;
+    return {
+      events: workload.deliveries,
+      duplicateRate: settings.duplicateRate,
+      batchSize: settings.batchSize,
+      seed: settings.seed,
+      rounds: settings.rounds,
+      latencyProfile: latency,
+      workload: { batches: workload.batches.length, distinctEvents: workload.distinctEvents, inBatchDuplicates: workload.inBatchDuplicates, redeliveries: workload.redeliveries, redeliveryPattern: settings.redeliveries, pages: settings.pages, days: settings.days },
+      strategies: profiles.at(-1)?.strategies ?? [],
+      profiles: profiles.map(({ report }) => report),
+      crashWindow,
+      peer: describePeer(),
+      hotItem,
+      coldStart,
+      endToEnd,
+      machine: describeMachine(),
+      loadAverage: { start: load, end: os.loadavg()[0] ?? 0 },
+      durationSeconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await gateway?.stop();
+  }
 }
 
 /** A warm-up round on the first batches, then the measured rounds; each round runs every strategy, in a rotated order. */
-async function measureThroughput(endpoint: string, workload: Workload, settings: BenchmarkSettings): Promise<Map<StrategyName, RunMeasurement[]>> {
+async function measureThroughput(endpoint: string, workload: Workload, settings: BenchmarkSettings, latency: LatencyProfileLabel): Promise<Map<StrategyName, RunMeasurement[]>> {
   const clients = runClients(endpoint);
   const warmup = workload.batches.slice(0, Math.ceil(settings.warmupEvents / settings.batchSize));
   const total = settings.strategies.length * (warmup.length + settings.rounds * workload.batches.length);
@@ -97,7 +129,7 @@ async function measureThroughput(endpoint: string, workload: Workload, settings:
   const measured = new Map<StrategyName, RunMeasurement[]>(settings.strategies.map((name) => [name, []]));
   try {
     const warm = warmup.length > 0 ? ` after a warm-up of ${warmup.length} batches` : '';
-    settings.progress?.phase(`throughput: ${settings.strategies.join(', ')}; ${workload.deliveries} records x ${settings.rounds} rounds${warm}`);
+    settings.progress?.phase(`throughput, latency profile ${latencyLabel(latency)}: ${settings.strategies.join(', ')}; ${workload.deliveries} records x ${settings.rounds} rounds${warm}`);
     for (let round = warmup.length > 0 ? -1 : 0; round < settings.rounds; round++) {
       for (const name of rotate(settings.strategies, round + 1)) {
         const run = await runStrategy(name, workload, clients, onBatch, round < 0 ? warmup : workload.batches);
@@ -113,10 +145,10 @@ async function measureThroughput(endpoint: string, workload: Workload, settings:
 }
 
 /** The hot-item part, when planned (`hotItemEvents` > 0 and `batch` or `powertools` among the strategies). */
-async function hotItemsOf(engine: string, plan: BenchmarkPlan): Promise<HotItemReport[]> {
+async function hotItemsOf(engine: string, plan: BenchmarkPlan, latency: LatencyProfileLabel): Promise<HotItemReport[]> {
   const { settings, hotItemWorkloads } = plan;
   if (hotItemWorkloads.size === 0) return [];
-  return measureHotItems(engine, { workloads: hotItemWorkloads, consumers: settings.hotItemConsumers, shards: settings.hotItemShards, progress: settings.progress });
+  return measureHotItems(engine, { workloads: hotItemWorkloads, consumers: settings.hotItemConsumers, shards: settings.hotItemShards, latency, seed: settings.seed, progress: settings.progress });
 }
 
 function runClients(endpoint: string): RunClients {
@@ -127,6 +159,12 @@ function runClients(endpoint: string): RunClients {
 function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = ((by % items.length) + items.length) % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+/** The crash-window part on its workload, when planned; every strategy, under the run's profile. */
+async function crashWindowOf(endpoint: string, plan: BenchmarkPlan): Promise<CrashWindowRow[]> {
+  if (plan.crashWindowWorkload === undefined) return [];
+  return measureCrashWindow(endpoint, plan.crashWindowWorkload, plan.settings.strategies, { seed: plan.settings.seed, crashRate: plan.settings.crashWindowRate, progress: plan.settings.progress });
 }
 
 async function coldStarts(settings: BenchmarkSettings): Promise<ColdStart[]> {

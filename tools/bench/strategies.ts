@@ -1,13 +1,14 @@
-/** The four strategies the benchmark compares, by name, each built from the same wiring. */
+/** The strategies the benchmark compares, by name, each built from the same wiring. */
 import * as path from 'node:path';
 import type { BatchHandler } from '../../lambdas/runtime';
 import { createBatchHandler } from './handlers/batch';
+import { createDirectHandler } from './handlers/direct';
 import type { BenchWiring } from './handlers/common';
 import { createNaiveHandler } from './handlers/naive';
 import { createPowertoolsHandler } from './handlers/powertools';
 import { createTransactionalHandler } from './handlers/transactional';
 
-export const STRATEGY_NAMES = ['naive', 'powertools', 'transactional', 'batch'] as const;
+export const STRATEGY_NAMES = ['naive', 'powertools', 'direct', 'transactional', 'batch'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 /** The strategy the table's ratios are against. */
@@ -16,6 +17,7 @@ export const BASELINE_STRATEGY: StrategyName = 'powertools';
 const FACTORIES: Readonly<Record<StrategyName, (wiring: BenchWiring) => BatchHandler>> = {
   naive: createNaiveHandler,
   powertools: createPowertoolsHandler,
+  direct: createDirectHandler,
   transactional: createTransactionalHandler,
   batch: createBatchHandler,
 };

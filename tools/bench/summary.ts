@@ -26,6 +26,10 @@ export interface StrategyReport {
   readonly connectionsPerRound: number;
   /** CPU time of the benchmark's process (consumer, SDK) per event, in microseconds: the client's share of the work. */
   readonly clientCpuMicrosPerEvent: number;
+  /** Lambda's billed duration per record delivered: each invocation's wall time rounded up to the millisecond, redeliveries included. */
+  readonly lambdaMsPerEvent: number;
+  /** Handler invocations per record delivered: one per batch, and one per redelivery of a batch's failed records. */
+  readonly invocationsPerEvent: number;
 }
 
 /** Reduces a strategy's measured rounds of `events` records each. */
@@ -45,6 +49,8 @@ export function summarize(name: StrategyName, runs: readonly RunMeasurement[], e
     requestsByCommand: requestsByCommand(runs),
     connectionsPerRound: runs.reduce((sum, run) => sum + run.connections, 0) / runs.length,
     clientCpuMicrosPerEvent: perEvent((run) => run.cpuMs) * 1000,
+    lambdaMsPerEvent: perEvent((run) => run.billedMs),
+    invocationsPerEvent: perEvent((run) => run.invocations),
   };
 }
 

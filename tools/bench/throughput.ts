@@ -35,6 +35,10 @@ export interface RunMeasurement {
   readonly connections: number;
   /** CPU time of this process (the consumer and the SDK, not DynamoDB Local), in ms. */
   readonly cpuMs: number;
+  /** Handler invocations, redeliveries included. */
+  readonly invocations: number;
+  /** What Lambda would bill for them: each invocation's duration rounded up to the millisecond, summed. */
+  readonly billedMs: number;
 }
 
 /** Runs `strategy` over `batches` (all of the workload's unless given), then checks the counts when it ran them all. */
@@ -48,8 +52,9 @@ export async function runStrategy(strategy: StrategyName, workload: Workload, cl
     const cpuBefore = process.cpuUsage();
     let failedRecords = 0;
     let redelivered = 0;
+    const billing = { invocations: 0, billedMs: 0 };
     for (const batch of batches) {
-      const delivery = await deliver(handler, batch, `bench-${strategy}`);
+      const delivery = await deliver(handler, batch, `bench-${strategy}`, billing);
       failedRecords += delivery.failed;
       redelivered += delivery.redelivered;
       onBatch();
@@ -67,10 +72,17 @@ export async function runStrategy(strategy: StrategyName, workload: Workload, cl
       extraViews: counts.extraViews,
       connections,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      ...billing,
     };
   } finally {
     await deleteBenchTables(clients.admin, tables);
   }
+}
+
+/** Invocations so far and their billed duration (Lambda rounds each up to the millisecond). */
+interface Billing {
+  invocations: number;
+  billedMs: number;
 }
 
 /**
@@ -80,11 +92,14 @@ export async function runStrategy(strategy: StrategyName, workload: Workload, cl
  * here: two copies of one event in one batch run at once, and the second finds the first's
  * idempotency record in progress.
  */
-async function deliver(handler: BatchHandler, batch: SQSEvent, functionName: string): Promise<{ failed: number; redelivered: number }> {
+async function deliver(handler: BatchHandler, batch: SQSEvent, functionName: string, billing: Billing): Promise<{ failed: number; redelivered: number }> {
   let pending: readonly SQSRecord[] = batch.Records;
   let redelivered = 0;
   for (let receives = 1; ; receives += 1) {
+    const started = performance.now();
     const response = await handler(receives === 1 ? batch : { Records: [...pending] }, invocationContext(functionName));
+    billing.invocations += 1;
+    billing.billedMs += Math.ceil(performance.now() - started);
     const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
     pending = pending.filter((record) => failed.has(record.messageId)).map(receivedAgain);
     if (pending.length === 0 || receives >= QUEUE_CONSUMER_DEFAULTS.maxReceiveCount) return { failed: pending.length, redelivered };

@@ -49,6 +49,11 @@ export interface BenchRun {
    * so). Runs before issue 27 have no `peer`: their peer ran one record at a time.
    */
   readonly peerInParallel: boolean;
+  /**
+   * The latency DynamoDB's requests waited in `strategies`: `none` on the bare engine (runs before
+   * issue 27 have no field), `aws` under the AWS latency profile (`npm run bench -- --latency aws`).
+   */
+  readonly latencyProfile: { readonly name: string; readonly scale: number };
 }
 
 /** A bench file that is missing, is not JSON, or lacks a field the model needs. */
@@ -107,6 +112,7 @@ export function parseBenchRun(json: unknown, file: string): BenchRun {
     machine: machineOf(read, read.object(root.machine, 'machine')),
     durationSeconds: read.optionalNumber(root, 'durationSeconds', ''),
     peerInParallel: peerInParallel(root.peer),
+    latencyProfile: latencyProfileOf(root.latencyProfile),
   };
   for (const name of MODELLED_STRATEGIES) {
     if (!run.strategies.some((strategy) => strategy.name === name)) throw new BenchInputError(file, `strategies has no "${name}" entry (run the bench with --strategies including ${MODELLED_STRATEGIES.join(' and ')})`);
@@ -116,6 +122,12 @@ export function parseBenchRun(json: unknown, file: string): BenchRun {
 
 function peerInParallel(peer: unknown): boolean {
   return typeof peer === 'object' && peer !== null && (peer as { processInParallel?: unknown }).processInParallel === true;
+}
+
+/** The run's latency profile; none when the file predates the field. */
+function latencyProfileOf(value: unknown): BenchRun['latencyProfile'] {
+  const label = typeof value === 'object' && value !== null ? (value as { name?: unknown; scale?: unknown }) : {};
+  return typeof label.name === 'string' && typeof label.scale === 'number' ? { name: label.name, scale: label.scale } : { name: 'none', scale: 1 };
 }
 
 function workloadOf(read: FieldReader, workload: Json): BenchRun['workload'] {

@@ -6,6 +6,22 @@ import { dollars, formatNumber, markdownTable, tagged, whole } from './format';
 import type { Figure } from './figures';
 import type { ScaleModel } from './model';
 
+/** `local` when the bench ran on the bare engine, else the latency profile its batches waited (`aws-latency`). */
+function measuredLabel(model: ScaleModel): string {
+  const { name } = model.run.latencyProfile;
+  return name === 'none' ? 'local' : `${name}-latency`;
+}
+
+/** What the measured column is: a batch's time on the bare engine, or under the latency profile. */
+function measuredSentence(model: ScaleModel): string {
+  const { name, scale } = model.run.latencyProfile;
+  if (name === 'none') return 'The local column is what a batch took against DynamoDB Local (batch size over the measured events per second), for comparison.';
+  return (
+    `The ${measuredLabel(model)} column is what a batch took with every DynamoDB request waiting the \`${name}\` latency profile${scale === 1 ? '' : ` x${scale}`} (emulator/gateway/latency-profile.ts; batch size over the measured events per second), ` +
+    "on the bench machine's full core: it measures the overlap of concurrent requests that the projection ignores, not Lambda's CPU share."
+  );
+}
+
 /** How long a batch takes, projected and local. */
 export function durationSection(model: ScaleModel): string {
   const { batchSize } = model.run;
@@ -24,8 +40,8 @@ export function durationSection(model: ScaleModel): string {
       'The bench cannot measure it on AWS, so it is projected: the CPU time the bench process spent per record, times the batch size, ' +
       `stretched to the share of a vCPU that ${model.settings.memoryMb} MB buys (Lambda gives one vCPU at ${formatNumber(LAMBDA.mibPerVcpu.value)} MB, so ${model.settings.memoryMb} MB gets ${share.toFixed(3)} of one), ` +
       `plus the batch's DynamoDB requests one after another at an assumed round trip of ${ASSUMED.transactWriteLatencyMs.value} ms for a TransactWriteItems and ${ASSUMED.requestLatencyMs.value} ms for anything else. ` +
-      'The local column is what a batch took against DynamoDB Local (batch size over the measured events per second), for comparison.',
-    markdownTable(['strategy', 'CPU ms per batch, bench machine', `CPU ms per batch at ${model.settings.memoryMb} MB`, 'DynamoDB round trips per batch', 'projected ms per batch', 'local ms per batch'], rows),
+      measuredSentence(model),
+    markdownTable(['strategy', 'CPU ms per batch, bench machine', `CPU ms per batch at ${model.settings.memoryMb} MB`, 'DynamoDB round trips per batch', 'projected ms per batch', `${measuredLabel(model)} ms per batch`], rows),
     'Batch commit overlaps up to 4 transactions whose items differ, which the projection ignores: for batch it is an upper bound on the round-trip part.',
   ].join('\n\n');
 }
@@ -90,7 +106,7 @@ export function queueSection(model: ScaleModel): string {
       `concurrent invocations x ${model.run.batchSize} records / seconds per batch. The example deploys \`maxConcurrency\` ${model.settings.queueMaxConcurrency} ` +
       `(\`QUEUE_CONSUMER_DEFAULTS\`); ${formatNumber(LAMBDA.sqsMaximumConcurrency.value)} is the most a mapping allows. A mapping starts at ${LAMBDA.sqsInitialBatches.value} concurrent batches and adds up to ${LAMBDA.sqsScaleUpPerMinute.value} a minute; ` +
       `a standard queue holds about ${formatNumber(STREAMS.sqsInFlight.value)} messages in flight.`,
-    markdownTable(['strategy', 'maxConcurrency', 'messages in flight', 'minutes to scale up to it', 'events/s, projected duration', 'events/s, local duration'], rows),
+    markdownTable(['strategy', 'maxConcurrency', 'messages in flight', 'minutes to scale up to it', 'events/s, projected duration', `events/s, ${measuredLabel(model)} duration`], rows),
   ].join('\n\n');
 }
 
@@ -131,7 +147,7 @@ export function concurrencySection(model: ScaleModel): string {
       `and, under batch commit, ${settings.shardsPerConcurrentInvocation} per concurrent invocation for conflicts to stay rare (docs/patterns/sharded-counters.md); the runtime allows at most ${whole(settings.maxShards)}. ` +
       "Powertools' plain updates do not conflict with each other, so only write units count for it. " +
       `Lambda adds up to ${formatNumber(LAMBDA.scalingPerTenSeconds.value)} execution environments every 10 seconds per function; an SQS mapping's ${LAMBDA.sqsScaleUpPerMinute.value} a minute is slower, so the minutes to scale in the queue table are the ones that count.`,
-    markdownTable(['strategy', 'events/s', 'concurrency, projected', 'concurrency, local duration', `fits ${formatNumber(LAMBDA.accountConcurrency.value)} account`, `fits maxConcurrency ${settings.queueMaxConcurrency}`, `fits ${formatNumber(LAMBDA.sqsMaximumConcurrency.value)}`, 'day-counter shards for write units', `shards against conflicts (deployed: ${whole(settings.counterShards)})`], rows),
+    markdownTable(['strategy', 'events/s', 'concurrency, projected', `concurrency, ${measuredLabel(model)} duration`, `fits ${formatNumber(LAMBDA.accountConcurrency.value)} account`, `fits maxConcurrency ${settings.queueMaxConcurrency}`, `fits ${formatNumber(LAMBDA.sqsMaximumConcurrency.value)}`, 'day-counter shards for write units', `shards against conflicts (deployed: ${whole(settings.counterShards)})`], rows),
   ].join('\n\n');
 }
 
@@ -144,8 +160,8 @@ const COST_LINES: readonly CostLine[] = [
   ['Lambda requests (one per batch)', (row) => row.lambdaRequests],
   ['SQS requests (send, receive, delete)', (row) => row.sqsRequests],
   ['**total**', (row) => row.total],
-  ['Lambda compute, arm64, local duration', (row) => row.lambdaComputeLocal],
-  ['total with the local duration', (row) => row.totalLocal],
+  ['Lambda compute, arm64, {measured} duration', (row) => row.lambdaComputeLocal],
+  ['total with the {measured} duration', (row) => row.totalLocal],
   ['Lambda compute on x86_64, projected duration (not deployed)', (row) => row.lambdaComputeX86],
 ];
 
@@ -155,7 +171,7 @@ const SEQUENTIAL_PEER =
 
 /** Dollars per million events, line by line, and the ratio of the two strategies. */
 export function costSection(model: ScaleModel): string {
-  const rows = COST_LINES.map(([label, pick]) => [label, ...model.costs.map((row) => tagged(pick(row), dollars))]);
+  const rows = COST_LINES.map(([label, pick]) => [label.replace('{measured}', measuredLabel(model)), ...model.costs.map((row) => tagged(pick(row), dollars))]);
   const { batchSize } = model.run;
   return [
     '## Dollars per million events',

@@ -8,19 +8,21 @@ import { BARE_HANDLER, EXAMPLE_HANDLERS } from '../../../tools/bench/coldstart';
 import { testEndpoints } from '../../helpers/engines';
 
 const EVENTS = 300;
+const LATENCY = { name: 'aws', scale: 0.1 } as const;
 
 let report: BenchmarkReport;
 let json: Record<string, unknown>;
 
 beforeAll(async () => {
   const { dynamodb, sqs } = testEndpoints();
-  report = await runBenchmark({ dynamodb, sqs }, planBenchmark({ events: EVENTS, rounds: 1, warmupEvents: 0, coldStartSamples: 1, endToEndMessages: 200, hotItemEvents: 0 }));
+  // A tenth of AWS's latencies: both profiles measured, side by side, in seconds.
+  report = await runBenchmark({ dynamodb, sqs, latency: LATENCY }, planBenchmark({ events: EVENTS, rounds: 1, warmupEvents: 0, coldStartSamples: 1, endToEndMessages: 200, hotItemEvents: 0, crashWindowEvents: 200, crashWindowRate: 1 }));
   json = JSON.parse(reportJson(report)) as Record<string, unknown>;
 }, 120_000);
 
 test('the JSON leads with events, duplicateRate, batchSize and one entry per strategy', () => {
   expect(Object.keys(json).slice(0, 4)).toEqual(['events', 'duplicateRate', 'batchSize', 'strategies']);
-  expect(json).toMatchObject({ events: EVENTS, duplicateRate: 0.1, batchSize: 100, latencyProfile: { name: 'none', scale: 1 } });
+  expect(json).toMatchObject({ events: EVENTS, duplicateRate: 0.1, batchSize: 100, latencyProfile: LATENCY });
   const strategies = json.strategies as Record<string, unknown>[];
   expect(strategies.map((strategy) => strategy.name)).toEqual([...STRATEGY_NAMES]);
   for (const strategy of strategies) {
@@ -29,6 +31,47 @@ test('the JSON leads with events, duplicateRate, batchSize and one entry per str
     expect(strategy.requestsPerEvent).toBeGreaterThan(0);
     expect(strategy.writeUnitsPerEvent).toBeGreaterThan(0);
   }
+});
+
+test('the JSON has the strategies per profile, the bare engine first and the run\'s latency profile second, with the issue\'s fields', () => {
+  const profiles = json.profiles as { name: string; latencyProfile: unknown; strategies: Record<string, unknown>[]; writeUnitFloorPerEvent: number }[];
+  expect(profiles.map((profile) => [profile.name, profile.latencyProfile])).toEqual([['local', { name: 'none', scale: 1 }], ['aws', LATENCY]]);
+  for (const profile of profiles) {
+    expect(profile.writeUnitFloorPerEvent).toBeGreaterThan(0);
+    expect(profile.strategies.map((strategy) => strategy.name)).toEqual([...STRATEGY_NAMES]);
+    for (const strategy of profile.strategies) {
+      expect(Object.keys(strategy).slice(0, 8)).toEqual(['name', 'eventsPerSecond', 'lambdaMsPerEvent', 'requestsPerEvent', 'writeUnitsPerEvent', 'readUnitsPerEvent', 'dollarsPerMillionEvents', 'exact']);
+      for (const field of ['eventsPerSecond', 'lambdaMsPerEvent', 'requestsPerEvent', 'writeUnitsPerEvent', 'dollarsPerMillionEvents']) expect({ field, value: strategy[field] }).toEqual({ field, value: expect.any(Number) });
+      expect(strategy.dollarsPerMillionEvents).toBeGreaterThan(0);
+    }
+  }
+  // The top-level strategies are the run's profile's.
+  expect(report.strategies.map((strategy) => strategy.eventsPerSecond)).toEqual(report.profiles[1]?.strategies.map((strategy) => strategy.eventsPerSecond));
+});
+
+test('the strategies that commit dedup records with their effects write no less than the workload\'s floor', () => {
+  for (const profile of report.profiles) {
+    for (const name of ['transactional', 'batch']) {
+      const strategy = profile.strategies.find((row) => row.name === name);
+      expect({ name, atLeastFloor: (strategy?.writeUnitsPerEvent ?? 0) >= profile.writeUnitFloorPerEvent }).toEqual({ name, atLeastFloor: true });
+    }
+  }
+});
+
+test('the crash window: batch and transactional apply nothing twice; the peer does when it dies before its COMPLETED update', () => {
+  const rows = report.crashWindow;
+  const row = (strategy: string, point: string) => rows.find((entry) => entry.strategy === strategy && entry.point === point);
+  for (const name of ['transactional', 'batch']) {
+    expect(row(name, 'before-response')).toMatchObject({ appliedTwice: 0, crashes: expect.any(Number) });
+    expect(row(name, 'before-response')?.crashes).toBeGreaterThan(0);
+  }
+  expect(row('powertools', 'before-completed')?.appliedTwice).toBeGreaterThan(0);
+});
+
+test('the JSON checks the issue\'s targets, each with a verdict', () => {
+  const targets = json.targets as { name: string; verdict: string }[];
+  expect(targets).toHaveLength(8);
+  for (const target of targets) expect(['met', 'missed', 'unchecked']).toContain(target.verdict);
 });
 
 test('the workload has both in-batch duplicates and redeliveries', () => {
@@ -41,11 +84,11 @@ test('the JSON names the peer: Powertools\' own batch processor, records in para
   expect(json.peer).toEqual({ package: '@aws-lambda-powertools/batch', version: expect.stringMatching(/^\d+\.\d+\.\d+/), processor: 'BatchProcessor', processInParallel: true });
 });
 
-test('naive over-counts the redeliveries; powertools, transactional and batch are exact', () => {
+test('naive over-counts the redeliveries; powertools, direct, transactional and batch are exact', () => {
   const byName = new Map(report.strategies.map((strategy) => [strategy.name, strategy]));
   expect(byName.get('naive')?.exact).toBe(false);
   expect(byName.get('naive')?.extraViews).toBeGreaterThan(0);
-  for (const name of ['powertools', 'transactional', 'batch'] as const) expect({ name, exact: byName.get(name)?.exact }).toEqual({ name, exact: true });
+  for (const name of ['powertools', 'direct', 'transactional', 'batch'] as const) expect({ name, exact: byName.get(name)?.exact }).toEqual({ name, exact: true });
 });
 
 test('batch commit makes far fewer requests than per-record strategies', () => {
