@@ -4,6 +4,7 @@
  * for people in docs/operations.md.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { isCount, isRecord, isString, isTime, oneOf, optional, problemsOf, recordOf, type FieldRule } from './field-rules';
 
 /** The three event sources whose batches the runtime consumes: a wrapper's `source.kind`. */
 export const SourceKind = {
@@ -123,20 +124,10 @@ export type FailureEnvelopeCheck =
  */
 export function checkFailureEnvelope(value: unknown): FailureEnvelopeCheck | undefined {
   if (!isRecord(value) || value.format !== FAILURE_FORMAT) return undefined;
-  const problems = ENVELOPE_RULES.flatMap((rule) => problemOf(value, rule));
+  const problems = problemsOf(value, ENVELOPE_RULES);
   return problems.length === 0 ? { envelope: value as unknown as FailureEnvelope } : { problems };
 }
 
-/** A field's path, what it must be (in words), and the test. */
-type FieldRule = readonly [path: string, expected: string, test: (value: unknown) => boolean];
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isString = (value: unknown): value is string => typeof value === 'string';
-const isTime = (value: unknown): boolean => isString(value) && !Number.isNaN(Date.parse(value));
-const isCount = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
-const oneOf = (values: readonly unknown[]) => (value: unknown): boolean => values.includes(value);
-const optional = (test: (value: unknown) => boolean) => (value: unknown): boolean => value === undefined || test(value);
-const recordOf = (test: (value: unknown) => boolean) => (value: unknown): boolean => isRecord(value) && Object.values(value).every(test);
 /** Lambda's shape of an SQS message attribute, as far as a redrive reads it. */
 const isLambdaAttribute = (value: unknown): boolean => isRecord(value) && isString(value.dataType) && optional(isString)(value.stringValue) && optional(isString)(value.binaryValue);
 
@@ -170,21 +161,3 @@ const ENVELOPE_RULES: readonly FieldRule[] = [
   ['original.attributes', 'an object of strings', optional(recordOf(isString))],
   ['original.messageAttributes', "an object of Lambda's SQS message attributes", optional(recordOf(isLambdaAttribute))],
 ];
-
-function problemOf(envelope: Record<string, unknown>, [path, expected, test]: FieldRule): string[] {
-  const [parent, field] = path.includes('.') ? (path.split('.') as [string, string]) : [undefined, path];
-  const holder = parent === undefined ? envelope : envelope[parent];
-  if (!isRecord(holder)) return [];
-  const value = holder[field];
-  if (test(value)) return [];
-  return [value === undefined ? `${path} is missing` : `${path} is ${describe(value)}, expected ${expected}`];
-}
-
-/** A value, briefly, for a problem's text. */
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
-import { isStreamOnFailureRecord, onFailureRecord, streamBatchInfoOf, type OnFailureInput, type StreamBatchInfo, type StreamOnFailureRecord } from './on-failure-record';
+import { checkStreamOnFailureRecord, onFailureRecord, streamBatchInfoOf, type OnFailureInput, type StreamBatchInfo, type StreamOnFailureRecord } from './on-failure-record';
 
 /** Where Lambda puts every on-failure object in the bucket. */
 export const ON_FAILURE_OBJECT_PREFIX = 'aws/lambda/';
@@ -71,8 +71,10 @@ export function onFailureObjectKey(input: ObjectKeyInput): string {
  * @throws MalformedOnFailureObjectError naming what is wrong
  */
 export function parseOnFailureObject(body: string): ArchivedFailure {
-  const record = parseJson(body, 'the object is not JSON');
-  if (!isStreamOnFailureRecord(record)) throw new MalformedOnFailureObjectError('the object is not a Lambda on-failure record (no KinesisBatchInfo or DDBStreamBatchInfo)');
+  const check = checkStreamOnFailureRecord(parseJson(body, 'the object is not JSON'));
+  if (check === undefined) throw new MalformedOnFailureObjectError('the object is not a Lambda on-failure record (no KinesisBatchInfo or DDBStreamBatchInfo)');
+  if (check.problems) throw new MalformedOnFailureObjectError(`the object is not a valid Lambda on-failure record: ${check.problems.join('; ')}`);
+  const { record } = check;
   const payload = (record as { payload?: unknown }).payload;
   if (typeof payload !== 'string') throw new MalformedOnFailureObjectError('the on-failure record has no payload: it is the SQS destination\'s pointer, not an S3 object');
   const event = parseJson(payload, 'the payload is not JSON') as { Records?: unknown };

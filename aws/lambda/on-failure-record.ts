@@ -4,6 +4,7 @@
  * must read them back from the stream by shard and sequence numbers.
  */
 import { randomUUID } from 'node:crypto';
+import { isCount, isRecord, isString, isTime, oneOf, optional, problemsOf, type FieldRule } from '../field-rules';
 import type { StreamKind } from '../streams/stream-reader';
 
 /** Why the mapping gave up on the records. */
@@ -109,18 +110,63 @@ export function streamBatchInfoOf(record: StreamOnFailureRecord): StreamBatchInf
   return 'KinesisBatchInfo' in record ? record.KinesisBatchInfo : record.DDBStreamBatchInfo;
 }
 
-/** True if `value` (a parsed message body) looks like an on-failure message from a stream mapping. */
+/** A body that claims to be an on-failure message, checked: the record, or each thing wrong with it. */
+export type OnFailureRecordCheck =
+  | { readonly record: StreamOnFailureRecord; readonly problems?: undefined }
+  | { readonly record?: undefined; readonly problems: readonly string[] };
+
+/** The batch info's two names: Kinesis's and DynamoDB Streams'. */
+const BATCH_INFO_KEYS = ['KinesisBatchInfo', 'DDBStreamBatchInfo'] as const;
+
+const isSequenceNumber = (value: unknown): boolean => isString(value) && /^\d{1,128}$/.test(value);
+const isBatchSize = (value: unknown): boolean => isCount(value) && (value as number) >= 1;
+const CONDITIONS: readonly OnFailureCondition[] = ['RetryAttemptsExhausted', 'RecordAgeExceeded'];
+
+/** The layout as Lambda documents it, every field a redrive or `eo dlq inspect` reads; `responseContext` is only shown. */
+const ENVELOPE_RULES: readonly FieldRule[] = [
+  ['version', '"1.0"', (value) => value === '1.0'],
+  ['timestamp', 'an ISO-8601 time', isTime],
+  ['requestContext', 'an object', isRecord],
+  ['requestContext.requestId', 'a string', isString],
+  ['requestContext.functionArn', 'a string', isString],
+  ['requestContext.condition', CONDITIONS.join(' or '), oneOf(CONDITIONS)],
+  ['requestContext.approximateInvokeCount', 'a whole number', isCount],
+  ['responseContext', 'an object', optional(isRecord)],
+];
+
+function batchInfoRules(key: (typeof BATCH_INFO_KEYS)[number]): FieldRule[] {
+  return [
+    [key, 'an object', isRecord],
+    [`${key}.shardId`, 'a string', isString],
+    [`${key}.startSequenceNumber`, 'a sequence number (digits)', isSequenceNumber],
+    [`${key}.endSequenceNumber`, 'a sequence number (digits)', isSequenceNumber],
+    [`${key}.approximateArrivalOfFirstRecord`, 'an ISO-8601 time', isTime],
+    [`${key}.approximateArrivalOfLastRecord`, 'an ISO-8601 time', isTime],
+    [`${key}.batchSize`, 'a whole number >= 1', isBatchSize],
+    [`${key}.streamArn`, 'a string', isString],
+  ];
+}
+
+/**
+ * Checks a parsed message body against the whole on-failure layout. `undefined` when the body does
+ * not claim to be one (it has neither `KinesisBatchInfo` nor `DDBStreamBatchInfo`): it is some
+ * other kind of message. Otherwise the record, or its problems, each naming a field by its path:
+ * anyone who can send to a queue can write a body that claims the layout, and a redrive must
+ * neither crash on it nor act on half of it (a range with no end, a stream with no ARN).
+ *
+ * @example
+ * checkStreamOnFailureRecord({ KinesisBatchInfo: {} })?.problems; // ['version is missing', ..., 'KinesisBatchInfo.shardId is missing', ...]
+ */
+export function checkStreamOnFailureRecord(value: unknown): OnFailureRecordCheck | undefined {
+  if (!isRecord(value)) return undefined;
+  const present = BATCH_INFO_KEYS.filter((key) => key in value);
+  if (present.length === 0) return undefined;
+  if (present.length > 1) return { problems: ['KinesisBatchInfo and DDBStreamBatchInfo are both present, expected one'] };
+  const problems = problemsOf(value, [...ENVELOPE_RULES, ...batchInfoRules(present[0] as (typeof BATCH_INFO_KEYS)[number])]);
+  return problems.length === 0 ? { record: value as unknown as StreamOnFailureRecord } : { problems };
+}
+
+/** True if `value` (a parsed message body) is a whole on-failure message from a stream mapping. */
 export function isStreamOnFailureRecord(value: unknown): value is StreamOnFailureRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  const info = candidate.KinesisBatchInfo ?? candidate.DDBStreamBatchInfo;
-  const context = candidate.requestContext as Record<string, unknown> | undefined;
-  return (
-    candidate.version === '1.0' &&
-    typeof context?.functionArn === 'string' &&
-    typeof info === 'object' &&
-    info !== null &&
-    typeof (info as Record<string, unknown>).startSequenceNumber === 'string' &&
-    typeof (info as Record<string, unknown>).shardId === 'string'
-  );
+  return checkStreamOnFailureRecord(value)?.record !== undefined;
 }

@@ -13,7 +13,7 @@
  */
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { ATTRIBUTE_CONTEXT_FORMAT, checkFailureEnvelope, DlqAttribute, FAILURE_FORMAT, type FailureEnvelope } from '../../aws/dlq-format';
-import { isStreamOnFailureRecord, streamBatchInfoOf, type StreamBatchInfo, type StreamOnFailureRecord } from '../../aws/lambda/on-failure-record';
+import { checkStreamOnFailureRecord, streamBatchInfoOf, type StreamBatchInfo, type StreamOnFailureRecord } from '../../aws/lambda/on-failure-record';
 import { MalformedOnFailureObjectError, parseOnFailureObject, type ArchivedFailure } from '../../aws/lambda/on-failure-object';
 
 export const EntryKind = {
@@ -31,6 +31,12 @@ export const BARE_ERROR_TYPE = 'MovedBySqs';
 
 /** The error type a malformed wrapper is grouped and filtered under. */
 export const MALFORMED_WRAPPER_ERROR_TYPE = 'MalformedFailureWrapper';
+
+/** The error type of a message that claims to be a stream mapping's on-failure record but is not a whole one. */
+export const MALFORMED_POINTER_ERROR_TYPE = 'MalformedOnFailureRecord';
+
+/** What a malformed message claims to be: our wrapper, or Lambda's on-failure record (a pointer to stream records). */
+export type MalformedClaim = 'wrapper' | 'pointer';
 
 /** The error type of an archive object that is not an on-failure record. */
 export const MALFORMED_OBJECT_ERROR_TYPE = 'MalformedOnFailureObjectError';
@@ -67,8 +73,8 @@ export type DlqEntry =
   | (MessageEntry & { readonly kind: typeof EntryKind.ATTRIBUTES; readonly context: Readonly<Record<string, string>> })
   | (MessageEntry & { readonly kind: typeof EntryKind.POINTER; readonly pointer: StreamOnFailureRecord; readonly range: StreamBatchInfo })
   | (MessageEntry & { readonly kind: typeof EntryKind.BARE })
-  /** `problems`: each field missing or of the wrong type, by its path. */
-  | (MessageEntry & { readonly kind: typeof EntryKind.MALFORMED; readonly problems: readonly string[] })
+  /** `problems`: each field missing or of the wrong type, by its path; `claims`: the layout the body claims and fails. */
+  | (MessageEntry & { readonly kind: typeof EntryKind.MALFORMED; readonly claims: MalformedClaim; readonly problems: readonly string[] })
   | ArchivedEntry;
 
 /** An entry read from a DLQ message (every kind but `archived`). */
@@ -86,7 +92,9 @@ export function entryOf(message: Message): MessageDlqEntry {
   const wrapper = checkFailureEnvelope(body);
   if (wrapper?.envelope) return wrapperEntry(message, wrapper.envelope);
   if (wrapper?.problems) return malformedEntry(message, wrapper.problems, body as Record<string, unknown>);
-  if (isStreamOnFailureRecord(body)) return pointerEntry(message, body);
+  const pointer = checkStreamOnFailureRecord(body);
+  if (pointer?.record) return pointerEntry(message, pointer.record);
+  if (pointer?.problems) return malformedEntry(message, pointer.problems, body as Record<string, unknown>, 'pointer');
   if (stringAttribute(message, DlqAttribute.FORMAT) === ATTRIBUTE_CONTEXT_FORMAT) return attributeEntry(message);
   const sent = sentAt(message);
   return { kind: EntryKind.BARE, ...base(message), errorType: BARE_ERROR_TYPE, firstSeen: sent, lastSeen: sent };
@@ -120,15 +128,17 @@ function wrapperEntry(message: Message, failure: FailureEnvelope): MessageDlqEnt
 }
 
 /** Sent time for both ends: its own failure times cannot be trusted. Its consumer, when it names one, helps find who sent it. */
-function malformedEntry(message: Message, problems: readonly string[], body: Record<string, unknown>): MessageDlqEntry {
+function malformedEntry(message: Message, problems: readonly string[], body: Record<string, unknown>, claims: MalformedClaim = 'wrapper'): MessageDlqEntry {
   const sent = sentAt(message);
-  const consumer = typeof body.consumer === 'string' ? body.consumer : undefined;
-  return { kind: EntryKind.MALFORMED, ...base(message), problems, errorType: MALFORMED_WRAPPER_ERROR_TYPE, consumer, firstSeen: sent, lastSeen: sent };
+  const consumer = claims === 'wrapper' && typeof body.consumer === 'string' ? body.consumer : undefined;
+  const errorType = claims === 'wrapper' ? MALFORMED_WRAPPER_ERROR_TYPE : MALFORMED_POINTER_ERROR_TYPE;
+  return { kind: EntryKind.MALFORMED, ...base(message), claims, problems, errorType, consumer, firstSeen: sent, lastSeen: sent };
 }
 
-/** What is wrong with a malformed wrapper, for inspect and for the redrive that leaves it. */
-export function describeMalformed(problems: readonly string[]): string {
-  return `claims the ${FAILURE_FORMAT} format but is not a valid wrapper (${problems.join('; ')}): a redrive leaves it in the DLQ`;
+/** What is wrong with a malformed message, for inspect and for the redrive that leaves it. */
+export function describeMalformed(problems: readonly string[], claims: MalformedClaim = 'wrapper'): string {
+  const claim = claims === 'wrapper' ? `claims the ${FAILURE_FORMAT} format but is not a valid wrapper` : "claims to be a stream mapping's on-failure record but is not a valid one";
+  return `${claim} (${problems.join('; ')}): a redrive leaves it in the DLQ`;
 }
 
 function pointerEntry(message: Message, pointer: StreamOnFailureRecord): MessageDlqEntry {

@@ -10,7 +10,7 @@ export { findApplied } from './applied-events';
 export type { AppliedCheck, AppliedEvent } from './applied-events';
 export { ARRIVED_DURING_REDRIVE, NOT_SELECTED, redriveQueue } from './redrive';
 export type { RedriveDetail, RedriveOptions, RedriveRequest, RedriveResult, RedriveStatus } from './redrive';
-export { BARE_ERROR_TYPE, EntryKind, entryOf, MALFORMED_WRAPPER_ERROR_TYPE } from './entry';
+export { BARE_ERROR_TYPE, EntryKind, entryOf, MALFORMED_POINTER_ERROR_TYPE, MALFORMED_WRAPPER_ERROR_TYPE } from './entry';
 export type { DlqEntry } from './entry';
 export { FILTER_KEYS, describeFilter, matches, parseFilter } from './filter';
 export type { EntryFilter, FilterKey } from './filter';

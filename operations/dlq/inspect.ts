@@ -188,7 +188,7 @@ function exampleOf(entry: DlqEntry): FailureExample {
       return { ...base, message: 'moved by SQS after maxReceiveCount receives: no failure context', attempts: Number(entry.message.Attributes?.ApproximateReceiveCount) || undefined, source: entry.message.Attributes?.DeadLetterQueueSourceArn, original: excerpt(entry.message.Body ?? '') };
     case EntryKind.MALFORMED:
       // SQS's SenderId (the role and session that sent it) is the lead to whoever wrote it.
-      return { ...base, message: describeMalformed(entry.problems), source: sentBy(entry.message.Attributes?.SenderId), original: excerpt(entry.message.Body ?? '') };
+      return { ...base, message: describeMalformed(entry.problems, entry.claims), source: sentBy(entry.message.Attributes?.SenderId), original: excerpt(entry.message.Body ?? '') };
     case EntryKind.ARCHIVED:
       return { ...base, ...archivedExample(entry) };
   }

@@ -94,7 +94,7 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
     case EntryKind.BARE:
       return redriveBare(entry.message, context);
     case EntryKind.MALFORMED:
-      return Promise.resolve({ status: 'failed', reason: describeMalformed(entry.problems) });
+      return Promise.resolve({ status: 'failed', reason: describeMalformed(entry.problems, entry.claims) });
     case EntryKind.ARCHIVED:
       return redriveArchived(entry, context);
   }
