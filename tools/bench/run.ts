@@ -73,11 +73,14 @@ export interface BenchmarkReport {
   /** The 1-minute load average when the run started and ended: other work on the machine skews events per second. */
   readonly loadAverage: { readonly start: number; readonly end: number };
   readonly durationSeconds: number;
+  /** When the run started, ISO-8601 (docs/scale.md names the day of the run it was computed from). */
+  readonly date: string;
 }
 
 /** Runs the planned benchmark against the given engines. */
 export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: BenchmarkPlan): Promise<BenchmarkReport> {
   const started = performance.now();
+  const date = new Date().toISOString();
   const load = os.loadavg()[0] ?? 0;
   const { settings, workload } = plan;
   const bare: LatencyProfileLabel = { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale };
@@ -113,6 +116,7 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
       machine: describeMachine(),
       loadAverage: { start: load, end: os.loadavg()[0] ?? 0 },
       durationSeconds: (performance.now() - started) / 1000,
+      date,
     };
   } finally {
     await gateway?.stop();

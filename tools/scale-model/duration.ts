@@ -1,8 +1,9 @@
 /**
  * How long one invocation of a batch takes on Lambda: the thing every per-queue, concurrency and
  * compute-cost figure rests on, and the one the bench cannot measure. Two answers: projected (the
- * bench's CPU time at the function's share of a vCPU, plus the batch's DynamoDB round trips at an
- * assumed latency, one after another) and local (what the batch took against DynamoDB Local).
+ * bench's CPU time at the function's share of a vCPU, plus what the batch's DynamoDB requests
+ * waited: measured under the bench's latency profile when it ran under one, else its round trips
+ * at an assumed latency, one after another) and measured (what the batch took in the bench).
  */
 import { ASSUMED, LAMBDA } from './assumptions';
 import type { BenchRun, BenchStrategy } from './bench-input';
@@ -26,6 +27,13 @@ export interface BatchDuration {
   readonly vcpuShare: Figure;
   readonly lambdaCpuMs: Figure;
   readonly roundTrips: readonly RoundTrips[];
+  /**
+   * When the bench ran under a latency profile: the batch's measured time less the bench's CPU,
+   * which is what its requests waited, overlaps included; it replaces the round trips one after
+   * another at the assumed latencies, which overstate a strategy whose requests run at once (the
+   * peer's records, batch commit's transactions).
+   */
+  readonly waitedMs?: Figure;
   readonly projectedMs: Figure;
   /** Batch size over the measured events per second against DynamoDB Local. */
   readonly localMs: Figure;
@@ -38,15 +46,10 @@ export function batchDuration(run: BenchRun, strategy: BenchStrategy, memoryMb: 
   const vcpuShare = derive(Math.min(1, memoryMb / LAMBDA.mibPerVcpu.value), documented(memoryMb));
   const lambdaCpuMs = over(benchCpuMs, times(vcpuShare, assumed(ASSUMED.vcpuVersusBenchCore.value)));
   const roundTrips = Object.entries(strategy.requestsByCommand).map(([command, count]) => roundTripsOf(command, over(times(measured(count), batchSize), measured(run.events))));
-  return {
-    strategy: strategy.name,
-    benchCpuMs,
-    vcpuShare,
-    lambdaCpuMs,
-    roundTrips,
-    projectedMs: plus(lambdaCpuMs, ...roundTrips.map((trips) => trips.ms)),
-    localMs: measured((run.batchSize / strategy.eventsPerSecond) * 1000),
-  };
+  const localMs = measured((run.batchSize / strategy.eventsPerSecond) * 1000);
+  const waitedMs = run.latencyProfile.name === 'none' ? undefined : derive(Math.max(0, localMs.value - benchCpuMs.value), localMs, benchCpuMs);
+  const waits = waitedMs ? [waitedMs] : roundTrips.map((trips) => trips.ms);
+  return { strategy: strategy.name, benchCpuMs, vcpuShare, lambdaCpuMs, roundTrips, waitedMs, projectedMs: plus(lambdaCpuMs, ...waits), localMs };
 }
 
 function roundTripsOf(command: string, perBatch: Figure): RoundTrips {

@@ -18,7 +18,7 @@ function measuredSentence(model: ScaleModel): string {
   if (name === 'none') return 'The local column is what a batch took against DynamoDB Local (batch size over the measured events per second), for comparison.';
   return (
     `The ${measuredLabel(model)} column is what a batch took with every DynamoDB request waiting the \`${name}\` latency profile${scale === 1 ? '' : ` x${scale}`} (emulator/gateway/latency-profile.ts; batch size over the measured events per second), ` +
-    "on the bench machine's full core: it measures the overlap of concurrent requests that the projection ignores, not Lambda's CPU share."
+    "on the bench machine's full core rather than Lambda's share of one."
   );
 }
 
@@ -29,7 +29,7 @@ export function durationSection(model: ScaleModel): string {
     `\`${duration.strategy}\``,
     tagged(duration.benchCpuMs),
     tagged(duration.lambdaCpuMs),
-    duration.roundTrips.map((trips) => `${formatNumber(trips.perBatch.value)} ${trips.command.replace(/Command$/, '')} x ${trips.latencyMs.value} ms`).join(' + ') || 'none',
+    duration.waitedMs ? `${roundTripCounts(duration)}, waiting ${tagged(duration.waitedMs)} ms` : duration.roundTrips.map((trips) => `${formatNumber(trips.perBatch.value)} ${trips.command.replace(/Command$/, '')} x ${trips.latencyMs.value} ms`).join(' + ') || 'none',
     tagged(duration.projectedMs),
     tagged(duration.localMs),
   ]);
@@ -39,11 +39,27 @@ export function durationSection(model: ScaleModel): string {
     `Everything per queue, per invocation and per GB-second below rests on the time one invocation of ${batchSize} records takes. ` +
       'The bench cannot measure it on AWS, so it is projected: the CPU time the bench process spent per record, times the batch size, ' +
       `stretched to the share of a vCPU that ${model.settings.memoryMb} MB buys (Lambda gives one vCPU at ${formatNumber(LAMBDA.mibPerVcpu.value)} MB, so ${model.settings.memoryMb} MB gets ${share.toFixed(3)} of one), ` +
-      `plus the batch's DynamoDB requests one after another at an assumed round trip of ${ASSUMED.transactWriteLatencyMs.value} ms for a TransactWriteItems and ${ASSUMED.requestLatencyMs.value} ms for anything else. ` +
+      roundTripSentence(model) +
       measuredSentence(model),
     markdownTable(['strategy', 'CPU ms per batch, bench machine', `CPU ms per batch at ${model.settings.memoryMb} MB`, 'DynamoDB round trips per batch', 'projected ms per batch', `${measuredLabel(model)} ms per batch`], rows),
-    'Batch commit overlaps up to 4 transactions whose items differ, which the projection ignores: for batch it is an upper bound on the round-trip part.',
+    ...(model.run.latencyProfile.name === 'none' ? ['Batch commit overlaps up to 4 transactions whose items differ, and the peer runs a batch\'s records at once, which the projection ignores: it is an upper bound on the round-trip part.'] : []),
   ].join('\n\n');
+}
+
+/** Requests per batch by command, e.g. `1.97 TransactWriteItems + 0.133 BatchGetItem`. */
+function roundTripCounts(duration: ScaleModel['durations'][number]): string {
+  return duration.roundTrips.map((trips) => `${formatNumber(trips.perBatch.value)} ${trips.command.replace(/Command$/, '')}`).join(' + ') || 'none';
+}
+
+/** How the round-trip part of the projection is made: measured waits under a latency profile, or assumed latencies one after another. */
+function roundTripSentence(model: ScaleModel): string {
+  if (model.run.latencyProfile.name === 'none') {
+    return `plus the batch's DynamoDB requests one after another at an assumed round trip of ${ASSUMED.transactWriteLatencyMs.value} ms for a TransactWriteItems and ${ASSUMED.requestLatencyMs.value} ms for anything else. `;
+  }
+  return (
+    `plus what the batch's DynamoDB requests waited in the bench under the \`${model.run.latencyProfile.name}\` latency profile (its measured time per batch less the bench's CPU time), ` +
+    "concurrent requests overlapping as they did there: the peer's records run at once, batch commit's transactions too. "
+  );
 }
 
 /** Events per second one hot key takes: the worst case and the bench's hot-item rows. */

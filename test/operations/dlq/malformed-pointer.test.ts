@@ -5,7 +5,7 @@
  * redrive would read half of.
  */
 import type { Message } from '@aws-sdk/client-sqs';
-import { checkStreamOnFailureRecord, isStreamOnFailureRecord, onFailureRecord } from '../../../aws/lambda/on-failure-record';
+import { checkStreamOnFailureRecord, isStreamOnFailureRecord, onFailureRecord, type KinesisOnFailureRecord } from '../../../aws/lambda/on-failure-record';
 import { entryOf, MALFORMED_POINTER_ERROR_TYPE } from '../../../operations/dlq';
 import { describeMalformed } from '../../../operations/dlq/entry';
 
@@ -18,7 +18,7 @@ const whole = onFailureRecord({
   shardId: 'shardId-000000000000',
   records: [{ sequenceNumber: '49600000000000000000000000000000000000000000000000000001', arrivalMs: Date.UTC(2026, 11, 1) }],
   approximateInvokeCount: 3,
-});
+}) as KinesisOnFailureRecord;
 
 /** `value` without the named fields. */
 function without<T extends object>(value: T, ...names: string[]): Record<string, unknown> {
