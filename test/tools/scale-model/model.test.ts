@@ -47,6 +47,25 @@ describe('duration of a batch', () => {
   });
 });
 
+describe('duration of a batch, from a run under a latency profile', () => {
+  const underLatency = buildScaleModel(parseBenchRun({ ...benchJson(), latencyProfile: { name: 'aws', scale: 1 } }, 'fixture.json'), TEST_SETTINGS);
+
+  test('the requests wait what they waited in the bench, overlaps included: the measured time less the CPU', () => {
+    const [batch] = byStrategy(underLatency.durations, 'batch');
+    const [powertools] = byStrategy(underLatency.durations, 'powertools');
+    // batch: 50 ms a batch measured, 5 of them CPU; powertools: 500 ms, 40 of them CPU (its 350 requests overlapped).
+    expectFigure(batch?.waitedMs, 45, BASIS.derived);
+    expectFigure(batch?.projectedMs, 5 + 45, BASIS.projected);
+    expectFigure(powertools?.waitedMs, 460, BASIS.derived);
+    expectFigure(powertools?.projectedMs, 40 + 460, BASIS.projected);
+  });
+
+  test('a run on the bare engine keeps the assumed latencies one after another', () => {
+    expect(byStrategy(model.durations, 'batch')[0]?.waitedMs).toBeUndefined();
+    expect(model.run.latencyProfile).toEqual({ name: 'none', scale: 1 });
+  });
+});
+
 describe('per hot key', () => {
   test('batch writes the day counter once per transaction: 0.025 x 2 WCU per event, 20,000 events/s unsharded', () => {
     expectFigure(model.hotKeys.transactionsPerEvent, 0.025, BASIS.derived);
