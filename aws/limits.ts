@@ -64,6 +64,19 @@ export const LAMBDA_LIMITS = {
   minSqsMaximumConcurrency: 2,
   maxSqsMaximumConcurrency: 1_000,
   /**
+   * An SQS mapping's provisioned mode (`ProvisionedPollerConfig`, API Reference; Developer Guide,
+   * "Configuring scaling behavior for SQS event source mappings"): `MinimumPollers` 2..200 and
+   * `MaximumPollers` from 2. The API Reference now gives SQS up to 10,000 maximum pollers, but
+   * CloudFormation's schema and aws-cdk-lib's `EventSourceMapping` refuse more than 2,000: that is
+   * what a stack can deploy. Exclusive with `ScalingConfig.MaximumConcurrency`.
+   */
+  minSqsMinimumPollers: 2,
+  maxSqsMinimumPollers: 200,
+  minSqsMaximumPollers: 2,
+  maxSqsMaximumPollers: 2_000,
+  /** What one provisioned SQS poller runs at most: 10 concurrent invocations (and about 1 MB/s, 10 polls a second). */
+  sqsInvocationsPerPoller: 10,
+  /**
    * A synchronous invocation's response: Lambda's `Function.ResponseSizeTooLarge` error says
    * "Response payload size exceeded maximum allowed payload size (6291556 bytes)", 100 bytes over 6 MiB.
    */

@@ -32,6 +32,7 @@ export { PipelineDashboard } from './pipeline-dashboard';
 export type { PipelineConsumer, PipelineDashboardProps } from './pipeline-dashboard';
 export { QueueConsumer } from './queue-consumer';
 export type { QueueConsumerProps, QueueSubscriptionOptions } from './queue-consumer';
+export type { ProvisionedPollers } from './provisioned-pollers';
 export type { OnFailureDestination, StreamConsumerProps } from './stream-consumer';
 export { tableDefaults } from './table-defaults';
 export { grantPublishToEncryptedTopic } from './topic-publisher';

@@ -14,6 +14,7 @@ import { CONSUMER_DEFAULTS, DLQ_RETENTION, QUEUE_CONSUMER_DEFAULTS } from './def
 import type { DlqAlarm } from './dlq-alarm';
 import { checkEnvelope, DeliveredEnvelope, EnvelopeFormat, type EventEnvelope } from './event-envelope';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
+import { checkProvisionedPollers, provisionedPollerConfig, type ProvisionedPollers } from './provisioned-pollers';
 import {
   checkDedupTtl,
   checkDurationRange,
@@ -69,10 +70,23 @@ export interface QueueConsumerProps extends ConsumerProps {
    * How many invocations the queue's mapping may run at once (`ScalingConfig.MaximumConcurrency`):
    * 2..1000. Past it, messages wait in the queue: the mapping stops taking them, so they are not
    * throttled and use up no receives. If the function has reserved concurrency, reserve at least
-   * the sum of this over all of its SQS mappings.
-   * @default 16 (`QUEUE_CONSUMER_DEFAULTS.maxConcurrency`)
+   * the sum of this over all of its SQS mappings. Not allowed beside `provisionedPollers`.
+   * @default - 16 (`QUEUE_CONSUMER_DEFAULTS.maxConcurrency`); none with `provisionedPollers`
    */
   readonly maxConcurrency?: number;
+  /**
+   * Lambda's provisioned mode for the queue's mapping (`ProvisionedPollerConfig`, 2025): a pool
+   * of `minimum` (2..200) to `maximum` (`minimum`..2000) event pollers, each running up to 10
+   * invocations at once, for steady low latency at high throughput. Every poller is billed, the
+   * minimum always. Exclusive with `maxConcurrency` (refused beside it): `maximum` x 10 bounds the
+   * invocations instead, which the sharded counters' conflict budget must allow. (Lambda's API
+   * Reference allows SQS up to 10,000 maximum pollers; CloudFormation and aws-cdk-lib take 2,000.)
+   * Local mode caps its pollers at `maximum` x 10, which its default of 2 never reaches.
+   * @default - no provisioned mode: Lambda's default scaling, bounded by `maxConcurrency`
+   * @example
+   * new QueueConsumer(stack, 'Orders', { ...props, provisionedPollers: { minimum: 2, maximum: 20 } });
+   */
+  readonly provisionedPollers?: ProvisionedPollers;
   /**
    * The shape the queue's messages arrive in, which the runtime unwraps (docs/envelopes.md).
    * `subscribeTo` and `addEventBridgeRule` set it for you; name it to fail at synth when a
@@ -114,7 +128,9 @@ interface QueueSettings {
   readonly retentionPeriod: Duration;
   readonly visibilityTimeout: Duration;
   readonly dedupTtl: Duration;
-  readonly maxConcurrency: number;
+  /** Undefined in provisioned mode, which excludes it. */
+  readonly maxConcurrency?: number;
+  readonly provisionedPollers?: ProvisionedPollers;
   readonly fifo: boolean;
 }
 
@@ -249,6 +265,7 @@ export class QueueConsumer extends Construct {
       batchSize: settings.batchSize,
       maxBatchingWindow: settings.maxBatchingWindow,
       maxConcurrency: settings.maxConcurrency,
+      provisionedPollerConfig: provisionedPollerConfig(settings.provisionedPollers),
       reportBatchItemFailures: true,
       metricsConfig: MAPPING_METRICS,
     });
@@ -286,7 +303,8 @@ function queueSettings(props: QueueConsumerProps): QueueSettings {
     visibilityTimeout:
       props.visibilityTimeout ?? defaultOrThrow('visibilityTimeout', minimumVisibility, 'timeout or maxBatchingWindow'),
     dedupTtl: props.dedupTtl ?? defaultOrThrow('dedupTtl', minimumDedup, 'retentionPeriod or redriveAllowance'),
-    maxConcurrency: props.maxConcurrency ?? QUEUE_CONSUMER_DEFAULTS.maxConcurrency,
+    maxConcurrency: props.provisionedPollers ? undefined : (props.maxConcurrency ?? QUEUE_CONSUMER_DEFAULTS.maxConcurrency),
+    provisionedPollers: props.provisionedPollers,
     fifo: props.fifo ?? false,
   };
 }
@@ -321,6 +339,7 @@ function validateQueueConsumerProps(props: QueueConsumerProps): void {
   checkVisibilityTimeout(props);
   checkDedupTtl(props.dedupTtl, dedupTerms(props));
   checkIntegerRange('maxConcurrency', props.maxConcurrency, LAMBDA_LIMITS.minSqsMaximumConcurrency, LAMBDA_LIMITS.maxSqsMaximumConcurrency);
+  checkProvisionedPollers(props.provisionedPollers, props.maxConcurrency);
 }
 
 function checkBatching(props: QueueConsumerProps): void {

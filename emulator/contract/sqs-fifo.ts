@@ -3,7 +3,8 @@
  * Guide, "Amazon SQS FIFO queues"; API Reference, SendMessage: `MessageGroupId` and
  * `MessageDeduplicationId`, 1..128 alphanumeric and punctuation characters): a FIFO queue needs a
  * message group, and a deduplication id unless it has content-based deduplication; a standard
- * queue refuses a deduplication id (a message group is allowed there: fair queues); a FIFO queue
+ * queue refuses a deduplication id (a message group is allowed there, with the same characters:
+ * fair queues); a FIFO queue
  * refuses a per-message delay. Messages as AWS words them, from errors quoted in public
  * post-mortems and runbooks (its "The request include parameter" included); the group id's
  * wording mirrors the deduplication id's, which was the one found.
@@ -42,8 +43,9 @@ export function checkSqsFifoFields(message: SqsFifoFields, facts: SqsFacts): Che
   ]);
 }
 
+/** A standard queue's group id names a fair queue's tenant; SendMessage gives it the same characters and length as on a FIFO queue. */
 function checkStandard(message: SqsFifoFields): CheckResult {
-  if (message.MessageDeduplicationId === undefined) return OK;
+  if (message.MessageDeduplicationId === undefined) return checkId('MessageGroupId', message.MessageGroupId);
   const text = `Value ${message.MessageDeduplicationId} for parameter MessageDeduplicationId is invalid. Reason: ${NOT_FOR_THIS_QUEUE_TYPE}`;
   return fail(sqsError(SQS_FIFO_RULES.deduplicationOnStandard, 'InvalidParameterValue', text));
 }

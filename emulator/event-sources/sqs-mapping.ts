@@ -9,8 +9,10 @@
  *   to its per-mapping ceiling (1,000 batches in AWS's current guide) or the mapping's
  *   `MaximumConcurrency`, and backs off when the function errors or is throttled. Here the stack
  *   layer (emulator/stack/mappings.ts) only keeps the poller count at or under the template's
- *   `MaximumConcurrency`, so local mode never runs more invocations at once than AWS would; the
- *   ramp, the back-off, reserved concurrency and throttling of the function are not modelled.
+ *   `MaximumConcurrency` (in provisioned mode, `ProvisionedPollerConfig.MaximumPollers` x 10), so
+ *   local mode never runs more invocations at once than AWS would; the ramp, the back-off,
+ *   provisioned mode's minimum pool, reserved concurrency and throttling of the function are not
+ *   modelled.
  * - The batching window is approximated: it starts when a poller receives its first messages,
  *   and the 6 MB payload limit is not enforced.
  * - Filter criteria are ignored: every message is delivered.

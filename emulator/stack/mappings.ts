@@ -1,7 +1,7 @@
 /**
  * The template's event source mappings, emulated: each `AWS::Lambda::EventSourceMapping` becomes
  * an SQS or stream mapping with the template's settings (batch size, batching window, partial
- * batch responses, maximum concurrency, bisect, retries, record age, on-failure destination: a
+ * batch responses, maximum concurrency or provisioned pollers, bisect, retries, record age, on-failure destination: a
  * queue, or a bucket that keeps the batch whole), invoking the local function it names.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -15,6 +15,7 @@ import { bucketNameOfArn } from '../../operations/dlq/archive-topology';
 import { announcingTargets, archiveWriter, assertMayArchive } from './failure-archives';
 import type { LocalRuleTarget } from './fan-out';
 import { queueWithArn, refOf, type LocalQueue, type ProvisionedStack } from './provision';
+import { LAMBDA_LIMITS } from '../../aws/limits';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 export type Mapping = SqsMapping | StreamMapping;
@@ -136,12 +137,23 @@ function sqsMapping(props: Record<string, unknown>, { queue, invoke, functionTim
 }
 
 /**
- * The pollers of an SQS mapping: the local count, capped by the template's maximum concurrency.
- * Each poller holds at most one batch, so no more batches are in flight than AWS would invoke at once.
+ * The pollers of an SQS mapping: the local count, capped by the template's maximum concurrency,
+ * or in provisioned mode by its maximum pollers x 10 (the invocations one AWS poller runs at
+ * once). Each local poller holds at most one batch, so no more batches are in flight than AWS
+ * would invoke at once. Provisioned mode's minimum is not modelled: local pollers run from the
+ * start and never scale, and no local count reaches the smallest cap (2 pollers, 20 invocations).
  */
 export function sqsPollerCount(props: Record<string, unknown>, requested: number = SQS_MAPPING_DEFAULTS.concurrency): number {
-  const maximum = maximumConcurrencyOf(props);
+  const maximum = maximumConcurrencyOf(props) ?? provisionedInvocationsOf(props);
   return maximum === undefined ? requested : Math.min(requested, maximum);
+}
+
+/** In provisioned mode, the invocations at once that `ProvisionedPollerConfig.MaximumPollers` allows; undefined otherwise or when not a literal. */
+function provisionedInvocationsOf(props: Record<string, unknown>): number | undefined {
+  const config = props.ProvisionedPollerConfig;
+  if (typeof config !== 'object' || config === null) return undefined;
+  const pollers = numberProp(config as Record<string, unknown>, 'MaximumPollers');
+  return pollers === undefined ? undefined : pollers * LAMBDA_LIMITS.sqsInvocationsPerPoller;
 }
 
 /** `ScalingConfig.MaximumConcurrency` as a number; undefined when absent or not a literal. */

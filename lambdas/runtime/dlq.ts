@@ -49,7 +49,7 @@ export class DlqSender {
   }
 
   private commandFor(body: string, failure: FailureEnvelope, format: string): SendMessageCommand {
-    return new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body, MessageAttributes: contextAttributes(failure, format), ...fifoIds(this.queueUrl, failure) });
+    return new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body, MessageAttributes: contextAttributes(failure, format), ...groupIds(this.queueUrl, failure) });
   }
 }
 
@@ -58,10 +58,15 @@ export class DlqSender {
  * message's, so that the DLQ keeps each group's failures in their order for the redrive; the
  * deduplication id is the original message's identity, so that sending the same failure twice
  * within SQS's 5 minutes (a crash after the send, before the batch response) leaves one copy.
+ *
+ * A standard DLQ takes no deduplication id, but keeps the original's group id when it had one:
+ * on a standard queue that is the message's tenant (SQS fair queues), and fairness applies to the
+ * DLQ and to the redrive as well, so one tenant's flood of failures does not bury the others'.
  */
-function fifoIds(queueUrl: string, failure: FailureEnvelope): { MessageGroupId?: string; MessageDeduplicationId?: string } {
-  if (!isFifoQueue(queueUrl)) return {};
-  const group = failure.original.attributes?.MessageGroupId || failure.consumer;
+function groupIds(queueUrl: string, failure: FailureEnvelope): { MessageGroupId?: string; MessageDeduplicationId?: string } {
+  const originalGroup = failure.original.attributes?.MessageGroupId;
+  if (!isFifoQueue(queueUrl)) return originalGroup ? { MessageGroupId: originalGroup.slice(0, FIFO_ID_MAX_LENGTH) } : {};
+  const group = originalGroup || failure.consumer;
   const identity = createHash('sha256').update(`${failure.source.arn}\n${failure.source.itemIdentifier}`).digest('hex');
   return { MessageGroupId: group.slice(0, FIFO_ID_MAX_LENGTH), MessageDeduplicationId: identity };
 }

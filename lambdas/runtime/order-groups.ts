@@ -1,7 +1,9 @@
 /**
  * Which records of a batch keep their relative order. A Kinesis or DynamoDB Streams batch is one
  * shard's records: all of them, in order. An SQS FIFO batch keeps order within each message group
- * (`MessageGroupId`) and none between groups. A standard queue keeps none. Within an ordered group,
+ * (`MessageGroupId`) and none between groups. A standard queue keeps none, even when its messages
+ * carry a `MessageGroupId`: there it names a fair queue's tenant (SQS fair queues, 2025), so the
+ * queue (its ARN ends in `.fifo`) decides, never the presence of a group id. Within an ordered group,
  * nothing may be applied after a record that failed and will come back (a transient failure): the
  * runtime then reports the rest of that group, not attempted, and other groups go on.
  */

@@ -38,12 +38,29 @@ export interface OutgoingMessage {
    * group; a standard queue or topic: ignored. Messages of one key are accepted in publish order.
    */
   readonly partitionKey?: string;
+  /**
+   * The SQS `MessageGroupId`. On a standard queue it names the message's tenant for SQS fair
+   * queues (SQS Developer Guide, "Amazon SQS fair queues"): SQS keeps one tenant's backlog from
+   * delaying the others' messages; it gives no order and does not make the queue FIFO. On a FIFO
+   * queue or SNS FIFO topic it is the message group, in place of `partitionKey`. Sent as it is
+   * when it fits SQS's 128 alphanumeric and punctuation characters, else as its SHA-256 (hex).
+   * Kinesis ignores it.
+   * @default - a standard queue: no tenant (SQS treats the message as a tenant of its own);
+   * a FIFO queue or topic: the group of `partitionKey`
+   */
+  readonly messageGroupId?: string;
   readonly eventId?: string;
   /** SQS FIFO: the deduplication id. @default the event id */
   readonly deduplicationId?: string;
 }
 
-/** Serialises an envelope; the partition key defaults to the event id. */
+/**
+ * Serialises an envelope; the partition key defaults to the event id. To name a tenant on a
+ * standard (fair) queue, add `messageGroupId`.
+ * @example
+ * const message = { ...outgoingMessage(envelope), messageGroupId: `tenant-${tenantId}` };
+ * await publishToSqs(sqs, queueUrl, [message]);
+ */
 export function outgoingMessage(envelope: Envelope<unknown>, partitionKey?: string): OutgoingMessage {
   return { body: JSON.stringify(envelope), partitionKey: partitionKey ?? envelope.eventId, eventId: envelope.eventId };
 }
@@ -59,8 +76,10 @@ export interface PublishResult {
  * Publishes to an SQS queue with `SendMessageBatch`, 10 at a time. When some entries fail, only
  * those are resent, after full-jitter backoff; their bodies (and so their event ids) never change.
  * Entries that SQS rejects as the sender's fault are not retried. To a FIFO queue (its URL ends in
- * `.fifo`) each message goes in the group of its `partitionKey` (the event id when none), with
- * its event id as the deduplication id, so that a resend within SQS's 5 minutes is dropped.
+ * `.fifo`) each message goes in the group of its `messageGroupId`, else its `partitionKey`, else
+ * its event id, with its event id as the deduplication id, so that a resend within SQS's 5
+ * minutes is dropped. To a standard queue a message with a `messageGroupId` carries it as its
+ * tenant (SQS fair queues); the queue stays unordered and the messages still go 10 at a time.
  *
  * Order in a FIFO queue: a message goes out only once every earlier message of its group was
  * accepted, so a request holds at most one message per group and a resend never lands after a
@@ -90,8 +109,13 @@ function sqsEntryOf(message: OutgoingMessage, id: string, fifo: boolean): SendMe
     Id: id,
     MessageBody: message.body,
     MessageAttributes: message.eventId ? { eventId: { DataType: 'String', StringValue: message.eventId } } : undefined,
-    ...(fifo && fifoIdsOf(message)),
+    ...(fifo ? fifoIdsOf(message) : tenantOf(message)),
   };
+}
+
+/** A standard queue's fair-queue tenant: the message's group id, when it names one. */
+function tenantOf(message: OutgoingMessage): { MessageGroupId?: string } {
+  return message.messageGroupId === undefined ? {} : { MessageGroupId: fittedFifoId(message.messageGroupId) };
 }
 
 /** One `SendMessageBatch`; returns the entries that failed, or throws the sender's faults. */
@@ -107,12 +131,13 @@ async function sendSqsBatch<TEntry extends SendMessageBatchRequestEntry>(sqs: SQ
 
 /**
  * A FIFO message's group and deduplication id, for an SQS FIFO queue or an SNS FIFO topic (both
- * take the same ids): the partition key (else the event id) and the deduplication id (else the
- * event id), each as it is when it fits FIFO's 128 characters, else its SHA-256 (hex).
+ * take the same ids): the message group id (else the partition key, else the event id) and the
+ * deduplication id (else the event id), each as it is when it fits FIFO's 128 characters, else
+ * its SHA-256 (hex).
  * @throws RangeError for a message with neither, which a FIFO queue or topic cannot take
  */
 export function fifoIdsOf(message: OutgoingMessage): { MessageGroupId: string; MessageDeduplicationId: string } {
-  const group = message.partitionKey ?? message.eventId;
+  const group = message.messageGroupId ?? message.partitionKey ?? message.eventId;
   const deduplication = message.deduplicationId ?? message.eventId;
   if (group === undefined || deduplication === undefined) throw new RangeError('a FIFO queue or topic needs a message group and a deduplication id: give the message an eventId (and a partitionKey for its group)');
   return { MessageGroupId: fittedFifoId(group), MessageDeduplicationId: fittedFifoId(deduplication) };

@@ -17,7 +17,10 @@ export interface SourceRecord {
   /** When the source first handed this record out (SQS), or when it entered the stream. */
   readonly firstSeenAt?: string;
   readonly receiptHandle?: string;
-  /** SQS FIFO: the message group, within which the queue keeps order. */
+  /**
+   * SQS: the message group. On a FIFO queue the queue keeps order within it; on a standard queue
+   * it names a fair queue's tenant and orders nothing (order-groups.ts decides by the queue).
+   */
   readonly messageGroupId?: string;
   readonly original: OriginalRecord;
   readonly raw: SQSRecord | KinesisStreamRecord | DynamoDBRecord;

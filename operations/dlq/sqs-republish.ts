@@ -70,11 +70,14 @@ export function withFirstSent(message: CarriedCopy['message'], firstSentAt: numb
 
 /**
  * Sends to the source queue. A FIFO queue needs the original group and a deduplication id: the
- * DLQ message's id, so that a redrive repeated within SQS's 5-minute window is dropped by SQS.
+ * DLQ message's id, so that a redrive repeated within SQS's 5-minute window is dropped by SQS. A
+ * standard queue gets the original group id back when there was one: there it names the
+ * message's tenant (SQS fair queues), and a redrive keeps the tenant as it keeps the body.
  */
 export async function sendToQueue(sqs: SQSClient, queueUrl: string, message: Pick<SendMessageCommandInput, 'MessageBody' | 'MessageAttributes'>, dlqMessage: Message, groupId?: string): Promise<void> {
-  const fifo = isFifoQueue(queueUrl)
-    ? { MessageGroupId: groupId ?? dlqMessage.Attributes?.MessageGroupId ?? 'redrive', MessageDeduplicationId: createHash('sha256').update(dlqMessage.MessageId ?? '').digest('hex') }
-    : {};
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message, ...fifo }));
+  const group = groupId || dlqMessage.Attributes?.MessageGroupId || undefined;
+  const ids = isFifoQueue(queueUrl)
+    ? { MessageGroupId: group ?? 'redrive', MessageDeduplicationId: createHash('sha256').update(dlqMessage.MessageId ?? '').digest('hex') }
+    : { ...(group !== undefined && { MessageGroupId: group }) };
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message, ...ids }));
 }

@@ -62,4 +62,8 @@ describe('a standard queue', () => {
     });
     expect(send({ MessageGroupId: 'tenant-1' }, {}).ok).toBe(true);
   });
+
+  test.each([['g'.repeat(129)], ['acme corp'], ['']])('refuses a tenant id SQS cannot take: %p', (group) => {
+    expect(refusal(send({ MessageGroupId: group }, {}))).toMatchObject({ rule: 'sqs.fifo.ids.characters', code: 'InvalidParameterValue' });
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * Local mode reads an SQS mapping's `ScalingConfig.MaximumConcurrency` from the template: its
- * pollers (one batch in flight each) never outnumber the invocations AWS would run at once.
+ * Local mode reads an SQS mapping's `ScalingConfig.MaximumConcurrency`, or in provisioned mode its
+ * `ProvisionedPollerConfig.MaximumPollers`, from the template: its pollers (one batch in flight
+ * each) never outnumber the invocations AWS would run at once.
  */
 import { SQS_MAPPING_DEFAULTS } from '../../../emulator/event-sources';
 import { sqsPollerCount } from '../../../emulator/stack/mappings';
@@ -33,5 +34,25 @@ describe('sqsPollerCount', () => {
     const template = synthQueueConsumer({ maxConcurrency: 3 });
     const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
     expect(sqsPollerCount(mapping.Properties, 10)).toBe(3);
+  });
+});
+
+describe('sqsPollerCount in provisioned mode', () => {
+  const provisioned = (maximumPollers: unknown) => ({ BatchSize: 10, ProvisionedPollerConfig: { MinimumPollers: 2, MaximumPollers: maximumPollers } });
+
+  test('caps the pollers at 10 invocations per maximum poller, which the local default never reaches', () => {
+    expect(sqsPollerCount(provisioned(2))).toBe(SQS_MAPPING_DEFAULTS.concurrency);
+    expect(sqsPollerCount(provisioned(2), 25)).toBe(20);
+    expect(sqsPollerCount(provisioned(3), 25)).toBe(25);
+  });
+
+  test('ignores maximum pollers it cannot resolve', () => {
+    expect(sqsPollerCount(provisioned({ Ref: 'Pollers' }), 25)).toBe(25);
+  });
+
+  test('reads the pollers a QueueConsumer writes to its template', () => {
+    const template = synthQueueConsumer({ provisionedPollers: { minimum: 2, maximum: 2 } });
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(sqsPollerCount(mapping.Properties, 30)).toBe(20);
   });
 });
