@@ -51,11 +51,13 @@ export const SERVICE_ENGINES: ReadonlyArray<readonly [serviceId: string, engine:
 ];
 
 /**
- * Variables a shell may still hold from work on AWS that would spoil a local session: a session
- * token belongs to other credentials than the local key, and the ignore switch makes every client
- * skip the configured endpoints and call AWS itself.
+ * Variables a shell may still hold from work on AWS that would spoil a local session: static keys
+ * and a session token are a second credential source beside the profile (the SDK v3 warns
+ * "Multiple credential sources detected", and the AWS CLI would sign with them, as env keys win
+ * over a profile), and the ignore switch makes every client skip the configured endpoints and call
+ * AWS itself.
  */
-export const UNSET_VARIABLES = ['AWS_SESSION_TOKEN', 'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS'] as const;
+export const UNSET_VARIABLES = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS'] as const;
 
 /** Where the files go; every path absolute, so that the env file works from any directory. */
 export interface AwsCliFiles {
@@ -78,8 +80,9 @@ export function endpointVariables(endpoints: LocalStateFile['endpoints']): Recor
 
 /**
  * The AWS variables the env file exports: the profile, both region variables (AWS CLI v1 reads
- * only `AWS_DEFAULT_REGION`), the local account's credentials and the endpoints. The profile says
- * all of it again, for clients started without this environment.
+ * only `AWS_DEFAULT_REGION`) and the endpoints. The credentials are the profile's alone: one
+ * credential source, so that the SDK v3 does not warn and no client picks another. The profile
+ * says the region and endpoints again, for clients started without this environment.
  */
 export function awsVariables(state: LocalStateFile, files: AwsCliFiles): Record<string, string> {
   const region = state.topology.region;
@@ -88,8 +91,6 @@ export function awsVariables(state: LocalStateFile, files: AwsCliFiles): Record<
     AWS_PROFILE: LOCAL_PROFILE,
     AWS_REGION: region,
     AWS_DEFAULT_REGION: region,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     ...endpointVariables(state.endpoints),
   };
 }
@@ -98,6 +99,30 @@ export function awsVariables(state: LocalStateFile, files: AwsCliFiles): Record<
 export function outputVariables(state: LocalStateFile, files: AwsCliFiles): Record<string, string> {
   const outputs = Object.entries(state.topology.outputs).map(([name, value]) => [outputVariableName(name), value]);
   return { ...Object.fromEntries(outputs), [`${OUTPUT_VARIABLE_PREFIX}LOCAL_STATE`]: files.stateFile };
+}
+
+/** The variable that holds every DLQ's URL, one per line, whatever the stack outputs. */
+export const ALL_DLQ_URLS_VARIABLE = `${OUTPUT_VARIABLE_PREFIX}DLQ_URLS`;
+
+/**
+ * Each DLQ's URL, whether or not the stack outputs it: `EO_<NAME>_URL`, where the name is the
+ * queue's without the stack's prefix, CDK's 8-character hash and `.fifo` (local mode names a queue
+ * `<stack>-<logical id>`: `EffectivelyOnce-PageViewCounterDlq1E749A05` -> `EO_PAGE_VIEW_COUNTER_DLQ_URL`,
+ * the variable an output `PageViewCounterDlqUrl` would give), and all of them in `EO_DLQ_URLS`.
+ * Two DLQs whose names give one variable get none (`EO_DLQ_URLS` still holds them).
+ */
+export function dlqVariables(state: LocalStateFile): Record<string, string> {
+  const { stackName, deadLetterQueues } = state.topology;
+  const named = deadLetterQueues.map((dlq) => [outputVariableName(`${dlqBaseName(dlq.name, stackName)}Url`), dlq.url] as const);
+  const unique = named.filter(([variable]) => named.filter(([other]) => other === variable).length === 1);
+  return { ...Object.fromEntries(unique), [ALL_DLQ_URLS_VARIABLE]: deadLetterQueues.map((dlq) => dlq.url).join('\n') };
+}
+
+/** `EffectivelyOnce-AccountLedger-9023C79C-dlq.fifo` -> `AccountLedgerDlq`. */
+function dlqBaseName(queueName: string, stackName: string): string {
+  const local = queueName.startsWith(`${stackName}-`) ? queueName.slice(stackName.length + 1) : queueName;
+  const words = local.replace(/\.fifo$/, '').replace(/[0-9A-F]{8}(?=$|-)/g, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
 }
 
 /** `PageViewsQueueUrl` -> `EO_PAGE_VIEWS_QUEUE_URL` (an output's name is a CloudFormation logical id: letters and digits). */
@@ -134,9 +159,9 @@ export function awsConfigText(state: LocalStateFile): string {
   ].join('\n');
 }
 
-/** The env file a user sources: unsets what would spoil the session, exports the AWS and `EO_` variables. */
+/** The env file a user sources: unsets what would spoil the session, exports the AWS and `EO_` variables (an output's wins over a DLQ's of the same name). */
 export function envFileText(state: LocalStateFile, files: AwsCliFiles): string {
-  const exportLines = Object.entries({ ...awsVariables(state, files), ...outputVariables(state, files) }).map(([name, value]) => `export ${name}=${shellWord(value)}`);
+  const exportLines = Object.entries({ ...awsVariables(state, files), ...dlqVariables(state), ...outputVariables(state, files) }).map(([name, value]) => `export ${name}=${shellWord(value)}`);
   return [
     fileHeader(state),
     `# Use: source ${shellWord(files.envFile)}. AWS CLI v1 ignores a configured SQS endpoint: give \`aws sqs\` --endpoint-url "$AWS_ENDPOINT_URL_SQS".`,
@@ -172,12 +197,13 @@ export function removeAwsCliFiles(files: AwsCliFiles, pid: number = process.pid)
 export function awsCliInstructions(state: LocalStateFile, files: AwsCliFiles, shownEnvFile: string = files.envFile): string[] {
   const exported = Object.entries(awsVariables(state, files)).map(([name, value]) => `${name}=${shellWord(value)}`);
   const outputs = Object.keys(state.topology.outputs).map(outputVariableName);
+  const dlqs = Object.keys(dlqVariables(state)).filter((name) => name !== ALL_DLQ_URLS_VARIABLE);
   return [
     'Point the AWS CLI and the SDKs at it, from any shell, in one step:',
     `  source ${shellWord(shownEnvFile)}`,
     `It runs \`unset ${UNSET_VARIABLES.join(' ')}\` and:`,
     `export ${exported.join(' ')}`,
-    `and exports the outputs above as ${outputs.join(', ')}, and the state file as ${OUTPUT_VARIABLE_PREFIX}LOCAL_STATE.`,
+    `and exports the outputs above as ${outputs.join(', ')}, the DLQs' URLs as ${[...dlqs, `${ALL_DLQ_URLS_VARIABLE} (all of them, one a line)`].join(', ')}, and the state file as ${OUTPUT_VARIABLE_PREFIX}LOCAL_STATE.`,
     `The profile ${LOCAL_PROFILE} in ${files.configFile} holds the same region, credentials and endpoints.`,
     'AWS CLI v1 ignores a configured SQS endpoint (it pins queue.amazonaws.com): `aws sqs ... --endpoint-url "$AWS_ENDPOINT_URL_SQS"`.',
     'AWS CLI v2 reads configured endpoints from 2.13 on (Debian 12\'s 2.9 does not); see docs/local-mode.md, "A session with the AWS CLI".',

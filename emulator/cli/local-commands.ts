@@ -133,7 +133,7 @@ export function initFailurePrinter(functionsLog: string, write: (text: string) =
 export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'functionsLog'>): string {
   const { topology, endpoints } = state;
   const outputs = renderTable(['output', 'value'], Object.entries(topology.outputs).map(([name, value]) => [name, value]));
-  const dlqs = renderTable(['dead-letter queue', 'fed by'], topology.deadLetterQueues.map((dlq) => [dlq.name, dlq.sources.map((source) => `${source.role}: ${sourceLabel(source.arn)}`).join(', ')]));
+  const dlqs = renderTable(['dead-letter queue (URL)', 'fed by'], topology.deadLetterQueues.map((dlq) => [dlq.url, dlq.sources.map((source) => `${source.role}: ${sourceLabel(source.arn)}`).join(', ')]));
   return [
     `The local stack ${topology.stackName} is up.`,
     `  DynamoDB and DynamoDB Streams  ${endpoints.dynamodb}`,

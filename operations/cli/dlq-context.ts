@@ -9,7 +9,7 @@
 import { createProgress } from '../../cli/progress';
 import { printableLines } from '../../cli/terminal-text';
 import { awsDlqContext } from '../dlq/aws-context';
-import { parseFilter } from '../dlq/filter';
+import { describeFilter, parseFilter } from '../dlq/filter';
 import { inspectQueue } from '../dlq/inspect';
 import { listDlqs } from '../dlq/list';
 import { localDlqContext, readLocalState } from '../dlq/local-state';
@@ -86,12 +86,23 @@ async function redriveWithProgress(context: OpenContext, queue: string, flags: R
   const depth = await needing({ action: 'sqs:GetQueueAttributes', resource: dlq.arn }, () => depthOf(context.clients.sqs, dlq.url));
   const progress = createProgress(process.stderr, flags.quiet);
   let seen = 0;
-  progress.phase(`${flags.dryRun ? 'dry run: reading' : 'redriving'} ${depth.visible} message(s)`);
+  progress.phase(redrivePhase(depth.visible, flags));
   try {
     return await redriveQueue({ ...context, queue }, { dryRun: flags.dryRun, filter, max: flags.max, rate: flags.rate, allowPastDedupWindow: flags.allowPastDedupWindow, onMessage: () => progress.update('messages', (seen += 1), Math.max(seen, depth.visible)) });
   } finally {
     progress.done();
   }
+}
+
+/**
+ * The progress line: how many messages the run reads. With a filter it cannot know how many it
+ * will redrive until it has read them, so it does not say it redrives them all.
+ */
+export function redrivePhase(visible: number, flags: Pick<RedriveFlags, 'dryRun' | 'filter'>): string {
+  const filter = describeFilter(parseFilter(flags.filter));
+  const reading = `${flags.dryRun ? 'dry run: ' : ''}reading ${visible} message(s)`;
+  if (filter) return `${reading} to redrive those matching ${filter}`;
+  return flags.dryRun ? reading : `redriving ${visible} message(s)`;
 }
 
 /** `eo dlq policy`: the operator's IAM policy for the stack, a JSON document either way. */

@@ -120,8 +120,10 @@ export function formatRedrive(label: string, result: RedriveResult): string {
   const title = `${result.dryRun ? 'Dry run of a redrive' : 'Redrive'} of ${result.queue.name} (${label})${result.filter ? `, filter ${result.filter}` : ''}`;
   const verb = result.dryRun ? 'would be ' : '';
   const table = renderTable(['outcome', 'messages'], [
+    [result.filter ? 'selected by the filter' : 'selected', String(result.selected)],
     [`${verb}redriven (republished, then deleted)`, String(result.redriven)],
-    ['skipped (left in the DLQ)', String(result.skipped)],
+    ['came back during the run (left for the next run)', String(result.cameBack)],
+    [`skipped: ${result.filter ? 'not selected, ' : ''}left in the DLQ`, String(result.skipped)],
     ['failed (left in the DLQ)', String(result.failed)],
     ['refused: target not a source (left in the DLQ)', String(result.refused)],
     ['past stream retention (left in the DLQ)', String(result.pastRetention)],
@@ -132,12 +134,11 @@ export function formatRedrive(label: string, result: RedriveResult): string {
   if (result.announcements) lines.push(announcementLine(result.announcements));
   if (result.stoppedEarly) lines.push(`Stopped early: ${printable(result.stoppedEarly)}.`);
   const notSelected = result.details.filter((detail) => detail.reason === NOT_SELECTED).length;
-  const arrived = result.details.filter((detail) => detail.reason === ARRIVED_DURING_REDRIVE).length;
   if (result.refused > 0) lines.push(`${result.refused} message(s) name a target that is not a source of this DLQ, and were left in it: nothing was sent. Whoever can send to the DLQ can write such a message; see who sent each (below), then delete it (docs/operations.md, section 9).`);
   if (result.pastDedupWindow > 0) lines.push(`${result.pastDedupWindow} message(s) past the dedup window were left in the DLQ: a copy could be applied twice (reasons below). Check each event's effect, then run again with ${ALLOW_PAST_DEDUP_WINDOW_FLAG}, or delete them.`);
   if (result.uncheckedSources.length > 0) lines.push(`Not checked against a dedup window (no consumer of the stack declares DEDUP_TTL_SECONDS for them): ${printable(result.uncheckedSources.map(sourceLabel).join(', '))}.`);
   if (notSelected > 0) lines.push(`${notSelected} message(s) not selected by the filter were left as they were.`);
-  if (arrived > 0) lines.push(`${arrived} message(s) arrived in the DLQ during the redrive (a redriven message that failed again comes back this way): left for the next run.`);
+  if (result.cameBack > 0) lines.push(`${result.cameBack} message(s) came back during the run, ${result.cameBackSent} of them an event this run sent (it failed again; the others are new failures): left for the next run.`);
   const routine = new Set([NOT_SELECTED, ARRIVED_DURING_REDRIVE]);
   lines.push(...detailLines(result.details.filter((detail) => (detail.status !== 'redriven' || detail.note) && !routine.has(detail.reason ?? ''))));
   if (result.dryRun) lines.push('Nothing was changed. Run again without --dry-run to redrive.');

@@ -67,7 +67,12 @@ export interface RedriveRequest extends DlqContext {
   readonly queue: string;
 }
 
-export type RedriveStatus = EntryOutcome['status'];
+/**
+ * What became of one message. `came-back` is a message that reached the DLQ after the run began
+ * (typically a message this run sent, failing again): left for the next run, and not counted as
+ * selected or skipped, so that one event is never counted twice in a summary.
+ */
+export type RedriveStatus = EntryOutcome['status'] | 'came-back';
 
 /** What happened to one message. */
 export interface RedriveDetail {
@@ -93,10 +98,23 @@ export interface RedriveResult {
   readonly queue: { readonly name: string; readonly url: string };
   readonly dryRun: boolean;
   readonly filter: string;
+  /**
+   * Messages the run took up: in the DLQ when it began and chosen by the filter (up to `--max`).
+   * Each ends as exactly one of redriven, failed, refused, past retention, past the dedup window,
+   * or skipped (a stream pointer redriven in part).
+   */
+  readonly selected: number;
   /** Republished and deleted from the DLQ (in a dry run: would be). */
   readonly redriven: number;
-  /** Left in the DLQ: not selected by the filter, or not replayable (reason in the details). */
+  /** Left in the DLQ: not selected by the filter, or a stream pointer redriven in part (reason in the details). */
   readonly skipped: number;
+  /**
+   * Reached the DLQ after the run began and seen by it (a message this run sent, failing again,
+   * or a new failure): left for the next run. Not counted in `selected` or `skipped`.
+   */
+  readonly cameBack: number;
+  /** Of `cameBack`, those carrying the event of a message this run redrove: they failed again. */
+  readonly cameBackSent: number;
   /** Left in the DLQ: the republish or delete failed, or no source could be found. */
   readonly failed: number;
   /** Left in the DLQ: the message names a target that is not a source of this DLQ (reason in the details). */
@@ -201,7 +219,7 @@ class RedriveRun {
   }
 
   private async visitEntry(entry: DlqEntry, arrivedAt: number, remove: () => Promise<void>): Promise<Verdict> {
-    if (arrivedAt > this.startedAt) return this.record(entry, { status: 'skipped', reason: ARRIVED_DURING_REDRIVE }, Verdict.KEEP);
+    if (arrivedAt > this.startedAt) return this.record(entry, { status: 'came-back', reason: ARRIVED_DURING_REDRIVE }, Verdict.KEEP);
     if (!matches(entry, this.options.filter ?? {})) return this.record(entry, { status: 'skipped', reason: NOT_SELECTED }, Verdict.KEEP);
     if (this.options.max !== undefined && this.attempted >= this.options.max) return this.stop(`--max ${this.options.max} reached`);
     this.attempted += 1;
@@ -256,7 +274,7 @@ class RedriveRun {
     return this.dlq.archive ? 'archive' : 'DLQ';
   }
 
-  private record(entry: DlqEntry, outcome: EntryOutcome, verdict: Verdict): Verdict {
+  private record(entry: DlqEntry, outcome: EntryOutcome | { readonly status: 'came-back'; readonly reason: string }, verdict: Verdict): Verdict {
     const detail: RedriveDetail = { messageId: entry.messageId, kind: entry.kind, errorType: entry.errorType, consumer: entry.consumer, eventId: entry.eventId, ...outcome };
     this.details.push(detail);
     this.options.onMessage?.(detail);
@@ -268,14 +286,23 @@ class RedriveRun {
     return Verdict.STOP;
   }
 
+  /** Messages back in the DLQ with the event of a message this run redrove (an event id is the event's identity). */
+  private cameBackSent(): number {
+    const sent = new Set(this.details.filter((detail) => detail.status === 'redriven' && detail.eventId !== undefined).map((detail) => detail.eventId));
+    return this.details.filter((detail) => detail.status === 'came-back' && sent.has(detail.eventId)).length;
+  }
+
   public result(): RedriveResult {
     const count = (status: RedriveStatus) => this.details.filter((detail) => detail.status === status).length;
     return {
       queue: { name: this.dlq.name, url: this.dlq.url },
       dryRun: this.context.dryRun,
       filter: describeFilter(this.options.filter ?? {}),
+      selected: this.details.filter((detail) => detail.status !== 'came-back' && detail.reason !== NOT_SELECTED).length,
       redriven: count('redriven'),
       skipped: count('skipped'),
+      cameBack: count('came-back'),
+      cameBackSent: this.cameBackSent(),
       failed: count('failed'),
       refused: count('refused'),
       pastRetention: count('past-retention'),

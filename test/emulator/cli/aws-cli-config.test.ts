@@ -3,7 +3,7 @@
  * file (a profile with per-service endpoints) and the env file, and that a shell and the SDK v3
  * read them as meant. The AWS CLI itself runs them in test/emulator/cli/aws-cli-session.int.test.ts.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,17 +107,15 @@ function sourced(files: AwsCliFiles, before: Record<string, string> = {}): Recor
   return Object.fromEntries(result.stdout.split('\0').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
 }
 
-test('sourcing the env file sets both region variables, the profile, credentials, endpoints and the outputs, even in a folder with a space', () => {
+test('sourcing the env file sets both region variables, the profile (the one credential source), endpoints and the outputs, even in a folder with a space', () => {
   const files = awsCliFilesBeside(path.join(folder, 'local.json'));
   writeAwsCliFiles(files, localState());
-  const env = sourced(files, { AWS_SESSION_TOKEN: 'from-aws', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true', AWS_PROFILE: 'production' });
+  const env = sourced(files, { AWS_ACCESS_KEY_ID: 'from-aws', AWS_SECRET_ACCESS_KEY: 'from-aws', AWS_SESSION_TOKEN: 'from-aws', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true', AWS_PROFILE: 'production' });
   expect(env).toMatchObject({
     AWS_CONFIG_FILE: path.join(folder, 'aws-config'),
     AWS_PROFILE: 'eo-local',
     AWS_REGION: 'us-east-1',
     AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_SQS: ENDPOINTS.sqs,
     AWS_ENDPOINT_URL_SNS: ENDPOINTS.sqs,
     AWS_ENDPOINT_URL_S3: ENDPOINTS.sqs,
@@ -129,8 +127,43 @@ test('sourcing the env file sets both region variables, the profile, credentials
     EO_COUNTERS_TABLE_NAME: 'Counters',
     EO_LOCAL_STATE: path.join(folder, 'local.json'),
   });
+  expect(env).not.toHaveProperty('AWS_ACCESS_KEY_ID');
+  expect(env).not.toHaveProperty('AWS_SECRET_ACCESS_KEY');
   expect(env).not.toHaveProperty('AWS_SESSION_TOKEN');
   expect(env).not.toHaveProperty('AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');
+});
+
+/** The example stack's DLQs as local mode names them: none of them is a stack output here. */
+function withDlqs(state: LocalStateFile): LocalStateFile {
+  const queue = (name: string) => ({ name, url: `http://sqs.us-east-1.localhost:8002/000000000000/${name}`, arn: `arn:aws:sqs:us-east-1:000000000000:${name}`, sources: [] });
+  const names = ['EffectivelyOnce-PageViewCounterDlq1E749A05', 'EffectivelyOnce-OrderProjectionDlq0BB512FC', 'EffectivelyOnce-AccountLedger-9023C79C-dlq.fifo', 'EffectivelyOnce-Twin-1A2B3C4D-dlq', 'EffectivelyOnce-Twin-5E6F7A8B-dlq'];
+  return { ...state, topology: { ...state.topology, deadLetterQueues: names.map(queue) } };
+}
+
+test("the env file exports every DLQ's URL without a stack output: one variable each, and all of them in EO_DLQ_URLS", () => {
+  const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+  const state = withDlqs(localState());
+  writeAwsCliFiles(files, state);
+  const env = sourced(files);
+  const urls = state.topology.deadLetterQueues.map((dlq) => dlq.url);
+  expect(env).toMatchObject({
+    EO_PAGE_VIEW_COUNTER_DLQ_URL: urls[0],
+    EO_ORDER_PROJECTION_DLQ_URL: urls[1],
+    EO_ACCOUNT_LEDGER_DLQ_URL: urls[2],
+    EO_DLQ_URLS: urls.join('\n'),
+  });
+  // Two DLQs that would share a name get no variable of their own rather than one the other's URL.
+  expect(env).not.toHaveProperty('EO_TWIN_DLQ_URL');
+  const text = banner(state, { state: path.join('.eo', 'local.json'), functionsLog: path.join('.eo', 'functions.log') });
+  for (const url of urls) expect(text).toContain(url);
+  expect(text).toContain('the DLQs\' URLs as EO_PAGE_VIEW_COUNTER_DLQ_URL, EO_ORDER_PROJECTION_DLQ_URL, EO_ACCOUNT_LEDGER_DLQ_URL, EO_DLQ_URLS (all of them, one a line)');
+});
+
+test('a stack output wins over a DLQ variable of the same name', () => {
+  const state = withDlqs(localState());
+  const text = envFileText({ ...state, topology: { ...state.topology, outputs: { PageViewCounterDlqUrl: 'from-the-output' } } }, awsCliFilesBeside(path.join(folder, 'local.json')));
+  expect(text).toContain('export EO_PAGE_VIEW_COUNTER_DLQ_URL=from-the-output\n');
+  expect(text.match(/EO_PAGE_VIEW_COUNTER_DLQ_URL=/g)).toHaveLength(1);
 });
 
 test('the env file names itself and the flag AWS CLI v1 needs for SQS', () => {
@@ -146,12 +179,12 @@ test('the banner gives the source line, the exports for AWS CLI v1 and v2 and th
   const exportLine = text.split('\n').find((line) => line.startsWith('export '));
   expect(exportLine).toBe(
     `export AWS_CONFIG_FILE=${path.resolve('.eo', 'aws-config')} AWS_PROFILE=eo-local AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 ` +
-      'AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_ENDPOINT_URL_SQS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_SNS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_S3=http://127.0.0.1:8002 ' +
+      'AWS_ENDPOINT_URL_SQS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_SNS=http://127.0.0.1:8002 AWS_ENDPOINT_URL_S3=http://127.0.0.1:8002 ' +
       'AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http://127.0.0.1:8001 AWS_ENDPOINT_URL_KINESIS=http://127.0.0.1:8003 ' +
         'AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:8004',
   );
-  expect(text).toContain('unset AWS_SESSION_TOKEN AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');
-  expect(text).toContain('the outputs above as EO_PAGE_VIEWS_QUEUE_URL, EO_COUNTERS_TABLE_NAME, and the state file as EO_LOCAL_STATE.');
+  expect(text).toContain('unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_IGNORE_CONFIGURED_ENDPOINT_URLS');
+  expect(text).toContain('the outputs above as EO_PAGE_VIEWS_QUEUE_URL, EO_COUNTERS_TABLE_NAME, the DLQs\' URLs as EO_DLQ_URLS (all of them, one a line), and the state file as EO_LOCAL_STATE.');
   expect(text).toContain('--endpoint-url "$AWS_ENDPOINT_URL_SQS"');
 });
 
@@ -197,6 +230,44 @@ describe('the SDK v3, given only AWS_CONFIG_FILE and AWS_PROFILE', () => {
     await new KinesisClient({ requestHandler: new NodeHttpHandler() }).send(new ListStreamsCommand({}));
     await new LambdaClient({}).send(new InvokeCommand({ FunctionName: 'page-view-counter' }));
     expect(hits).toEqual(['dynamodb engine: local us-east-1 dynamodb', 'sqs engine: local us-east-1 sqs', 'kinesis engine: local us-east-1 kinesis', 'lambda api: local us-east-1 lambda']);
+  });
+});
+
+describe('a node process started from a shell that sourced the env file', () => {
+  let server: Server;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    server = createServer((request: IncomingMessage, response) => {
+      hits.push(/Credential=([^/]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? 'unsigned');
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  /** Runs an SQS call in a child node with exactly `env`; its stderr. */
+  async function sdkCallIn(env: Record<string, string>): Promise<string> {
+    const script = "const { SQSClient, ListQueuesCommand } = require('@aws-sdk/client-sqs'); new SQSClient({}).send(new ListQueuesCommand({})).then(() => undefined, (error) => { console.error('call failed: ' + error.name); process.exitCode = 1; });";
+    const child = spawn(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '../../..'), env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toMatchObject({ code: 0 });
+    return stderr;
+  }
+
+  test('the SDK v3 finds one credential source, the profile, with no warning, even after a shell that held AWS keys', async () => {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+    writeAwsCliFiles(files, localState({ ...ENDPOINTS, sqs: url }));
+    const env = sourced(files, { AWS_ACCESS_KEY_ID: 'AKIAFROMAWSWORK', AWS_SECRET_ACCESS_KEY: 'from-aws-work', HOME: folder });
+    hits.length = 0;
+    const stderr = await sdkCallIn({ ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    expect(stderr).not.toMatch(/Multiple credential sources/);
+    expect(stderr).toBe('');
+    expect(hits).toEqual(['local']);
+    expect(env).not.toHaveProperty('AWS_ACCESS_KEY_ID');
+    expect(env).not.toHaveProperty('AWS_SECRET_ACCESS_KEY');
   });
 });
 

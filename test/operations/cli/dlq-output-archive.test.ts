@@ -48,7 +48,7 @@ test("inspect lists each archived batch's records, and a malformed object's prob
 });
 
 test('redrive says what it did to the index queue', () => {
-  const result: RedriveResult = { queue: INDEX, dryRun: false, filter: '', redriven: 2, skipped: 0, failed: 0, refused: 0, pastRetention: 0, pastDedupWindow: 0, uncheckedSources: [], records: 5, details: [], announcements: { deleted: 2, kept: 1, unrecognized: 1 } };
+  const result: RedriveResult = { queue: INDEX, dryRun: false, filter: '', selected: 0, cameBack: 0, cameBackSent: 0, redriven: 2, skipped: 0, failed: 0, refused: 0, pastRetention: 0, pastDedupWindow: 0, uncheckedSources: [], records: 5, details: [], announcements: { deleted: 2, kept: 1, unrecognized: 1 } };
   expect(formatRedrive('stack S', result)).toContain(
     'Index queue: 2 announcement(s) of redriven objects deleted, 1 of objects still archived kept; 1 message(s) in the index queue announce no object of this archive and were left for a look.',
   );

@@ -10,7 +10,7 @@ const QUEUE = { name: 'PageViewCounterDlq', url: 'http://sqs/000000000000/PageVi
 const REASON = 'a redriven copy could be processed until 2026-12-21T12:00:00Z (the source keeps it 4 d), after page-view-counter\'s dedup record of an earlier copy may have expired at 2026-12-20T00:00:00Z';
 
 function result(parts: Partial<RedriveResult>): RedriveResult {
-  return { queue: QUEUE, dryRun: false, filter: '', redriven: 0, skipped: 0, failed: 0, refused: 0, pastRetention: 0, pastDedupWindow: 0, uncheckedSources: [], records: 0, details: [], ...parts };
+  return { queue: QUEUE, dryRun: false, filter: '', selected: 0, cameBack: 0, cameBackSent: 0, redriven: 0, skipped: 0, failed: 0, refused: 0, pastRetention: 0, pastDedupWindow: 0, uncheckedSources: [], records: 0, details: [], ...parts };
 }
 
 test('a message held at the dedup window is counted, listed with its reason, and the way past it named', () => {

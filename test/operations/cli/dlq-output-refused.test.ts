@@ -10,7 +10,7 @@ const PAYMENTS = 'arn:aws:sqs:us-east-1:000000000000:payments';
 const REASON = `target not a source of this DLQ: ${PAYMENTS} (the sources of PageViewCounterDlq: arn:aws:sqs:us-east-1:000000000000:PageViewCounterQueue); nothing was sent, the message stays in the DLQ; sent to the DLQ by AROAEXAMPLE:page-view-counter`;
 
 function result(parts: Partial<RedriveResult>): RedriveResult {
-  return { queue: QUEUE, dryRun: false, filter: '', redriven: 0, skipped: 0, failed: 0, refused: 0, pastRetention: 0, pastDedupWindow: 0, uncheckedSources: [], records: 0, details: [], ...parts };
+  return { queue: QUEUE, dryRun: false, filter: '', selected: 0, cameBack: 0, cameBackSent: 0, redriven: 0, skipped: 0, failed: 0, refused: 0, pastRetention: 0, pastDedupWindow: 0, uncheckedSources: [], records: 0, details: [], ...parts };
 }
 
 test('a refused message is counted, listed with the target it names and its sender, and the next step said', () => {

@@ -192,8 +192,8 @@ test('a message that reaches the DLQ after the redrive began (a redriven one fai
 
   const result = await redrive(setup, { now: () => began });
 
-  expect(result).toMatchObject({ redriven: 1, skipped: 1 });
-  expect(result.details.find((detail) => detail.status === 'skipped')?.reason).toBe(ARRIVED_DURING_REDRIVE);
+  expect(result).toMatchObject({ selected: 1, redriven: 1, cameBack: 1, cameBackSent: 0, skipped: 0 });
+  expect(result.details.find((detail) => detail.status === 'came-back')?.reason).toBe(ARRIVED_DURING_REDRIVE);
   expect((await drainBodies(clients.sqs, setup.queue.url)).map((message) => message.Body)).toEqual([JSON.stringify(pageViewV2('docs'))]);
   expect(await visible(clients.sqs, setup.dlq.url)).toBe(1);
 });
