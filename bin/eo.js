@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `eo` command of the package (its `bin`). An installed package runs the build,
- * dist/bin/eo.js. A checkout with no build (a fresh clone, `npm ci --omit=dev` included) runs the
- * TypeScript entry, bin/eo.ts, through tsx, which is a dependency for that reason. After
- * `npm run build`, a checkout runs its build too: rebuild after changing the code, or use
- * `npm run eo`, which always runs the TypeScript.
+ * dist/bin/eo.js, and nothing else: it ships no TypeScript and needs no tsx. A checkout with no
+ * build (a fresh clone after `npm ci`) runs the TypeScript entry, bin/eo.ts, through tsx, a
+ * devDependency: a checkout installed without them (`npm ci --omit=dev`) is told to install them or
+ * to build. After `npm run build`, a checkout runs its build too: rebuild after changing the code,
+ * or use `npm run eo`, which always runs the TypeScript.
  *
  * Plain CommonJS on purpose: this file must run before anything is compiled.
  */
@@ -37,6 +38,6 @@ if (existsSync(BUILT_ENTRY)) {
 } else {
   runSource().catch((error) => {
     const missingTsx = error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes("'tsx");
-    fail(missingTsx ? `running ${SOURCE_ENTRY} needs tsx, a dependency of this checkout: run \`npm ci\` (or \`npm run build\` to run the build instead)` : String((error && error.stack) || error));
+    fail(missingTsx ? `running ${SOURCE_ENTRY} needs tsx, a devDependency of this checkout: run \`npm ci\` (with the devDependencies), or \`npm ci && npm run build\` to run the build; an operator needs no checkout: \`npm install effectively-once\` installs \`eo\` ready built` : String((error && error.stack) || error));
   });
 }

