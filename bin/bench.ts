@@ -77,6 +77,7 @@ interface BenchFlags extends LatencyFlags {
   hotItemShards: number;
   crashWindowEvents: number;
   crashWindowRate: number;
+  crashWindowTimeout: number;
   json?: string;
   quiet?: boolean;
 }
@@ -97,6 +98,7 @@ const command = new Command('bench')
   .option('--hot-item-shards <n>', 'shards of the sharded hot-item cases (2..1000)', wholeNumber(2), BENCH_DEFAULTS.hotItemShards)
   .option('--crash-window-events <n>', 'records of the crash-window part, invocations dying after their effects (0: skip it)', wholeNumber(0), BENCH_DEFAULTS.crashWindowEvents)
   .option('--crash-window-rate <rate>', 'share of the crash-window batches whose first invocation dies (0..1]', crashRate, BENCH_DEFAULTS.crashWindowRate)
+  .option('--crash-window-timeout <ms>', 'function timeout of the crash-window invocations, after which a crashed batch comes back', wholeNumber(1000), BENCH_DEFAULTS.crashWindowTimeoutMs)
   .option('--json <file>', 'write the report as JSON to this file (- for stdout)', jsonTarget)
   .option('--quiet', 'no progress on stderr');
 const program = addLatencyOptions(command)
@@ -123,6 +125,7 @@ async function bench(flags: BenchFlags): Promise<number> {
     hotItemShards: flags.hotItemShards,
     crashWindowEvents: flags.crashWindowEvents,
     crashWindowRate: flags.crashWindowRate,
+    crashWindowTimeoutMs: flags.crashWindowTimeout,
     progress,
   });
   const report = await runOnLocalEngines(plan, latency, progress);

@@ -23,6 +23,7 @@ export const BENCH_DEFAULTS = {
   hotItemShards: 256,
   crashWindowEvents: 1_000,
   crashWindowRate: CRASH_WINDOW_DEFAULTS.crashRate,
+  crashWindowTimeoutMs: CRASH_WINDOW_DEFAULTS.functionTimeoutMs,
 } as const;
 
 /**
@@ -77,6 +78,13 @@ export interface BenchmarkOptions {
   readonly crashWindowEvents?: number;
   /** Share of the crash-window part's batches whose first invocation dies: more than 0, at most 1. @default 0.2 */
   readonly crashWindowRate?: number;
+  /**
+   * The function timeout of the crash-window part's invocations, in ms (1000..900000): a crashed
+   * batch comes back after it. Shorter runs the part faster; too short, and the consumers' time
+   * budget leaves records unstarted (reported, redelivered), which the part counts apart.
+   * @default 5000
+   */
+  readonly crashWindowTimeoutMs?: number;
   readonly progress?: Progress;
 }
 
@@ -100,6 +108,8 @@ export function planBenchmark(options: BenchmarkOptions = {}): BenchmarkPlan {
   wholeNumber('endToEndMessages', settings.endToEndMessages, 0);
   wholeNumber('hotItemEvents', settings.hotItemEvents, 0);
   wholeNumber('crashWindowEvents', settings.crashWindowEvents, 0);
+  const timeout = settings.crashWindowTimeoutMs;
+  if (!Number.isInteger(timeout) || timeout < 1_000 || timeout > 900_000) throw new RangeError(`crashWindowTimeoutMs must be a whole number of ms in 1000..900000, Lambda's range (given ${timeout})`);
   if (!(settings.crashWindowRate > 0 && settings.crashWindowRate <= 1)) throw new RangeError(`crashWindowRate must be more than 0 and at most 1 (given ${settings.crashWindowRate})`);
   checkHotItemConsumers(settings.hotItemConsumers);
   if (!Number.isInteger(settings.hotItemShards) || settings.hotItemShards < 2 || settings.hotItemShards > MAX_SHARDS) throw new RangeError(`hotItemShards must be a whole number from 2 to ${MAX_SHARDS} (given ${settings.hotItemShards})`);

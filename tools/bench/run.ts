@@ -168,7 +168,7 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 /** The crash-window part on its workload, when planned; every strategy, under the run's profile. */
 async function crashWindowOf(endpoint: string, plan: BenchmarkPlan): Promise<CrashWindowRow[]> {
   if (plan.crashWindowWorkload === undefined) return [];
-  return measureCrashWindow(endpoint, plan.crashWindowWorkload, plan.settings.strategies, { seed: plan.settings.seed, crashRate: plan.settings.crashWindowRate, progress: plan.settings.progress });
+  return measureCrashWindow(endpoint, plan.crashWindowWorkload, plan.settings.strategies, { seed: plan.settings.seed, crashRate: plan.settings.crashWindowRate, functionTimeoutMs: plan.settings.crashWindowTimeoutMs, progress: plan.settings.progress });
 }
 
 async function coldStarts(settings: BenchmarkSettings): Promise<ColdStart[]> {

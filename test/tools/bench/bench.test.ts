@@ -75,6 +75,11 @@ describe('generateWorkload', () => {
 });
 
 describe('planBenchmark', () => {
+  test('a crash-window workload of its own size, with the same seed, or none when skipped', () => {
+    expect(planBenchmark({ crashWindowEvents: 200 }).crashWindowWorkload?.deliveries).toBe(200);
+    expect(planBenchmark({ crashWindowEvents: 0 }).crashWindowWorkload).toBeUndefined();
+  });
+
   test('fills in the defaults: every strategy, batches of 100, 10% duplicates', () => {
     const { settings, workload } = planBenchmark();
     expect(settings).toMatchObject({ ...BENCH_DEFAULTS, batchSize: 100, duplicateRate: 0.1, strategies: STRATEGY_NAMES });
@@ -89,6 +94,10 @@ describe('planBenchmark', () => {
     [{ strategies: ['batch', 'batch'] as StrategyName[] }, /must not repeat/],
     [{ strategies: ['fast'] as unknown as StrategyName[] }, /unknown strategies fast/],
     [{ events: 0 }, /events must be a whole number >= 1/],
+    [{ crashWindowEvents: -5 }, /crashWindowEvents must be a whole number >= 0/],
+    [{ crashWindowRate: 0 }, /crashWindowRate must be more than 0 and at most 1/],
+    [{ crashWindowRate: 1.5 }, /crashWindowRate must be more than 0 and at most 1/],
+    [{ crashWindowTimeoutMs: 999 }, /crashWindowTimeoutMs must be a whole number of ms in 1000..900000/],
   ])('refuses %p with a RangeError that names it', (options, message) => {
     expect(() => planBenchmark(options)).toThrow(RangeError);
     expect(() => planBenchmark(options)).toThrow(message);
