@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { CONSUMER_ENV, type ConsumerProps, TableAction, type TableAccess, type TableGrant, tableAccessOf } from './consumer-props';
 import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
+import { idempotencyTableGrant } from './idempotency-wiring';
 
 /** What a consumer's function is wired to, beyond its props. */
 export interface ConsumerFunctionWiring {
@@ -80,8 +81,14 @@ export function addConsumerFunction(
   });
   declineControlTowerRule(fn, ControlTowerRule.LAMBDA_IN_VPC, NO_VPC_REASON);
   wiring.deadLetterQueue.grantSendMessages(fn);
-  grantTables(fn, props.tables ?? {});
+  grantTables(fn, consumerTables(props));
   return fn;
+}
+
+/** `tables`, with the `idempotency` prop's table among them under `IDEMPOTENCY_TABLE`. */
+function consumerTables(props: ConsumerProps): Readonly<Record<string, TableGrant>> {
+  const tables = props.tables ?? {};
+  return props.idempotency ? { ...tables, ...idempotencyTableGrant(props.idempotency, tables) } : tables;
 }
 
 /**
@@ -101,7 +108,7 @@ function addLogGroup(scope: Construct, writer: Role): LogGroup {
 
 /** The function's environment: what the runtime needs to know about its infrastructure. */
 function consumerEnvironment(props: ConsumerProps, wiring: ConsumerFunctionWiring): Record<string, string> {
-  const tableNames = Object.entries(props.tables ?? {}).map(([name, grant]) => [name, tableAccessOf(grant).table.tableName]);
+  const tableNames = Object.entries(consumerTables(props)).map(([name, grant]) => [name, tableAccessOf(grant).table.tableName]);
   return {
     ...props.environment,
     ...Object.fromEntries(tableNames),

@@ -4,8 +4,9 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { checkDurationRange, checkIntegerRange, checkPattern } from './validation';
 import { LAMBDA_LIMITS } from '../aws/limits';
-import { CONSUMER_ENV } from '../aws/consumer-env';
+import { CONSUMER_ENV, DEDUP_TABLE_VARIABLE } from '../aws/consumer-env';
 import type { ConsumerAlarmsProps } from './consumer-alarms';
+import type { IdempotencyWiring } from './idempotency-wiring';
 
 /** What a consumer name must look like: it becomes part of dedup keys and resource names. */
 export const CONSUMER_NAME_PATTERN = /^[a-z][a-z0-9-]{1,62}$/;
@@ -108,6 +109,18 @@ export interface ConsumerProps {
    */
   readonly tables?: Readonly<Record<string, TableGrant>>;
   /**
+   * The idempotency table, wired in one prop: its name in `IDEMPOTENCY_TABLE` (what the runtime's
+   * `transactionalHandler` and `eo dlq inspect` read) and exactly the actions the consumer's use of
+   * it needs: `PutItem` and `BatchGetItem` for dedup records committed with the effects
+   * (`IdempotencyUse.TRANSACTIONS`, the default); `PutItem`, `GetItem`, `UpdateItem` and
+   * `DeleteItem` for external effects' records (`IdempotencyUse.EXTERNAL_EFFECTS`). Give it here
+   * or as `tables.IDEMPOTENCY_TABLE`, not both.
+   * @default - none: the table, if any, is in `tables`
+   * @example
+   * idempotency: { table: idempotencyTable },
+   */
+  readonly idempotency?: IdempotencyWiring;
+  /**
    * Further environment variables. They may not set any of {@link CONSUMER_ENV} nor a `tables` key.
    * @default - none
    */
@@ -166,14 +179,14 @@ export function validateConsumerProps(props: ConsumerProps): void {
 
 function checkEnvironmentNames(props: ConsumerProps): void {
   const reserved = new Set<string>(Object.values(CONSUMER_ENV));
-  const tableVariables = Object.keys(props.tables ?? {});
+  const tableVariables = [...Object.keys(props.tables ?? {}), ...(props.idempotency ? [DEDUP_TABLE_VARIABLE] : [])];
   for (const name of tableVariables) {
     checkPattern('tables key', name, ENV_VAR_NAME);
     if (reserved.has(name)) throw new Error(`tables must not use ${name}: the construct sets it`);
   }
   for (const name of Object.keys(props.environment ?? {})) {
     if (reserved.has(name)) throw new Error(`environment must not set ${name}: the construct sets it`);
-    if (tableVariables.includes(name)) throw new Error(`environment must not set ${name}: tables sets it`);
+    if (tableVariables.includes(name)) throw new Error(`environment must not set ${name}: ${name in (props.tables ?? {}) ? 'tables' : 'idempotency'} sets it`);
   }
 }
 

@@ -15,6 +15,8 @@ export {
 export { CONSUMER_ALARM_DEFAULTS, ConsumerAlarms, MAPPING_METRICS } from './consumer-alarms';
 export type { AlarmTuning, ConsumerAlarmsProps, ConsumerAlarmsWiring, OldestMessageAgeTuning, WatchedQueue } from './consumer-alarms';
 export { DlqAlarm } from './dlq-alarm';
+export { IDEMPOTENCY_ACTIONS, IdempotencyUse } from './idempotency-wiring';
+export type { IdempotencyWiring } from './idempotency-wiring';
 export type { DlqAlarmProps } from './dlq-alarm';
 export { DynamoStreamConsumer } from './dynamo-stream-consumer';
 export { EnvelopeFormat } from './event-envelope';

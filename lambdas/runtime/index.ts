@@ -62,6 +62,8 @@ export type { RetryOptions } from './backoff';
 
 // The environment the constructs set, and the AWS clients.
 export { consumerEnv, positiveIntEnv, requireEnv } from './config';
+export { directHandler, transactionalHandler } from './handler-from-env';
+export type { HandlerEnv, HandlerFromEnvOptions } from './handler-from-env';
 export type { ConsumerEnv } from './config';
 export { createClients, SDK_CLIENT_DEFAULTS, sharedClients } from './clients';
 export type { AwsClients, SdkClientSettings } from './clients';

@@ -1,7 +1,7 @@
 /**
  * The files of a CDK app that a team writes on the installed package: a stack with a
- * `QueueConsumer` (alarm topic, idempotency table, counters table), a page-view counter on
- * `effectively-once/runtime` whose payload schema is a Standard Schema object written by hand (no
+ * `QueueConsumer` (alarm topic, the idempotency table through its `idempotency` prop, counters
+ * table), a one-call page-view counter (`transactionalHandler`) on `effectively-once/runtime` whose payload schema is a Standard Schema object written by hand (no
  * schema library), and cdk-nag plus the Control Tower rules on every synth (with a control entry
  * that adds a bare queue, to show that the checks do fail synth). Kept as text: they
  * import `effectively-once`, which this repository's own type-check cannot resolve.
@@ -108,10 +108,9 @@ export class PageViewsStack extends Stack {
       consumerName: '${APP.consumerName}',
       entry: path.join(__dirname, '..', 'handlers', 'page-view-counter.ts'),
       alarmTopic: alarms.topic,
-      tables: {
-        COUNTERS_TABLE: { table: counters, actions: [TableAction.UPDATE_ITEM] },
-        IDEMPOTENCY_TABLE: { table: idempotency.table, actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM] },
-      },
+      tables: { COUNTERS_TABLE: { table: counters, actions: [TableAction.UPDATE_ITEM] } },
+      // Its name in IDEMPOTENCY_TABLE, and exactly PutItem and BatchGetItem on it.
+      idempotency: { table: idempotency },
     });
     new CfnOutput(this, '${APP.outputs.queueUrl}', { value: counter.queue.queueUrl });
     new CfnOutput(this, '${APP.outputs.countersTable}', { value: counters.tableName });
@@ -120,20 +119,8 @@ export class PageViewsStack extends Stack {
 }
 `;
 
-const HANDLER_TS = `import {
-  consumerEnv,
-  createConsumer,
-  DlqSender,
-  increment,
-  requireEnv,
-  route,
-  sharedClients,
-  SourceKind,
-  transactionalStrategy,
-  VisibilityBackoff,
-  type BatchHandler,
-  type PayloadSchema,
-} from 'effectively-once/runtime';
+/** The one-call handler: the consumer is built from what the construct set in its environment. */
+const HANDLER_TS = `import { increment, route, transactionalHandler, type PayloadSchema } from 'effectively-once/runtime';
 
 interface PageView {
   readonly pageId: string;
@@ -152,32 +139,10 @@ const pageView: PayloadSchema<PageView> = {
   },
 };
 
-function createHandler(env: NodeJS.ProcessEnv): BatchHandler {
-  const settings = consumerEnv('${APP.consumerName}', env);
-  const countersTable = requireEnv('COUNTERS_TABLE', env);
-  const { dynamodb, sqs } = sharedClients();
-  return createConsumer({
-    name: settings.consumerName,
-    source: SourceKind.SQS,
-    routes: {
-      '${APP.eventType}': route(pageView, (event) => [increment(countersTable, { pk: \`page#\${event.payload.pageId}\` }, 'views')]),
-    },
-    strategy: transactionalStrategy({
-      dynamodb,
-      dedup: { table: requireEnv('IDEMPOTENCY_TABLE', env), consumer: settings.consumerName, ttlSeconds: settings.dedupTtlSeconds },
-    }),
-    dlq: new DlqSender(sqs, requireEnv('DLQ_URL', env)),
-    maxAttempts: settings.maxAttempts,
-    visibility: new VisibilityBackoff(sqs, { queueUrl: settings.sourceQueueUrl }),
-  });
-}
-
-let fromEnv: BatchHandler | undefined;
-
-export const handler: BatchHandler = (event, context) => {
-  fromEnv ??= createHandler(process.env);
-  return fromEnv(event, context);
-};
+export const handler = transactionalHandler({
+  name: '${APP.consumerName}',
+  routes: (env) => ({ '${APP.eventType}': route(pageView, (event) => [increment(env.require('COUNTERS_TABLE'), { pk: \`page#\${event.payload.pageId}\` }, 'views')]) }),
+});
 `;
 
 /** Every file of the app, by its path in the app's folder. */
