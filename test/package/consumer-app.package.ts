@@ -265,14 +265,20 @@ function pageView(eventId: string, pageId: string): string {
   return JSON.stringify({ eventId, type: APP.eventType, occurredAt: new Date().toISOString(), source: 'consumer-app-test', payload: { pageId } });
 }
 
-/** SDK clients at the printed endpoints, signed with the printed credentials. */
+/**
+ * SDK clients at the printed endpoints, signed as a user's SDK signs after sourcing the export
+ * line: with the printed profile, read from the printed config file (the line exports no keys:
+ * one credential source). The config file's variable is the process's while the clients live.
+ */
 function clientsOf(printed: PrintedStack) {
-  const config = { region: printed.env.AWS_REGION, credentials: { accessKeyId: printed.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: printed.env.AWS_SECRET_ACCESS_KEY ?? '' } };
+  process.env.AWS_CONFIG_FILE = printed.env.AWS_CONFIG_FILE;
+  const config = { region: printed.env.AWS_REGION, profile: printed.env.AWS_PROFILE };
   // fauxqs's queue URLs name sqs.<region>.localhost: send to the endpoint instead, as the banner says.
   return { sqs: new SQSClient({ ...config, endpoint: printed.endpoints.sqs, useQueueUrlAsEndpoint: false }), dynamodb: new DynamoDBClient({ ...config, endpoint: printed.endpoints.dynamodb }) };
 }
 
 describe('eo local up in the app\'s folder', () => {
+  const configFileBefore = process.env.AWS_CONFIG_FILE;
   let printed: PrintedStack;
   let clients: ReturnType<typeof clientsOf>;
 
@@ -285,6 +291,8 @@ describe('eo local up in the app\'s folder', () => {
   afterAll(() => {
     clients?.sqs.destroy();
     clients?.dynamodb.destroy();
+    if (configFileBefore === undefined) delete process.env.AWS_CONFIG_FILE;
+    else process.env.AWS_CONFIG_FILE = configFileBefore;
   });
 
   const queueUrl = () => printed.outputs[APP.outputs.queueUrl] ?? '';
@@ -303,7 +311,8 @@ describe('eo local up in the app\'s folder', () => {
 
   test('the banner names the engines, the export line and the stack\'s outputs', () => {
     expect(Object.keys(printed.outputs).sort()).toEqual(Object.values(APP.outputs).sort());
-    expect(printed.env).toMatchObject({ AWS_ENDPOINT_URL_SQS: printed.endpoints.sqs, AWS_ENDPOINT_URL_DYNAMODB: printed.endpoints.dynamodb });
+    expect(printed.env).toMatchObject({ AWS_ENDPOINT_URL_SQS: printed.endpoints.sqs, AWS_ENDPOINT_URL_DYNAMODB: printed.endpoints.dynamodb, AWS_PROFILE: expect.any(String), AWS_CONFIG_FILE: expect.any(String) });
+    expect(printed.env.AWS_ACCESS_KEY_ID).toBeUndefined();
   });
 
   test('a page view is counted; its duplicate, sent again later, is not; the poison goes to the DLQ with its failure context', async () => {
