@@ -37,10 +37,20 @@ export interface IdempotencyWiring {
   readonly uses?: readonly IdempotencyUse[];
 }
 
+/**
+ * The table itself: an IdempotencyTable's `table`. Told apart by shape as well as by class, so that
+ * an IdempotencyTable from a second copy of this package in one app is not taken for a table.
+ */
+function tableOf(given: IdempotencyTable | ITable): ITable {
+  if (given instanceof IdempotencyTable) return given.table;
+  const wrapped = (given as { table?: unknown }).table;
+  return !('tableArn' in given) && Construct.isConstruct(wrapped) ? (wrapped as ITable) : given;
+}
+
 /** The `tables` entry the prop stands for, keyed by `IDEMPOTENCY_TABLE`; checked first. @throws Error naming what is wrong */
 export function idempotencyTableGrant(wiring: IdempotencyWiring, tables: Readonly<Record<string, TableGrant>>): Record<string, TableAccess> {
   if (DEDUP_TABLE_VARIABLE in tables) throw new Error(`give the idempotency table as idempotency or as tables.${DEDUP_TABLE_VARIABLE}, not both`);
-  const table = wiring.table instanceof IdempotencyTable ? wiring.table.table : wiring.table;
+  const table = tableOf(wiring.table);
   if (!Construct.isConstruct(table)) throw new Error('idempotency.table must be an IdempotencyTable or a table');
   const uses = wiring.uses ?? [IdempotencyUse.TRANSACTIONS];
   const known = Object.values(IdempotencyUse) as readonly string[];

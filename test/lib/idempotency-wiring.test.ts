@@ -4,6 +4,8 @@
  * four for external effects), and a clear refusal of a second way to name it.
  */
 import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
 import { IdempotencyTable, IdempotencyUse, QueueConsumer, TableAction, type IdempotencyWiring, type QueueConsumerProps } from '../../lib';
 import { FIXTURE_HANDLER, grantedActions, logicalId, testStack } from './support';
 
@@ -35,4 +37,16 @@ test('refused: the table named twice, IDEMPOTENCY_TABLE in environment, and uses
   expect(() => synth((table) => ({ table }), () => ({ environment: { IDEMPOTENCY_TABLE: 'other' } }))).toThrow('environment must not set IDEMPOTENCY_TABLE: idempotency sets it');
   expect(() => synth((table) => ({ table, uses: [] }))).toThrow(/idempotency.uses must list IdempotencyUse values/);
   expect(() => synth((table) => ({ table, uses: ['everything' as IdempotencyUse] }))).toThrow(/idempotency.uses must list IdempotencyUse values \(transactions, external-effects\) \(given \["everything"\]\)/);
+});
+
+test('an IdempotencyTable from a second copy of the package (not this copy\'s class) is read by its shape', () => {
+  const { stack, alarmTopic } = testStack();
+  // What another copy's IdempotencyTable looks like to this one: a construct holding the table.
+  class OtherCopy extends Construct {
+    public readonly table = new Table(this, 'Table', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+  }
+  const other = new OtherCopy(stack, 'Idempotency');
+  new QueueConsumer(stack, 'Counter', { consumerName: 'page-view-counter', entry: FIXTURE_HANDLER, alarmTopic, idempotency: { table: other as unknown as ITable } });
+  const template = Template.fromStack(stack);
+  expect(grantedActions(template, 'dynamodb')).toEqual({ [tableId(template)]: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'] });
 });
