@@ -7,7 +7,8 @@
  * record redelivered). Free tiers, logs and metrics are left out.
  */
 import { CONSUMER_DEFAULTS } from '../../lib/defaults';
-import { ASSUMED, PRICES } from '../scale-model/assumptions';
+import { PRICES } from '../scale-model/assumptions';
+import { sqsRequestsPerMillion } from '../scale-model/cost';
 import { DEPLOYED } from '../scale-model/deployed';
 
 const MILLION = 1_000_000;
@@ -38,12 +39,6 @@ export function costPerMillion(use: MeteredUse, memoryMb: number = CONSUMER_DEFA
   const dynamodb = MILLION * (use.writeUnitsPerEvent * PRICES.dynamodbWriteRequestUnit.value + use.readUnitsPerEvent * PRICES.dynamodbReadRequestUnit.value);
   const gbSeconds = MILLION * (use.lambdaMsPerEvent / MS_PER_SECOND) * (memoryMb / MB_PER_GB);
   const lambda = gbSeconds * PRICES.lambdaArmGbSecond.value + MILLION * use.invocationsPerEvent * PRICES.lambdaRequest.value;
-  const sqs = MILLION * sqsRequestsPerEvent(use.redeliveriesPerEvent) * PRICES.sqsRequest.value;
+  const sqs = sqsRequestsPerMillion(DEPLOYED, use.redeliveriesPerEvent).value * PRICES.sqsRequest.value;
   return { dynamodb, lambda, sqs, total: dynamodb + lambda + sqs };
-}
-
-/** One send per producer batch, and a receive and a delete per mapping batch, for every delivery of a record. */
-function sqsRequestsPerEvent(redeliveriesPerEvent: number): number {
-  const receiveAndDelete = 2 / ASSUMED.sqsMessagesPerReceive.value;
-  return 1 / DEPLOYED.producerBatchEntries + (1 + redeliveriesPerEvent) * receiveAndDelete;
 }

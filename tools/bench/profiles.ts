@@ -7,7 +7,7 @@
  */
 import type { LatencyProfileLabel } from '../../emulator/gateway';
 import { CONSUMER_DEFAULTS } from '../../lib/defaults';
-import { LAMBDA } from '../scale-model/assumptions';
+import { vcpuShareOf } from '../scale-model/duration';
 import { costPerMillion, type CostPerMillion } from './cost';
 import type { StrategyName } from './strategies';
 import type { StrategyReport } from './summary';
@@ -55,9 +55,9 @@ export function profileReport(latency: LatencyProfileLabel, strategies: readonly
   return { name: profileNameOf(latency), latencyProfile: latency, strategies: strategies.map((strategy) => profileStrategy(strategy, cpuMsOf(strategy), events)), writeUnitFloorPerEvent };
 }
 
-/** The share of a vCPU that the deployed consumers' memory buys (one vCPU at 1,769 MB; at most one, as a batch runs on one thread). */
+/** The share of a vCPU that the deployed consumers' memory buys. */
 export function deployedVcpuShare(memoryMb: number = CONSUMER_DEFAULTS.memorySize): number {
-  return Math.min(1, memoryMb / LAMBDA.mibPerVcpu.value);
+  return vcpuShareOf(memoryMb);
 }
 
 /** `local` for the bare engine, the latency profile's name otherwise. */

@@ -43,13 +43,18 @@ export interface BatchDuration {
 export function batchDuration(run: BenchRun, strategy: BenchStrategy, memoryMb: number): BatchDuration {
   const batchSize = measured(run.batchSize);
   const benchCpuMs = times(measured(strategy.clientCpuMicrosPerEvent / 1000), batchSize);
-  const vcpuShare = derive(Math.min(1, memoryMb / LAMBDA.mibPerVcpu.value), documented(memoryMb));
+  const vcpuShare = derive(vcpuShareOf(memoryMb), documented(memoryMb));
   const lambdaCpuMs = over(benchCpuMs, times(vcpuShare, assumed(ASSUMED.vcpuVersusBenchCore.value)));
   const roundTrips = Object.entries(strategy.requestsByCommand).map(([command, count]) => roundTripsOf(command, over(times(measured(count), batchSize), measured(run.events))));
   const localMs = measured((run.batchSize / strategy.eventsPerSecond) * 1000);
   const waitedMs = run.latencyProfile.name === 'none' ? undefined : derive(Math.max(0, localMs.value - benchCpuMs.value), localMs, benchCpuMs);
   const waits = waitedMs ? [waitedMs] : roundTrips.map((trips) => trips.ms);
   return { strategy: strategy.name, benchCpuMs, vcpuShare, lambdaCpuMs, roundTrips, waitedMs, projectedMs: plus(lambdaCpuMs, ...waits), localMs };
+}
+
+/** The share of a vCPU that `memoryMb` buys: one vCPU at {@link LAMBDA.mibPerVcpu}, at most one (a batch runs on one thread). */
+export function vcpuShareOf(memoryMb: number): number {
+  return Math.min(1, memoryMb / LAMBDA.mibPerVcpu.value);
 }
 
 function roundTripsOf(command: string, perBatch: Figure): RoundTrips {
