@@ -1,10 +1,11 @@
 /**
- * The messages between a LocalFunction and the worker bootstrap (`worker.js`, plain CommonJS so
- * that it runs without a TypeScript loader). The worker does not import this file: keep the two
- * in step.
+ * The messages between a LocalFunction and the bootstrap of its execution environments
+ * (`bootstrap.js`, plain CommonJS so that any Node.js runs it without a TypeScript loader), sent
+ * as JSON over the child process's IPC channel. The bootstrap does not import this file: keep the
+ * two in step.
  */
 
-/** What the worker needs to load the handler and build each invocation's context (its `workerData`). */
+/** What the bootstrap needs to load the handler and build each invocation's context (its argument, as JSON). */
 export interface WorkerConfig {
   readonly functionName: string;
   /** Absolute path of the unpacked code (Lambda's `LAMBDA_TASK_ROOT`). */
@@ -19,14 +20,14 @@ export interface WorkerConfig {
   readonly logStreamName: string;
 }
 
-/** An error as it crosses the thread boundary. */
+/** An error as it crosses the process boundary. */
 export interface WorkerError {
   readonly name: string;
   readonly message: string;
   readonly stack?: string;
 }
 
-/** Parent to worker: run the handler once. */
+/** Parent to bootstrap: run the handler once. */
 export interface InvokeMessage {
   readonly type: 'invoke';
   readonly id: number;
@@ -37,9 +38,10 @@ export interface InvokeMessage {
   readonly event: string;
 }
 
-/** Worker to parent. */
+/** Bootstrap to parent; `fatal` is an error nothing caught, just before the process exits. */
 export type WorkerMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'init-error'; readonly error: WorkerError }
+  | { readonly type: 'fatal'; readonly error: WorkerError }
   | { readonly type: 'result'; readonly id: number; readonly ok: true; readonly response: string }
   | { readonly type: 'result'; readonly id: number; readonly ok: false; readonly error: WorkerError };

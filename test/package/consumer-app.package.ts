@@ -72,7 +72,7 @@ function tarballFiles(): string[] {
 test('the tarball holds the build, the bin shim, the docs, README, CHANGELOG and LICENSE, and no source or test', () => {
   const listed = tarballFiles();
   expect(listed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'bin/eo.js', 'dist/bin/eo.js', 'dist/lib/index.js', 'dist/lib/index.d.ts']));
-  expect(listed).toEqual(expect.arrayContaining(['dist/lambdas/runtime/index.js', 'dist/lambdas/runtime/index.d.ts', 'dist/emulator/functions/worker.js', 'dist/emulator/engines/fauxqs-server.mjs', 'dist/emulator/engines/kinesalite-server.mjs', 'dist/emulator/engines/LoopbackDynamoDbLocal.java']));
+  expect(listed).toEqual(expect.arrayContaining(['dist/lambdas/runtime/index.js', 'dist/lambdas/runtime/index.d.ts', 'dist/emulator/functions/bootstrap.js', 'dist/emulator/engines/fauxqs-server.mjs', 'dist/emulator/engines/kinesalite-server.mjs', 'dist/emulator/engines/LoopbackDynamoDbLocal.java']));
   expect(listed).toEqual(expect.arrayContaining(['docs/quick-start.md', 'docs/local-mode.md', 'docs/operations.md', 'docs/images/demo-report.png']));
   // The one source file the package ships: DynamoDB Local's loopback launcher, which `java` runs from source.
   const runFromSource = /^dist\/emulator\/engines\/LoopbackDynamoDbLocal\.java$/;

@@ -1,6 +1,6 @@
 /**
  * What crash-points.test.ts needs around a crashing handler: the fixture bundled as the CDK
- * bundles a function, run in a LocalFunction (one worker thread per execution environment), and
+ * bundles a function, run in a LocalFunction (one process per execution environment, on the runtime's Node.js), and
  * an invoker for an event source mapping that photographs the engines the moment a crash is seen.
  */
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';

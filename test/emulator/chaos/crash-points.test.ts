@@ -157,17 +157,33 @@ describe('page-view-counter on SQS, killed at each step of the consumer', () => 
     expect(await messagesIn(clients.sqs, run.dlq.url)).toBe(0);
   });
 
-  test.concurrent('(d) in the middle of a batch commit, after the 2nd of 3 transactions: the redelivery commits only the rest', async () => {
+  // A batch's transactions are in flight at once (issue 27), so "the 2nd" is the second to succeed,
+  // whichever chunk it is, and the third may commit on the table while the process dies.
+  test.concurrent('(d) in the middle of a batch commit, after 2 of its 3 concurrent transactions succeeded: the redelivery commits only the rest', async () => {
     const batch = pageViewBatch(120);
     const plan = planChunks(batch.valid.map((view, index) => ({ index, eventId: view.eventId, payloadHash: '', effects: pageViewEffects('counters', view.payload.pageId as string, view.occurredAt) })));
     const sizes = plan.chunks.map((chunk) => chunk.events.length);
     expect(sizes.length).toBeGreaterThanOrEqual(3);
     const run = await crashOnQueue({ command: 'TransactWriteItemsCommand', when: 'after', nth: 2 }, batch);
-    expect(run.report).toMatchObject({ records: 123, done: sizes.slice(0, 2).map((size) => `${size} events`) });
-    expect(pageTotal(run.atCrash?.counters)).toBe(sizes[0]! + sizes[1]!);
+    expect(run.report).toMatchObject({ records: 123 });
+    const committed = (run.report?.done ?? []).map((line) => Number(/^(\d+) events$/.exec(line)?.[1]));
+    expect(committed).toHaveLength(2);
+    expect(isSubMultiset(committed, sizes)).toBe(true);
+    const atCrash = pageTotal(run.atCrash?.counters);
+    expect(atCrash).toBeGreaterThanOrEqual(committed[0]! + committed[1]!);
+    expect(atCrash).toBeLessThanOrEqual(batch.valid.length);
     expectExactAfterRedelivery(run, batch, [2]);
   });
 });
+
+/** Whether every element of `part` can be matched to its own element of `whole`. */
+function isSubMultiset(part: readonly number[], whole: readonly number[]): boolean {
+  const left = [...whole];
+  return part.every((value) => {
+    const at = left.indexOf(value);
+    return at >= 0 && left.splice(at, 1).length === 1;
+  });
+}
 
 describe('order-projection on Kinesis (ordered), killed after the first PutItem of a batch', () => {
   test.concurrent('the retried batch leaves every order at its latest version; the poison is in the DLQ once', async () => {

@@ -31,7 +31,7 @@ test('refuses a time scale that is not positive', () => {
 });
 
 test('the template functions get the compressed timeout, and keep the template\'s beside it', () => {
-  const template = { Resources: { Counter: { Type: 'AWS::Lambda::Function', Properties: { Handler: 'index.handler', Timeout: 30 }, Metadata: { 'aws:asset:path': 'asset.abc' } } } };
+  const template = { Resources: { Counter: { Type: 'AWS::Lambda::Function', Properties: { Handler: 'index.handler', Runtime: 'nodejs24.x', Timeout: 30 }, Metadata: { 'aws:asset:path': 'asset.abc' } } } };
   const stack = { stackName: 'S', queues: new Map(), tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), context: { resources: new Map(), pseudo: {} } };
   const [spec] = functionSpecs({ template, outDir: '/tmp/cdk.out', stack, timeScale: 1 / 60 });
   expect(spec).toMatchObject({ logicalId: 'Counter', timeoutSeconds: 5, templateTimeoutSeconds: 30, assetDir: '/tmp/cdk.out/asset.abc' });
