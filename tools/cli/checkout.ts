@@ -15,7 +15,11 @@ const CHECKOUT_MARKER = path.join('example', 'event-pipeline-stack.ts');
 
 /** Thrown when a developer tool runs outside a checkout of the repository. */
 export class NotACheckoutError extends Error {
-  public constructor(message: string) {
+  /** @param built whether the CLI runs from a build in dist/ of a checkout, rather than from an installed package */
+  public constructor(
+    message: string,
+    public readonly built: boolean = false,
+  ) {
     super(message);
     this.name = 'NotACheckoutError';
   }
@@ -49,6 +53,7 @@ export function repositoryCheckout(command: string, need: CheckoutNeed = {}, roo
     built
       ? `\`${command}\` runs from this repository's TypeScript, and this is its build (${root}): run it from the source, \`npm run eo -- ${command.replace(/^eo /, '')} ...\``
       : `\`${command}\` ${needs}, and ${root} is the installed package. ${instead}`,
+    built,
   );
 }
 

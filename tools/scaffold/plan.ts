@@ -24,9 +24,25 @@ export interface FileChange {
   readonly description: string;
 }
 
+/** Lines to add to a file by hand, and why the generator did not. */
+export interface ByHand {
+  readonly file: string;
+  readonly reason: string;
+  readonly lines: readonly string[];
+}
+
 /** The outcome of planning: the changes, or why there are none. */
 export type Plan =
-  | { readonly ok: true; readonly request: ConsumerRequest; readonly changes: readonly FileChange[]; readonly constructIds: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly request: ConsumerRequest;
+      readonly changes: readonly FileChange[];
+      readonly constructIds: readonly string[];
+      /** Lines the user adds to a file by hand, when the generator found no safe place for them (a team's app). */
+      readonly byHand?: ByHand;
+      /** The steps after generation. @default nextSteps(request), this repository's */
+      readonly next?: readonly string[];
+    }
   | { readonly ok: false; readonly request: ConsumerRequest; readonly problems: readonly string[] };
 
 /** How to read what exists; tests replace the stack loader. */

@@ -1,7 +1,7 @@
 /** What `eo new consumer` prints: what it wrote, what the stack gains, and what to do next. */
 import { additionsOf } from './construct-template';
 import { PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
-import type { Plan } from './plan';
+import type { ByHand, Plan } from './plan';
 
 /** The steps after generation, as commands with what each shows. */
 export function nextSteps(request: ConsumerRequest): string[] {
@@ -33,12 +33,19 @@ export function formatReport(plan: Plan, options: { dryRun: boolean }): string {
     '',
     'The stack gains:',
     ...additionsOf(request).map((addition) => `  ${addition}`),
+    ...byHandLines(plan.byHand),
     '',
     'Next:',
-    ...nextSteps(request).map((step, index) => `  ${index + 1}. ${step}`),
+    ...(plan.next ?? nextSteps(request)).map((step, index) => `  ${index + 1}. ${step}`),
     '',
     `How the pattern works, what it costs and where it can fail: ${PATTERN_LABEL[request.pattern].doc}`,
   ].join('\n');
+}
+
+/** The lines the user adds by hand, with where and why; none when the generator added them. */
+function byHandLines(byHand: ByHand | undefined): string[] {
+  if (byHand === undefined) return [];
+  return ['', `Add to ${byHand.file} by hand (${byHand.reason}):`, ...byHand.lines.map((line) => `  ${line}`)];
 }
 
 /** The machine-readable report (`--json`). */
@@ -50,7 +57,8 @@ export function jsonReport(plan: Plan, options: { dryRun: boolean }): Record<str
     dryRun: options.dryRun,
     files: plan.changes.map((change) => ({ path: change.path, kind: change.kind })),
     constructIds: plan.constructIds,
-    next: nextSteps(plan.request),
+    ...(plan.byHand ? { byHand: plan.byHand } : {}),
+    next: plan.next ?? nextSteps(plan.request),
     doc: PATTERN_LABEL[plan.request.pattern].doc,
   };
 }

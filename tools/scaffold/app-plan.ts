@@ -1,0 +1,102 @@
+/**
+ * `eo new consumer` in a team's own CDK app: the handler, the construct and the test go where the
+ * app's layout says (./app-layout.ts), and the stack file gains the construct (./stack-edit.ts) or
+ * the report shows the lines to add. Names are checked against the files and the stack's text
+ * (the app's stack is the team's TypeScript, which the installed CLI does not build).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { resolveLayout, type AppLayout, type LayoutFlags } from './app-layout';
+import { appConstructIds, renderAppConstruct, renderAppHandler, renderAppTest, type AppFiles } from './app-templates';
+import { absolute } from './layout';
+import { identifiersOf, nameProblems } from './names';
+import { Pattern, Source, type ConsumerRequest } from './options';
+import type { FileChange, Plan } from './plan';
+import { addToStack, appTypeScript } from './stack-edit';
+
+/** How the app is found; tests pass the parser. */
+export interface AppPlanOptions {
+  readonly root: string;
+  readonly flags?: LayoutFlags;
+  /** Where relative flags start. @default process.cwd() */
+  readonly cwd?: string;
+  /** @default - the app's own `typescript`, when it has one */
+  readonly typescript?: Parameters<typeof addToStack>[2];
+}
+
+/** Checks the request against the app and, when nothing is in the way, lists the changes. */
+export function planAppConsumer(request: ConsumerRequest, options: AppPlanOptions): Plan {
+  const invalid = [...nameProblems(request.name), ...supportProblems(request)];
+  if (invalid.length > 0) return { ok: false, request, problems: invalid };
+  const found = resolveLayout(options.root, options.flags ?? {}, options.cwd);
+  if (!found.ok) return { ok: false, request, problems: found.problems };
+  const { layout } = found;
+  const files = appFiles(layout, request.name);
+  const stack = readFileSync(absolute(layout.root, layout.stack), 'utf8');
+  const problems = [...existingFiles(layout.root, files), ...takenIds(request, stack, layout.stack)];
+  if (problems.length > 0) return { ok: false, request, problems };
+  return { ok: true, request, constructIds: appConstructIds(request), ...changesFor(request, layout, files, stack, options) };
+}
+
+/** The first of the generator's combinations in a team's app; the others are generated in this repository only, for now. */
+function supportProblems(request: ConsumerRequest): string[] {
+  if (request.source === Source.SQS && request.pattern === Pattern.COUNTER) return [];
+  return [
+    `in your own app, \`eo new consumer\` generates --source sqs --pattern counter so far (given --source ${request.source} --pattern ${request.pattern}): ` +
+      'generate that and adapt it, following docs/patterns/ of the package (node_modules/effectively-once/docs/patterns/)',
+  ];
+}
+
+/** The generated files' paths, and the module paths between them. */
+export function appFiles(layout: AppLayout, name: string): AppFiles {
+  const stackDir = path.posix.dirname(layout.stack);
+  const relative = (from: string, to: string): string => {
+    const found = path.posix.relative(from, to);
+    return found.startsWith('.') ? found : `./${found}`;
+  };
+  return {
+    handler: `${layout.handlers}/${name}.ts`,
+    construct: `${stackDir}/${name}.ts`,
+    test: `${layout.tests}/${name}.test.ts`,
+    constructToHandlers: path.posix.relative(stackDir, layout.handlers) || '.',
+    testToHandler: relative(layout.tests, `${layout.handlers}/${name}`),
+  };
+}
+
+function existingFiles(root: string, files: AppFiles): string[] {
+  return [files.handler, files.construct, files.test]
+    .filter((file) => existsSync(absolute(root, file)))
+    .map((file) => `${file} already exists: choose another name, or delete the file if it is a leftover`);
+}
+
+/** Ids the stack file already names as a string: a construct id or an output the consumer would add. */
+function takenIds(request: ConsumerRequest, stack: string, file: string): string[] {
+  const taken = appConstructIds(request).filter((id) => new RegExp(`['"\`]${id}['"\`]`).test(stack));
+  const consumer = new RegExp(`consumerName:\\s*['"\`]${request.name}['"\`]`).test(stack) ? [`${file} already has a consumer named ${request.name}`] : [];
+  const ids = taken.length > 0 ? [`${file} already uses the id${taken.length > 1 ? 's' : ''} ${taken.join(', ')}, which this consumer would add: choose another name`] : [];
+  return [...consumer, ...ids];
+}
+
+function changesFor(request: ConsumerRequest, layout: AppLayout, files: AppFiles, stack: string, options: AppPlanOptions): Pick<Extract<Plan, { ok: true }>, 'changes' | 'byHand' | 'next'> {
+  const { pascal } = identifiersOf(request.name);
+  const module = path.posix.relative(path.posix.dirname(layout.stack), files.construct).replace(/\.ts$/, '');
+  const edit = addToStack(stack, { className: pascal, id: pascal, module: module.startsWith('.') ? module : `./${module}`, comment: `${request.name} (eo new consumer): its queue, DLQ, alarms, function and counters table.` }, options.typescript ?? appTypeScript(layout.root));
+  const changes: FileChange[] = [
+    { path: files.handler, kind: 'create', content: renderAppHandler(request), description: 'the handler (counter), one call to transactionalHandler' },
+    { path: files.construct, kind: 'create', content: renderAppConstruct(request, files), description: 'its construct: queue, DLQ, alarms, function, counters table' },
+    { path: files.test, kind: 'create', content: renderAppTest(request, files), description: 'its test: a duplicate and a poison message, no engines needed' },
+  ];
+  if (edit.ok) changes.push({ path: layout.stack, kind: 'update', content: edit.content, previous: stack, description: `adds the construct ${edit.where}` });
+  const byHand = edit.ok ? undefined : { file: layout.stack, reason: edit.reason, lines: edit.lines };
+  return { changes, byHand, next: appNextSteps(request, files, byHand !== undefined) };
+}
+
+function appNextSteps(request: ConsumerRequest, files: AppFiles, addByHand: boolean): string[] {
+  return [
+    ...(addByHand ? [`Add the lines above to your stack's constructor.`] : []),
+    `Replace the placeholder event type (${request.name}.event) and payload in ${files.handler} with what your producer sends (and the events in ${files.test}).`,
+    `npx jest ${files.test}   # the handler: a duplicate counted once, a poison message dead-lettered`,
+    'npx cdk synth --quiet   # one more queue, DLQ, depth alarm and event source mapping',
+    'npx eo local up   # the stack on the local engines; send to the printed queue URL',
+  ];
+}
