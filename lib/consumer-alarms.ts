@@ -37,29 +37,61 @@ export const MAPPING_METRICS: MetricsConfig = { metrics: [MetricType.EVENT_COUNT
 
 /** How sensitive one alarm is. */
 export interface AlarmTuning {
-  /** The alarm fires above this count per minute. @default 0 */
+  /**
+   * The alarm fires above this count per minute.
+   * @default 0
+   * @range 0 or more (a fraction is allowed: CloudWatch compares the per-minute sum)
+   */
   readonly threshold?: number;
-  /** One-minute periods in a row above the threshold before it fires: 1..60. @default - per alarm, see {@link CONSUMER_ALARM_DEFAULTS} */
+  /**
+   * One-minute periods in a row above the threshold before it fires.
+   * @default - per alarm, see {@link CONSUMER_ALARM_DEFAULTS}
+   * @range 1..60, a whole number
+   */
   readonly periods?: number;
 }
 
 /** How sensitive the oldest-message alarm is. */
 export interface OldestMessageAgeTuning {
-  /** The alarm fires when the oldest message is older than this. @default - visibility timeout x max receive count (1 hour when either is a token at synth) */
+  /**
+   * The alarm fires when the oldest message is older than this.
+   * @default - visibility timeout x max receive count (1 hour when either is a token at synth)
+   * @range 1 second..14 days (SQS's longest retention)
+   */
   readonly threshold?: Duration;
-  /** One-minute periods in a row above the threshold: 1..60. @default 3 */
+  /**
+   * One-minute periods in a row above the threshold.
+   * @default 3 (`CONSUMER_ALARM_DEFAULTS.oldestMessageAgePeriods`)
+   * @range 1..60, a whole number
+   */
   readonly periods?: number;
 }
 
 /** The alarms of a consumer besides its DLQ's; `false` turns one off. */
 export interface ConsumerAlarmsProps {
-  /** @default { threshold: 0, periods: 1 } */
+  /**
+   * The function's errors (`AWS/Lambda Errors`): an init failure, a timeout or a bug, since the
+   * runtime reports a failed record in its batch response instead of throwing.
+   * @default { threshold: 0, periods: 1 }
+   */
   readonly errors?: AlarmTuning | false;
-  /** @default { threshold: 0, periods: 1 } */
+  /**
+   * The function's throttles (`AWS/Lambda Throttles`): the mapping asked for concurrency the
+   * function did not get, and events wait.
+   * @default { threshold: 0, periods: 1 }
+   */
   readonly throttles?: AlarmTuning | false;
-  /** @default { threshold: 0, periods: 1 } */
+  /**
+   * The runtime's `ConflictingDuplicates`: a producer reused an `eventId` for different content,
+   * and the second event was dropped as a duplicate.
+   * @default { threshold: 0, periods: 1 }
+   */
   readonly conflictingDuplicates?: AlarmTuning | false;
-  /** @default { threshold: 0, periods: 5 } */
+  /**
+   * The mapping's `FailedInvokeEventCount`: invocations failed, or reported failed records, for
+   * the periods in a row, so retries are not clearing them.
+   * @default { threshold: 0, periods: 5 }
+   */
   readonly failedInvokeEvents?: AlarmTuning | false;
   /** Stream consumers only. @default { threshold: 0, periods: 1 } */
   readonly droppedEvents?: AlarmTuning | false;
@@ -79,21 +111,37 @@ export const CONSUMER_ALARM_DEFAULTS = {
 
 /** A queue consumer's source, for the oldest-message alarm. */
 export interface WatchedQueue {
+  /** The source queue, whose `ApproximateAgeOfOldestMessage` is watched. */
   readonly queue: IQueue;
+  /**
+   * The queue's visibility timeout: with `maxReceiveCount`, the longest a message can take through
+   * its retries, which is the alarm's default threshold.
+   * @range 0 seconds..12 hours (SQS's limits)
+   */
   readonly visibilityTimeout: Duration;
+  /**
+   * The queue's `maxReceiveCount` (its redrive policy).
+   * @range 1..1000 (SQS's limits; `QueueConsumer` takes 5 or more)
+   */
   readonly maxReceiveCount: number;
 }
 
 /** What {@link ConsumerAlarms} watches. */
 export interface ConsumerAlarmsWiring {
+  /** The consumer's name, in each alarm's description. */
   readonly consumerName: string;
   /** The service dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`). */
   readonly serviceName: string;
+  /** The consumer's function, whose errors and throttles are watched. */
   readonly function: IFunction;
   /** The event source mapping's UUID (its `Ref`). */
   readonly mappingUuid: string;
+  /** The topic every alarm notifies, on ALARM and on OK. */
   readonly topic: ITopic;
-  /** A queue consumer's source queue; a stream consumer has none. */
+  /**
+   * A queue consumer's source queue; a stream consumer has none.
+   * @default - none: no oldest-message alarm
+   */
   readonly queue?: WatchedQueue;
 }
 

@@ -102,10 +102,21 @@ export interface ConsumerProps {
    * A table named under two variables is granted both entries' actions.
    * @default - no tables
    * @example
-   * tables: {
-   *   COUNTERS_TABLE: { table: counters, actions: [TableAction.UPDATE_ITEM] },
-   *   IDEMPOTENCY_TABLE: { table: idempotency, actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM] },
-   * }
+   * ```ts
+   * import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+   * import { AlarmTopic, IdempotencyTable, QueueConsumer, TableAction } from 'effectively-once';
+   * const counters = new Table(this, 'Counters', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+   * const idempotency = new IdempotencyTable(this, 'Idempotency');
+   * new QueueConsumer(this, 'PageViews', {
+   *   consumerName: 'page-view-counter',
+   *   entry: 'handlers/page-view-counter.ts',
+   *   alarmTopic: new AlarmTopic(this, 'Alarms').topic,
+   *   tables: {
+   *     COUNTERS_TABLE: { table: counters, actions: [TableAction.UPDATE_ITEM] },
+   *     IDEMPOTENCY_TABLE: { table: idempotency.table, actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM] },
+   *   },
+   * });
+   * ```
    */
   readonly tables?: Readonly<Record<string, TableGrant>>;
   /**
@@ -117,7 +128,16 @@ export interface ConsumerProps {
    * or as `tables.IDEMPOTENCY_TABLE`, not both.
    * @default - none: the table, if any, is in `tables`
    * @example
-   * idempotency: { table: idempotencyTable },
+   * ```ts
+   * import { AlarmTopic, IdempotencyTable, QueueConsumer } from 'effectively-once';
+   * const idempotencyTable = new IdempotencyTable(this, 'Idempotency');
+   * new QueueConsumer(this, 'Ledger', {
+   *   consumerName: 'account-ledger',
+   *   entry: 'handlers/account-ledger.ts',
+   *   alarmTopic: new AlarmTopic(this, 'Alarms').topic,
+   *   idempotency: { table: idempotencyTable },
+   * });
+   * ```
    */
   readonly idempotency?: IdempotencyWiring;
   /**
@@ -133,11 +153,13 @@ export interface ConsumerProps {
   /**
    * The function's timeout.
    * @default 30 seconds (`CONSUMER_DEFAULTS.timeout`)
+   * @range 1 second..15 minutes (Lambda's maximum)
    */
   readonly timeout?: Duration;
   /**
    * The function's memory, in MiB.
    * @default 256 (`CONSUMER_DEFAULTS.memorySize`)
+   * @range 128..10240, a whole number (Lambda's limits)
    */
   readonly memorySize?: number;
   /**
@@ -147,12 +169,14 @@ export interface ConsumerProps {
    * (`minimumDedupTtl` has the timeline). A copy redriven again after it failed again is checked
    * by `eo dlq redrive`, which holds it back when it could outlive the dedup record.
    * @default - exactly that sum, the shortest safe window
+   * @range that sum..3650 days (the upper bound catches a unit mistake; no service limits it)
    */
   readonly dedupTtl?: Duration;
   /**
    * How long a redrive out of the DLQ may take, on top of the DLQ's retention: a term of the
    * dedup window (`dedupTtl`).
    * @default 1 day (`CONSUMER_DEFAULTS.redriveAllowance`)
+   * @range 0 seconds..365 days (the upper bound catches a unit mistake; no service limits it)
    */
   readonly redriveAllowance?: Duration;
   /**

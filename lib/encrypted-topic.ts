@@ -16,7 +16,9 @@ export interface EncryptedTopicOptions {
 
 /** A topic and the key that encrypts it. */
 export interface EncryptedTopic {
+  /** The topic, refusing plain-HTTP requests. */
   readonly topic: Topic;
+  /** The customer-managed key that encrypts it, whose policy the caller may extend. */
   readonly key: Key;
 }
 

@@ -13,6 +13,7 @@ export { EnvelopeFormat } from '../aws/envelope-formats';
 
 /** The shape of the events a consumer receives. */
 export interface EventEnvelope {
+  /** How the runtime unwraps each record: our own envelope, an SNS notification, an EventBridge event or a CloudEvent. */
   readonly format: EnvelopeFormat;
   /**
    * EventBridge only: the dotted path of the dedup key in the event (`detail.orderId`), when

@@ -1,3 +1,12 @@
+/**
+ * `effectively-once`: the CDK constructs. A consumer construct (`QueueConsumer`, `KinesisConsumer`,
+ * `DynamoStreamConsumer`) builds a Lambda function with its source, its DLQ with an alarm, its
+ * alarms and the environment the runtime (`effectively-once/runtime`) reads; `IdempotencyTable`
+ * holds the dedup records, `AlarmTopic` receives every alarm. This file is the package's whole
+ * public surface for CDK apps; every other module of lib/ is internal.
+ *
+ * @module effectively-once
+ */
 export { AlarmTopic } from './alarm-topic';
 export type { AlarmTopicProps } from './alarm-topic';
 export { ControlTowerRule, declineControlTowerRule, failOnEveryFinding } from './control-tower';

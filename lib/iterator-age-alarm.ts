@@ -16,6 +16,7 @@ export interface IteratorAgeAlarmProps {
   /**
    * Iterator age above which the consumer counts as falling behind.
    * @default 1 minute (`STREAM_CONSUMER_DEFAULTS.iteratorAgeThreshold`)
+   * @range 1 second..7 days
    */
   readonly threshold?: Duration;
   /**

@@ -31,9 +31,9 @@ export interface KinesisConsumerProps extends StreamConsumerProps {
    */
   readonly stream?: IStream;
   /**
-   * The stream's retention period: 24 hours..365 days. Sets a new stream's retention, or states
-   * a given stream's.
+   * The stream's retention period. Sets a new stream's retention, or states a given stream's.
    * @default 24 hours (`STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod`)
+   * @range 24 hours..365 days (Kinesis's limits)
    */
   readonly retentionPeriod?: Duration;
   /**

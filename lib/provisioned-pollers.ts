@@ -12,9 +12,15 @@ import { LAMBDA_LIMITS } from '../aws/limits';
  * SQS event source mappings").
  */
 export interface ProvisionedPollers {
-  /** Pollers always ready (`MinimumPollers`): 2..200. */
+  /**
+   * Pollers always ready (`MinimumPollers`).
+   * @range 2..200, a whole number (Lambda's limits)
+   */
   readonly minimum: number;
-  /** Pollers Lambda may scale up to (`MaximumPollers`): `minimum`..2000. */
+  /**
+   * Pollers Lambda may scale up to (`MaximumPollers`).
+   * @range `minimum`..2000, a whole number (what CloudFormation deploys)
+   */
   readonly maximum: number;
 }
 

@@ -34,18 +34,23 @@ const MIN_MAX_RECEIVE_COUNT = 5;
 /** Props of {@link QueueConsumer}. */
 export interface QueueConsumerProps extends ConsumerProps {
   /**
-   * Messages per invocation: 1..10000, and at most 10 without a `maxBatchingWindow`.
+   * Messages per invocation.
    * @default 10 (`QUEUE_CONSUMER_DEFAULTS.batchSize`)
+   * @range 1..10000, a whole number; at most 10 without a `maxBatchingWindow` or for a FIFO
+   * queue (Lambda's limits)
    */
   readonly batchSize?: number;
   /**
-   * How long Lambda gathers messages before invoking: 0..5 minutes.
+   * How long Lambda gathers messages before invoking. Not allowed for a FIFO queue.
    * @default - no batching window
+   * @range 0 seconds..5 minutes (Lambda's limit)
    */
   readonly maxBatchingWindow?: Duration;
   /**
-   * Receives before SQS moves a message to the DLQ (the backstop for crashes and timeouts): 5..1000.
+   * Receives before SQS moves a message to the DLQ (the backstop for crashes and timeouts).
    * @default 6 (`QUEUE_CONSUMER_DEFAULTS.maxReceiveCount`)
+   * @range 5..1000, a whole number (fewer than 5 receives turn a burst of throttling into DLQ
+   * traffic; 1000 is SQS's limit)
    */
   readonly maxReceiveCount?: number;
   /**
@@ -53,25 +58,29 @@ export interface QueueConsumerProps extends ConsumerProps {
    * failure context (`MAX_ATTEMPTS`). Must be below `maxReceiveCount`, so that the consumer's
    * last attempt comes before the queue's context-free redrive.
    * @default - maxReceiveCount - 1
+   * @range 1..`maxReceiveCount` - 1, a whole number
    */
   readonly maxAttempts?: number;
   /**
-   * How long the source queue keeps a message: 1 minute..14 days.
+   * How long the source queue keeps a message.
    * @default 4 days (`QUEUE_CONSUMER_DEFAULTS.retentionPeriod`)
+   * @range 1 minute..14 days (SQS's limits)
    */
   readonly retentionPeriod?: Duration;
   /**
    * The source queue's visibility timeout: at least 6 x the function timeout + `maxBatchingWindow`,
    * so a message is not redelivered while an invocation (with its retries) still holds it.
    * @default - exactly that minimum
+   * @range that minimum..12 hours (SQS's maximum)
    */
   readonly visibilityTimeout?: Duration;
   /**
-   * How many invocations the queue's mapping may run at once (`ScalingConfig.MaximumConcurrency`):
-   * 2..1000. Past it, messages wait in the queue: the mapping stops taking them, so they are not
+   * How many invocations the queue's mapping may run at once (`ScalingConfig.MaximumConcurrency`).
+   * Past it, messages wait in the queue: the mapping stops taking them, so they are not
    * throttled and use up no receives. If the function has reserved concurrency, reserve at least
    * the sum of this over all of its SQS mappings. Not allowed beside `provisionedPollers`.
    * @default - 16 (`QUEUE_CONSUMER_DEFAULTS.maxConcurrency`); none with `provisionedPollers`
+   * @range 2..1000, a whole number (Lambda's limits)
    */
   readonly maxConcurrency?: number;
   /**
@@ -84,7 +93,15 @@ export interface QueueConsumerProps extends ConsumerProps {
    * Local mode caps its pollers at `maximum` x 10, which its default of 2 never reaches.
    * @default - no provisioned mode: Lambda's default scaling, bounded by `maxConcurrency`
    * @example
-   * new QueueConsumer(stack, 'Orders', { ...props, provisionedPollers: { minimum: 2, maximum: 20 } });
+   * ```ts
+   * import { AlarmTopic, QueueConsumer } from 'effectively-once';
+   * new QueueConsumer(this, 'Orders', {
+   *   consumerName: 'orders',
+   *   entry: 'handlers/orders.ts',
+   *   alarmTopic: new AlarmTopic(this, 'Alarms').topic,
+   *   provisionedPollers: { minimum: 2, maximum: 20 }, // up to 200 invocations at once
+   * });
+   * ```
    */
   readonly provisionedPollers?: ProvisionedPollers;
   /**

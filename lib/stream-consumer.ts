@@ -36,35 +36,44 @@ export const LOCK_WINDOW_RULES = {
 /** Props that the Kinesis and DynamoDB Streams consumers share. */
 export interface StreamConsumerProps extends ConsumerProps {
   /**
-   * Records per invocation: 1..10000.
+   * Records per invocation.
    * @default 100 (`STREAM_CONSUMER_DEFAULTS.batchSize`)
+   * @range 1..10000, a whole number (Lambda's limit)
    */
   readonly batchSize?: number;
   /**
-   * How long Lambda gathers records before invoking: 0..5 minutes.
+   * How long Lambda gathers records before invoking.
    * @default - no batching window
+   * @range 0 seconds..5 minutes (Lambda's limit)
    */
   readonly maxBatchingWindow?: Duration;
   /**
-   * Retries of a failing batch before its metadata goes to the DLQ: 0..10000. Never unbounded:
-   * an unbounded retry lets one poison record block its shard until the record expires.
+   * Retries of a failing batch before its metadata goes to the DLQ. Never unbounded: an
+   * unbounded retry lets one poison record block its shard until the record expires. At least 1:
+   * only a retry can wait out an idempotency lock that a failed invocation left
+   * (`LOCK_WINDOW_RULES`).
    * @default 3 (`STREAM_CONSUMER_DEFAULTS.retryAttempts`)
+   * @range 1..10000, a whole number (Lambda's maximum; -1, unbounded, is refused)
    */
   readonly retryAttempts?: number;
   /**
-   * Records older than this go to the DLQ instead of being processed: 1 minute..7 days.
+   * Records older than this go to the DLQ instead of being processed.
    * @default 1 hour (`STREAM_CONSUMER_DEFAULTS.maxRecordAge`)
+   * @range 1 minute..7 days (Lambda's limits), and at least 3 x `timeout`, so that a record
+   * outlives a failed invocation, a retry that waits out its lock and the retry that takes it over
    */
   readonly maxRecordAge?: Duration;
   /**
-   * Concurrent batches per shard: 1..10. Above 1, order holds per partition key (per item for
+   * Concurrent batches per shard. Above 1, order holds per partition key (per item for
    * DynamoDB), no longer per shard.
    * @default 1
+   * @range 1..10, a whole number (Lambda's limits)
    */
   readonly parallelizationFactor?: number;
   /**
    * Iterator age above which the consumer is alarmed as falling behind its stream.
    * @default 1 minute (`STREAM_CONSUMER_DEFAULTS.iteratorAgeThreshold`)
+   * @range 1 second..7 days
    */
   readonly iteratorAgeThreshold?: Duration;
   /**

@@ -23,6 +23,7 @@ export interface BackoffOptions {
   readonly random?: RandomSource;
 }
 
+/** In-process retries of a transient failure: how many attempts, and the full-jitter backoff between them. */
 export interface RetryOptions extends BackoffOptions {
   /** Attempts in all, the first included. @default 3 */
   readonly maxAttempts?: number;

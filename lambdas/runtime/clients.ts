@@ -78,7 +78,11 @@ export function hasEndpointOverride(service: 'SQS' | 'KINESIS', env: Env = proce
  * Kinesis client's default on AWS).
  *
  * @throws RangeError naming a setting that is not a positive integer.
- * @example createClients(process.env, { requestTimeoutMs: 5_000 }) // a slower dependency
+ * @example
+ * ```ts
+ * import { createClients } from 'effectively-once/runtime';
+ * const clients = createClients(process.env, { requestTimeoutMs: 5_000 }); // a slower dependency
+ * ```
  */
 export function createClients(env: Env = process.env, settings: SdkClientSettings = {}): AwsClients {
   const resolved = resolveSettings(settings);

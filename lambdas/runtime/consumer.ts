@@ -18,8 +18,10 @@ export interface BatchResponse {
 
 /** Any of the three batch events. */
 export type BatchEvent = SQSEvent | KinesisStreamEvent | DynamoDBStreamEvent;
+/** The Lambda handler `createConsumer` returns: one batch in, its partial batch response out. */
 export type BatchHandler = (event: BatchEvent, context?: Context) => Promise<BatchResponse>;
 
+/** What `createConsumer` builds a handler from: the consumer's name, its source, its routes and how their results are applied. */
 export interface ConsumerOptions<TResult> {
   /** Names the consumer in dedup keys, logs, metrics and DLQ context. */
   readonly name: string;

@@ -25,7 +25,12 @@ const UNPROCESSED_ROUNDS = 5;
  * writers use. One `BatchGetItem` per 100 keys; keys left unprocessed (throttling) are asked again
  * with full-jitter backoff.
  *
- * @example await readCounter(dynamodb, { table: 'counters', key: { pk: 'day#2026-12-01' }, attribute: 'views', shards: 32 })
+ * @example
+ * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { readCounter } from 'effectively-once/runtime';
+ * const views = await readCounter(new DynamoDBClient({}), { table: 'counters', key: { pk: 'day#2026-12-01' }, attribute: 'views', shards: 32 });
+ * ```
  * @throws RangeError for a sharding that does not fit the key; TransientError when keys stay unprocessed
  */
 export async function readCounter(dynamodb: DynamoDBClient, read: CounterRead, sleep: Sleep = realSleep): Promise<number> {

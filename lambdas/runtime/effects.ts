@@ -49,8 +49,12 @@ export type Effect = Increment | Update;
 
 /**
  * Builds an increment effect.
- * @example increment('counters', { pk: 'page#home' }, 'views', 1)
- * @example increment('counters', { pk: 'day#2026-12-01' }, 'views', 1, { shards: 32 })
+ * @example
+ * ```ts
+ * import { increment } from 'effectively-once/runtime';
+ * const pageViews = increment('counters', { pk: 'page#home' }, 'views', 1);
+ * const dayViews = increment('counters', { pk: 'day#2026-12-01' }, 'views', 1, { shards: 32 }); // a hot item, spread over 32 shards
+ * ```
  * @throws RangeError for an amount that is not finite, or a sharding that does not fit the key
  */
 export function increment(table: string, key: ItemKey, attribute: string, amount = 1, options: IncrementOptions = {}): Increment {

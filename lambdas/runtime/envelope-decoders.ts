@@ -25,7 +25,11 @@ export interface EnvelopeOptions {
  * an EventBridge event's `detail` (or keyed by `eventIdPath`), or a CloudEvent.
  *
  * @throws ConfigurationError for an unknown format, or an `eventIdPath` that is not for EventBridge or not under `detail`
- * @example decoderFor({ format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail.orderId' })
+ * @example
+ * ```ts
+ * import { decoderFor, EnvelopeFormat } from 'effectively-once/runtime';
+ * const decode = decoderFor({ format: EnvelopeFormat.EVENTBRIDGE, eventIdPath: 'detail.orderId' });
+ * ```
  */
 export function decoderFor(options: EnvelopeOptions): EventDecoder {
   checkEnvelopeOptions(options, { format: 'format', eventIdPath: 'eventIdPath' });

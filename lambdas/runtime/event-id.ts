@@ -11,7 +11,11 @@ const EVENT_ID_NAMESPACE = 'b6f1c7e2-5d3a-4f0e-9a41-2c8e7d5b9f10';
  * publish of the same business fact, or a replay all dedup to one effect.
  *
  * @param businessKey - what makes this event this event: e.g. `"<orderId>:<version>"`.
- * @example eventIdFor('order.status-changed', 'o-42:3') // always the same UUID
+ * @example
+ * ```ts
+ * import { eventIdFor } from 'effectively-once/runtime';
+ * const eventId = eventIdFor('order.status-changed', 'o-42:3'); // always the same UUID
+ * ```
  */
 export function eventIdFor(type: string, businessKey: string): string {
   if (type === '') throw new RangeError('eventIdFor: type must not be empty');

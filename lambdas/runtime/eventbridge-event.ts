@@ -19,6 +19,7 @@ export interface EventBridgeEvent {
   readonly detail: JsonObject;
 }
 
+/** Options of {@link eventBridgeDecoder}. */
 export interface EventBridgeDecoderOptions {
   /**
    * The dotted path, from the top of the event, of the value that makes the event this event
@@ -42,7 +43,11 @@ const DETAIL = EVENTBRIDGE_DETAIL;
  * PutEvents a new one.
  *
  * @throws ConfigurationError at once for an `eventIdPath` that is `id` or does not start with `detail.`
- * @example eventBridgeDecoder({ eventIdPath: 'detail.instance-id' })
+ * @example
+ * ```ts
+ * import { eventBridgeDecoder } from 'effectively-once/runtime';
+ * const decode = eventBridgeDecoder({ eventIdPath: 'detail.instance-id' }); // an EC2 state change, keyed on its instance
+ * ```
  */
 export function eventBridgeDecoder(options: EventBridgeDecoderOptions = {}): EventDecoder {
   if (options.eventIdPath === undefined) return (record) => envelopeInDetail(parseJsonObject(bodyText(record)));

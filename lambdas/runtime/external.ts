@@ -13,6 +13,7 @@ export interface ExternalEffectInput {
   readonly idempotencyKey: string;
 }
 
+/** Where {@link idempotentEffect} keeps its idempotency records, and how long they and its in-progress lock last. */
 export interface ExternalEffectOptions {
   /** The idempotency table (key `id`, TTL `expiration`), shared with the dedup records. */
   readonly table: string;
@@ -86,9 +87,16 @@ type PowertoolsStore = DynamoDBPersistenceLayer;
  * that the receiver can close that window.
  *
  * @example
- * const notify = idempotentEffect(async (input: { idempotencyKey: string }) => publish(input), { table, dynamodb, consumer: 'notifier' });
- * // in a route's handler:
- * await notify({ idempotencyKey: event.eventId }, context.lambdaContext);
+ * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { idempotentEffect, type ConsumedEvent, type HandlerContext } from 'effectively-once/runtime';
+ * declare function sendEmail(input: { idempotencyKey: string; to: string }): Promise<void>;
+ * const notify = idempotentEffect(sendEmail, { table: 'idempotency', dynamodb: new DynamoDBClient({}), consumer: 'notifier' });
+ * // a route's handler: keyed on the event, holding the lock until the invocation's deadline
+ * export async function onShipped(event: ConsumedEvent<{ email: string }>, context: HandlerContext): Promise<void> {
+ *   await notify({ idempotencyKey: event.eventId, to: event.payload.email }, context.lambdaContext);
+ * }
+ * ```
  */
 export function idempotentEffect<TInput extends ExternalEffectInput, TResult>(
   effect: (input: TInput) => Promise<TResult>,

@@ -56,10 +56,15 @@ export interface HandlerFromEnvOptions<TResult> {
  * `idempotency` prop sets it).
  *
  * @example
+ * ```ts
+ * import { increment, route, transactionalHandler } from 'effectively-once/runtime';
+ * import { z } from 'zod'; // or any Standard Schema validator
+ * const pageView = z.object({ pageId: z.string() });
  * export const handler = transactionalHandler({
  *   name: 'page-view-counter',
  *   routes: (env) => ({ 'page.viewed': route(pageView, (event) => [increment(env.require('COUNTERS_TABLE'), { pk: `page#${event.payload.pageId}` }, 'views')]) }),
  * });
+ * ```
  */
 export function transactionalHandler(options: HandlerFromEnvOptions<Effects> & { readonly mode?: 'batch' | 'per-record' }): BatchHandler {
   return lazily(options, (env, dynamodb) =>

@@ -7,6 +7,8 @@
  * its payload, what to do with it) and a strategy: `transactionalStrategy` commits effects
  * (`increment`, updates) with their dedup record in one DynamoDB transaction; `directStrategy` runs
  * handlers that are idempotent by themselves (`putIfNewer`, `idempotentEffect`).
+ *
+ * @module effectively-once/runtime
  */
 
 // The consumer: one Lambda handler for an SQS, Kinesis or DynamoDB Streams batch.

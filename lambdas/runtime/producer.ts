@@ -9,6 +9,7 @@ import { KINESIS_LIMITS, SQS_LIMITS } from '../../aws/limits';
 import { isFifoId, isFifoQueue } from '../../aws/sqs/fifo';
 import { createHash } from 'node:crypto';
 
+/** What {@link createEnvelope} makes an envelope of; its `eventId` derives from `type` and `businessKey`. */
 export interface EnvelopeInput<TPayload> {
   readonly type: string;
   /** What makes this event this event; the event id derives from it. */
@@ -58,13 +59,20 @@ export interface OutgoingMessage {
  * Serialises an envelope; the partition key defaults to the event id. To name a tenant on a
  * standard (fair) queue, add `messageGroupId`.
  * @example
+ * ```ts
+ * import { SQSClient } from '@aws-sdk/client-sqs';
+ * import { createEnvelope, outgoingMessage, publishToSqs } from 'effectively-once/runtime';
+ * const envelope = createEnvelope({ type: 'order.placed', businessKey: 'o-42', source: 'shop', payload: { total: 12 } });
+ * const tenantId = 'acme';
  * const message = { ...outgoingMessage(envelope), messageGroupId: `tenant-${tenantId}` };
- * await publishToSqs(sqs, queueUrl, [message]);
+ * await publishToSqs(new SQSClient({}), 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', [message]);
+ * ```
  */
 export function outgoingMessage(envelope: Envelope<unknown>, partitionKey?: string): OutgoingMessage {
   return { body: JSON.stringify(envelope), partitionKey: partitionKey ?? envelope.eventId, eventId: envelope.eventId };
 }
 
+/** What a `publishTo*` call did: the entries sent, and how many of them needed a resend. */
 export interface PublishResult {
   /** Entries sent, retries not counted twice. */
   readonly sent: number;

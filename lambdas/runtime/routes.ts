@@ -32,7 +32,12 @@ export type Routes<TResult> = Readonly<Record<string, Route<any, TResult>>>;
 /**
  * Declares a route with a schema for its payload (any Standard Schema validator: zod, valibot,
  * arktype, ...); the handler receives the validated payload, the validator's output.
- * @example route(z.object({ pageId: z.string() }), (event) => [increment(table, { pk: `page#${event.payload.pageId}` }, 'views')])
+ * @example
+ * ```ts
+ * import { increment, route } from 'effectively-once/runtime';
+ * import { z } from 'zod';
+ * const pageViewed = route(z.object({ pageId: z.string() }), (event) => [increment('counters', { pk: `page#${event.payload.pageId}` }, 'views')]);
+ * ```
  */
 export function route<TPayload, TResult>(
   schema: PayloadSchema<TPayload>,
@@ -66,7 +71,11 @@ export interface StreamChange {
  * `eventID` unless `keyOf` derives a business key from the change (then a second write of the
  * same fact dedups too).
  * @throws ConfigurationError for a `numbers` option that is not a `StreamNumbers`
- * @example dynamoStreamDecoder(undefined, { numbers: 'lossless' }) // every number a NumberValue
+ * @example
+ * ```ts
+ * import { dynamoStreamDecoder } from 'effectively-once/runtime';
+ * const decode = dynamoStreamDecoder(undefined, { numbers: 'lossless' }); // every number a NumberValue
+ * ```
  */
 export function dynamoStreamDecoder(keyOf?: (change: StreamChange, record: DynamoDBRecord) => string, options: DynamoStreamDecoderOptions = {}): EventDecoder {
   const numbers = streamNumbersOf(options.numbers);

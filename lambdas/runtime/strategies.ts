@@ -59,6 +59,7 @@ export interface Strategy<TResult> {
 /** Handler results of the transactional strategy: the effects to commit with the dedup record. */
 export type Effects = readonly Effect[];
 
+/** Options of {@link transactionalStrategy}: how many events a transaction commits, and the dedup records it writes. */
 export interface TransactionalStrategyOptions extends CommitterOptions {
   /** `batch` commits many events per transaction; `per-record` one event per transaction. @default 'batch' */
   readonly mode?: 'batch' | 'per-record';
@@ -114,6 +115,7 @@ export type DirectResult = Promise<Outcome | void>;
  */
 export const DEFAULT_DIRECT_CONCURRENCY = 10;
 
+/** Options of {@link directStrategy}: how many handlers run at once, and how each event is retried in process. */
 export interface DirectStrategyOptions extends RetryOptions {
   /**
    * The most handlers in flight at once, over every event this strategy applies: the events of an
@@ -139,7 +141,10 @@ export interface DirectStrategyOptions extends RetryOptions {
  *
  * @throws RangeError when `concurrency` is not a positive integer
  * @example
- * directStrategy({ maxAttempts: 3, concurrency: 4 }) // at most 4 handlers in flight, each event tried up to 3 times
+ * ```ts
+ * import { directStrategy } from 'effectively-once/runtime';
+ * const strategy = directStrategy({ maxAttempts: 3, concurrency: 4 }); // at most 4 handlers in flight, each event tried up to 3 times
+ * ```
  */
 export function directStrategy(options: DirectStrategyOptions = {}): Strategy<DirectResult> {
   const { concurrency = DEFAULT_DIRECT_CONCURRENCY, ...retry } = options;

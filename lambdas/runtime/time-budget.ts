@@ -12,6 +12,7 @@ export const DEFAULT_TIME_BUDGET = {
   maxMarginMs: 10_000,
 } as const;
 
+/** How much of an invocation's remaining time is kept back: new work stops when only the margin is left. */
 export interface TimeBudgetOptions {
   /** A fixed margin in ms, instead of the share. @default - the share of the starting time, bounded */
   readonly marginMs?: number;

@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, PutItemCommand, type DynamoDBClient } 
 import { marshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import type { Outcome } from './strategies';
 
+/** What {@link putIfNewer} writes: a whole item, put only if the table holds no newer version of it. */
 export interface VersionedPut {
   readonly table: string;
   /** The whole item, its key and version included. */

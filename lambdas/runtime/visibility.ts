@@ -19,6 +19,7 @@ export const DEFAULT_VISIBILITY_BACKOFF = {
  */
 export const MAX_BACKOFF_VISIBILITY_SECONDS = SQS_LIMITS.maxVisibilityTimeoutSeconds - LAMBDA_LIMITS.maxBatchingWindowSeconds - LAMBDA_LIMITS.maxTimeoutSeconds;
 
+/** The jittered backoff of {@link VisibilityBackoff}: how far each retry pushes a failed message's visibility out. */
 export interface VisibilityBackoffOptions {
   /** The first retry's ceiling; more than 0. @default 2 */
   readonly baseSeconds?: number;

