@@ -58,6 +58,8 @@ export const LAMBDA_LIMITS = {
    * documented; the contract layer lets it pass.
    */
   maxSyncPayloadBytes: 6 * 1024 * 1024,
+  /** Invoke's `ClientContext`: at most this many characters of base64 (API Reference: Invoke, ClientContext). */
+  maxClientContextChars: 3583,
   /** A Kinesis or DynamoDB Streams mapping's batch size when the template sets none. */
   defaultStreamBatchSize: 100,
   /** An SQS mapping's `ScalingConfig.MaximumConcurrency` (API Reference: ScalingConfig). */

@@ -158,6 +158,7 @@ const GROUPS: readonly CommandGroup[] = [
   { name: 'docs', summary: 'regenerate docs/architecture.md from the synthesized template', register: async (program) => (await import('../tools/cli/docs-commands')).registerDocsCommands(program) },
   { name: 'local', summary: 'the stack on local engines (DynamoDB Local, fauxqs, kinesalite)', register: async (program) => (await import('../emulator/cli/local-commands')).registerLocalCommands(program) },
   { name: 'dlq', summary: 'triage and redrive the dead-letter queues of the stack (see docs/operations.md)', register: async (program) => (await import('../operations/cli/dlq-commands')).registerDlqCommands(program) },
+  { name: 'replay', summary: 'send a window of what a stream consumer\'s source still holds through its own function again (see docs/operations.md)', register: async (program) => (await import('../operations/cli/replay-commands')).registerReplayCommands(program) },
 ];
 
 /** The group `eo <group> ...` or `eo help <group>` names; none for `eo --help`. */

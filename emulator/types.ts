@@ -14,8 +14,14 @@ export type InvokeResult =
       readonly durationMs: number;
     };
 
-/** Invokes a function with an event, as an event source mapping does. */
-export type Invoker = (event: unknown) => Promise<InvokeResult>;
+/** What an invocation carries besides its event; an event source mapping sets none of it. */
+export interface InvokeOptions {
+  /** Invoke's `ClientContext`, decoded: the function reads it as `context.clientContext`. */
+  readonly clientContext?: unknown;
+}
+
+/** Invokes a function with an event, as an event source mapping does (or as the Invoke API does, with options). */
+export type Invoker = (event: unknown, options?: InvokeOptions) => Promise<InvokeResult>;
 
 /** A uniform random number in [0, 1), from the run's seeded generator. */
 export type Random = () => number;

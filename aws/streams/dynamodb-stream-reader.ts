@@ -64,6 +64,7 @@ async function listTableStreamShards(streams: DynamoDBStreamsClient, streamArn: 
 }
 
 function iteratorType(position: StreamPosition): Pick<GetShardIteratorInput, 'ShardIteratorType' | 'SequenceNumber'> {
+  if (position.type === 'AT_TIMESTAMP') throw new Error('DynamoDB Streams has no AT_TIMESTAMP iterator: read from TRIM_HORIZON and skip the older records');
   if (!('sequenceNumber' in position)) return { ShardIteratorType: position.type };
   return { ShardIteratorType: position.type, SequenceNumber: position.sequenceNumber };
 }

@@ -62,7 +62,8 @@ async function listKinesisShards(kinesis: KinesisClient, streamName: string, sig
   return shards.map((shard) => ({ shardId: shard.ShardId ?? '', parentShardId: shard.ParentShardId }));
 }
 
-function iteratorType(position: StreamPosition): Pick<GetShardIteratorInput, 'ShardIteratorType' | 'StartingSequenceNumber'> {
+function iteratorType(position: StreamPosition): Pick<GetShardIteratorInput, 'ShardIteratorType' | 'StartingSequenceNumber' | 'Timestamp'> {
+  if (position.type === 'AT_TIMESTAMP') return { ShardIteratorType: 'AT_TIMESTAMP', Timestamp: new Date(position.timestampMs) };
   if (!('sequenceNumber' in position)) return { ShardIteratorType: position.type };
   return { ShardIteratorType: position.type, StartingSequenceNumber: position.sequenceNumber };
 }

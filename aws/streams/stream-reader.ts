@@ -10,7 +10,9 @@ export type StreamKind = 'kinesis' | 'dynamodb-stream';
 /** Where in a shard to start reading. */
 export type StreamPosition =
   | { readonly type: 'TRIM_HORIZON' | 'LATEST' }
-  | { readonly type: 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER'; readonly sequenceNumber: string };
+  | { readonly type: 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER'; readonly sequenceNumber: string }
+  /** Kinesis only: the first record that arrived at or after this time (epoch ms). DynamoDB Streams has no such iterator. */
+  | { readonly type: 'AT_TIMESTAMP'; readonly timestampMs: number };
 
 /** One shard of a stream. */
 export interface ShardDescription {

@@ -35,9 +35,9 @@ export class DeliveryCounter {
 
   /** Wraps an invoker so that every record it delivers is counted. */
   public wrap(functionLogicalId: string, invoke: Invoker): Invoker {
-    return (event) => {
+    return (event, options) => {
       for (const record of (event as LambdaEvent).Records ?? []) this.count(functionLogicalId, `${functionLogicalId}:${identityOf(record)}`);
-      return invoke(event);
+      return invoke(event, options);
     };
   }
 

@@ -48,6 +48,7 @@ function lambdaContext(request, done) {
     invokedFunctionArn: `arn:aws:lambda:${config.region}:${config.accountId}:function:${config.functionName}`,
     memoryLimitInMB: String(config.memoryMb),
     awsRequestId: request.requestId,
+    clientContext: request.clientContext === undefined ? undefined : JSON.parse(request.clientContext),
     logGroupName: config.logGroupName,
     logStreamName: config.logStreamName,
     getRemainingTimeInMillis: () => Math.max(0, request.deadlineMs - Date.now()),

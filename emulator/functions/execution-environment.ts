@@ -89,10 +89,10 @@ export class ExecutionEnvironment {
   }
 
   /** Runs the handler once; waits for the cold start first if there is one. */
-  public async invoke(event: unknown, timeoutMs: number): Promise<InvokeResult> {
+  public async invoke(event: unknown, timeoutMs: number, clientContext?: unknown): Promise<InvokeResult> {
     const initFailure = await this.ready;
     if (initFailure !== undefined) return { ok: false, error: initFailure, durationMs: 0 };
-    return this.run(event, timeoutMs);
+    return this.run(event, timeoutMs, clientContext);
   }
 
   /** Kills the process; an invocation in flight ends as a crash (`reason` says why). */
@@ -102,7 +102,7 @@ export class ExecutionEnvironment {
     await this.exited;
   }
 
-  private async run(event: unknown, timeoutMs: number): Promise<InvokeResult> {
+  private async run(event: unknown, timeoutMs: number, clientContext: unknown): Promise<InvokeResult> {
     const started = Date.now();
     const id = ++this.nextId;
     const outcome = this.next(timeoutMs);
@@ -113,6 +113,7 @@ export class ExecutionEnvironment {
       deadlineMs: started + timeoutMs,
       // Lambda hands a function invoked without a payload `{}`.
       event: JSON.stringify(event === undefined ? {} : event),
+      ...(clientContext !== undefined && { clientContext: JSON.stringify(clientContext) }),
     };
     this.child.send(message, (error) => {
       if (error) this.lastError = error;

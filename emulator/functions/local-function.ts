@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../engines/account';
-import type { InvokeResult, Invoker } from '../types';
+import type { InvokeOptions, InvokeResult, Invoker } from '../types';
 import { lambdaEnvironment, logStreamName } from './environment';
 import { ExecutionEnvironment, type InitFailureDetail } from './execution-environment';
 import { initFailureLogLine, type InitFailure, type InitFailureListener } from './init-failure';
@@ -78,7 +78,7 @@ type MutableStats = { -readonly [K in keyof LocalFunctionStats]: LocalFunctionSt
 export class LocalFunction {
   public readonly name: string;
   /** Invokes the function; an `Invoker`, so it can be handed to an event source mapping as it is. */
-  public readonly invoke: Invoker = (event) => this.run(event);
+  public readonly invoke: Invoker = (event, options) => this.run(event, options);
   private readonly config: LocalFunctionConfig & Required<Pick<LocalFunctionConfig, keyof typeof LOCAL_FUNCTION_DEFAULTS>>;
   private variables: Readonly<Record<string, string>>;
   private readonly environments = new Set<ExecutionEnvironment>();
@@ -127,14 +127,14 @@ export class LocalFunction {
     await this.terminateAll('stopped');
   }
 
-  private async run(event: unknown): Promise<InvokeResult> {
+  private async run(event: unknown, options: InvokeOptions = {}): Promise<InvokeResult> {
     // Resolved once per runtime per process (a download the first time on a machine).
     const nodeBinary = (await nodeBinaryFor(this.config.runtime)).path;
     const environment = await this.acquire(nodeBinary);
     if (environment === undefined) return stoppedResult(this.name);
     this.counts.invocations += 1;
     try {
-      const result = await environment.invoke(event, this.config.timeoutSeconds * 1000);
+      const result = await environment.invoke(event, this.config.timeoutSeconds * 1000, options.clientContext);
       this.record(result);
       return result;
     } finally {

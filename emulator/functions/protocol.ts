@@ -36,6 +36,8 @@ export interface InvokeMessage {
   readonly deadlineMs: number;
   /** The event as JSON: the handler receives a parsed copy, as from Lambda's runtime API. */
   readonly event: string;
+  /** Invoke's client context as JSON, when the caller gave one: the handler's `context.clientContext`. */
+  readonly clientContext?: string;
 }
 
 /** Bootstrap to parent; `fatal` is an error nothing caught, just before the process exits. */

@@ -1,7 +1,7 @@
 /**
  * Lambda's Invoke as the AWS SDK sends it (REST-JSON, API Reference: Invoke): the function in the
- * path, `Qualifier` in the query, `X-Amz-Invocation-Type` and `X-Amz-Log-Type` in headers, the
- * payload as the whole body.
+ * path, `Qualifier` in the query, `X-Amz-Invocation-Type`, `X-Amz-Log-Type` and
+ * `X-Amz-Client-Context` in headers, the payload as the whole body.
  */
 import type { IncomingMessage } from 'node:http';
 import { lambdaInvokeFunctionName } from '../contract';
@@ -13,6 +13,8 @@ export interface LambdaInvokeRequest {
   /** `RequestResponse` (Lambda's default), `Event` or `DryRun`. */
   readonly InvocationType?: string;
   readonly LogType?: string;
+  /** Base64 of a JSON object; the function reads it as `context.clientContext`. */
+  readonly ClientContext?: string;
   readonly Payload: Buffer;
 }
 
@@ -26,6 +28,7 @@ export function lambdaInvokeOf(req: IncomingMessage, body: Buffer): LambdaInvoke
     Qualifier: url.searchParams.get('Qualifier') ?? undefined,
     InvocationType: header(req, 'x-amz-invocation-type'),
     LogType: header(req, 'x-amz-log-type'),
+    ClientContext: header(req, 'x-amz-client-context'),
     Payload: body,
   };
 }

@@ -12,7 +12,8 @@
  * Local mode has no versions or aliases: a qualifier other than `$LATEST` names no function.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Invoker } from '../types';
+import type { InvokeOptions, Invoker } from '../types';
+import { decodeClientContext } from '../contract';
 import { functionArn, LATEST_VERSION, parseFunctionName, type FunctionReference, type FunctionScope } from '../../aws/lambda/function-name';
 import type { EngineAnswer } from './forward';
 import { dryRunAnswer, invocationAnswer, lambdaServiceError } from './lambda-answers';
@@ -50,7 +51,7 @@ export class LocalLambdaService {
     switch (request.InvocationType ?? 'RequestResponse') {
       case 'RequestResponse':
         // The contract layer refused a payload that is not JSON; no payload is `{}` to the function.
-        return invocationAnswer(await invoke(request.Payload.length === 0 ? undefined : JSON.parse(request.Payload.toString('utf8'))));
+        return invocationAnswer(await invoke(request.Payload.length === 0 ? undefined : JSON.parse(request.Payload.toString('utf8')), invokeOptions(request)));
       case 'DryRun':
         return dryRunAnswer();
       case 'Event':
@@ -66,4 +67,9 @@ export class LocalLambdaService {
     const latest = reference.qualifier === undefined || reference.qualifier === LATEST_VERSION;
     return local && latest && (reference.partition ?? 'aws') === (this.scope.partition ?? 'aws') ? this.functions.get(reference.name) : undefined;
   }
+}
+
+/** What the request carries for the function besides its event; the contract layer checked the client context. */
+function invokeOptions(request: LambdaInvokeRequest): InvokeOptions {
+  return request.ClientContext === undefined ? {} : { clientContext: decodeClientContext(request.ClientContext) };
 }

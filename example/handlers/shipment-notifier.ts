@@ -98,8 +98,8 @@ async function notifyIfShipped(event: ConsumedEvent<OrderChange>, context: Handl
   if (event.payload.eventName === 'REMOVE' || !order) return { status: 'skipped', reason: 'order removed: nothing to notify' };
   if (order.status !== SHIPPED) return { status: 'skipped', reason: `status ${order.status}: nothing to notify` };
   const notificationId = notificationIdFor(order.orderId);
-  await notify({ idempotencyKey: notificationId, notificationId, orderId: order.orderId, status: SHIPPED, version: order.version }, context.lambdaContext);
-  return { status: 'applied' };
+  const sent = await notify.outcome({ idempotencyKey: notificationId, notificationId, orderId: order.orderId, status: SHIPPED, version: order.version }, context.lambdaContext);
+  return { status: sent.status };
 }
 
 /** Reads `NOTIFICATIONS_TOPIC_ARN`, `IDEMPOTENCY_TABLE` and the common consumer settings. */

@@ -5,6 +5,7 @@ import { consumerDecoder, type EnvelopeOptions } from './envelope-decoders';
 import { EffectivelyOnceError, messageOf, UndecodableRecordError } from './errors';
 import { MetricName, createObservability, type Observability } from './observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
+import { isReplayInvocation, replayCounts, type ReplayCounts } from './replay-mode';
 import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from './routes';
 import { Settler, type RecordResult } from './settle';
 import type { Outcome, Strategy } from './strategies';
@@ -14,6 +15,8 @@ import type { VisibilityBackoff } from './visibility';
 /** The partial batch response Lambda reads for all three sources. */
 export interface BatchResponse {
   batchItemFailures: { itemIdentifier: string }[];
+  /** Only in answer to a replay (./replay-mode.ts): what each record came to. */
+  replay?: ReplayCounts;
 }
 
 /** Any of the three batch events. */
@@ -103,24 +106,27 @@ class BatchConsumer<TResult> {
 
   public async consume(records: readonly SourceRecord[], lambdaContext?: Context): Promise<BatchResponse> {
     const budget = this.budgetOf(lambdaContext);
+    const replay = isReplayInvocation(lambdaContext);
     const items = records.map((record, index) => this.prepare(record, index, lambdaContext));
-    const settler = this.settlerFor(budget);
+    const settler = this.settlerFor(budget, replay);
     const settled = await new BatchRun(this.options.strategy, settler, budget, this.observability).run(items);
     const results = items.map((item): RecordResult => ({ record: item.record, eventId: item.eventId, eventType: item.eventType, outcome: (settled.get(item.index) as Settled).outcome }));
     this.countOutcomes(results);
     const reported = items.filter((item) => settled.get(item.index)?.reported).map((item) => item.record);
     await settler.finish(reported, results);
-    this.observability.logger.info('batch done', { records: records.length, reported: reported.length });
-    return { batchItemFailures: reported.map((record) => ({ itemIdentifier: record.itemIdentifier })) };
+    this.observability.logger.info('batch done', { records: records.length, reported: reported.length, ...(replay && { replay }) });
+    const batchItemFailures = reported.map((record) => ({ itemIdentifier: record.itemIdentifier }));
+    if (!replay) return { batchItemFailures };
+    return { batchItemFailures, replay: replayCounts(items.map((item) => settled.get(item.index) as Settled)) };
   }
 
   private budgetOf(lambdaContext: Context | undefined): TimeBudget {
     return this.options.timeBudget === false ? UNLIMITED_TIME : timeBudgetOf(lambdaContext, this.options.timeBudget);
   }
 
-  private settlerFor(budget: TimeBudget): Settler {
+  private settlerFor(budget: TimeBudget, replay: boolean): Settler {
     const { strategy } = this.options;
-    return new Settler({ ...this.options, consumer: this.options.name, observability: this.observability, now: this.now, budget, applied: strategy.applied?.bind(strategy) });
+    return new Settler({ ...this.options, consumer: this.options.name, observability: this.observability, now: this.now, budget, replay, applied: strategy.applied?.bind(strategy) });
   }
 
   /** Decodes and validates a record; one that fails carries a permanent error instead of its event, never a crash. */

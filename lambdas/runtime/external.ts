@@ -49,12 +49,23 @@ export interface ExternalEffectOptions {
  */
 export const RECORD_REPAIR_RETRY = { maxAttempts: 5 } as const;
 
+/** What one call of an {@link IdempotentEffect} came to: the effect ran now, or its record says it ran before. */
+export interface EffectOutcome<TResult> {
+  readonly status: 'applied' | 'duplicate';
+  /** The effect's result: now, or as Powertools stored it then. */
+  readonly result: TResult;
+}
+
 /**
  * An idempotent external effect. Pass the handler's Lambda context (`context.lambdaContext`) so
  * that the lock of a call whose invocation dies expires with that invocation; without it the lock
- * lasts `lockMs`.
+ * lasts `lockMs`. Calling it gives the effect's result; `outcome` gives the result and whether the
+ * effect ran now, for a handler to return as its event's outcome (so duplicates are counted, and a
+ * replay can say it sent nothing).
  */
-export type IdempotentEffect<TInput extends ExternalEffectInput, TResult> = (input: TInput, lambdaContext?: Context) => Promise<TResult>;
+export type IdempotentEffect<TInput extends ExternalEffectInput, TResult> = ((input: TInput, lambdaContext?: Context) => Promise<TResult>) & {
+  readonly outcome: (input: TInput, lambdaContext?: Context) => Promise<EffectOutcome<TResult>>;
+};
 
 /** What became of the wrapped effect in one call, so that a failure around it can be told from a failure of it. */
 interface EffectAttempt<TResult> {
@@ -106,15 +117,19 @@ export function idempotentEffect<TInput extends ExternalEffectInput, TResult>(
   const store = new DynamoDBPersistenceLayer({ tableName: options.table, awsSdkV3Client: options.dynamodb });
   const tracked = async (input: TInput, attempt: EffectAttempt<TResult>): Promise<TResult> => runTracked(effect, input, attempt);
   const retry = { ...RECORD_REPAIR_RETRY, ...options.retry };
-  return async (input, lambdaContext) => {
+  const outcome = async (input: TInput, lambdaContext?: Context): Promise<EffectOutcome<TResult>> => {
     const wrapped = makeIdempotent(tracked, { persistenceStore: store, config: configFor(options, lambdaContext), keyPrefix: options.consumer });
     const attempt: EffectAttempt<TResult> = { state: 'not-run' };
+    let result: TResult;
     try {
-      return await wrapped(input, attempt);
+      result = await wrapped(input, attempt);
     } catch (error) {
-      return recover(error, { store, input, attempt, retry });
+      result = await recover(error, { store, input, attempt, retry });
     }
+    // Powertools answered from a COMPLETED record without running the effect: it ran before.
+    return { status: attempt.state === 'done' ? 'applied' : 'duplicate', result };
   };
+  return Object.assign(async (input: TInput, lambdaContext?: Context) => (await outcome(input, lambdaContext)).result, { outcome });
 }
 
 /**

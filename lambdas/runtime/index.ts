@@ -13,6 +13,8 @@
 
 // The consumer: one Lambda handler for an SQS, Kinesis or DynamoDB Streams batch.
 export { createConsumer } from './consumer';
+export { isReplayInvocation, REPLAY_CLIENT_CONTEXT, replayCounts } from './replay-mode';
+export type { ReplayCounts } from './replay-mode';
 export type { BatchEvent, BatchHandler, BatchResponse, ConsumerOptions } from './consumer';
 export { SourceKind } from './records';
 export type { SourceRecord } from './records';
@@ -52,7 +54,7 @@ export { putIfNewer } from './upsert';
 export type { VersionedPut } from './upsert';
 export { idempotentEffect } from './external';
 export { DEFAULT_EFFECT_LOCK_MS } from './effect-lock';
-export type { ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
+export type { EffectOutcome, ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
 
 // Where failures go, how redeliveries spread, how long an invocation may work.
 export { DlqSender } from './dlq';

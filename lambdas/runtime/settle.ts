@@ -33,6 +33,11 @@ export interface SettleOptions {
   readonly now: () => Date;
   /** The invocation's time; settling runs in the margin it keeps back. @default - no deadline */
   readonly budget?: TimeBudget;
+  /**
+   * A replay (./replay-mode.ts): nothing goes to the DLQ. A permanent failure is handled (it was
+   * dead-lettered when the record first came); any other is reported. @default false
+   */
+  readonly replay?: boolean;
   /** Which events applied already (the strategy's dedup records), asked before a transient failure is dead-lettered. */
   readonly applied?: (eventIds: readonly string[]) => Promise<ReadonlySet<string>>;
 }
@@ -88,12 +93,20 @@ export class Settler {
       if (!neverRan(error)) observability.logger.warn('transient failure: record reported for redelivery', { ...keys, error: messageOf(error) });
       return { fate: 'reported', outcome: result.outcome };
     }
+    if (this.options.replay) return this.settleInReplay(result, error, reason);
     if (reason !== DlqReason.PERMANENT && result.eventId !== undefined && applied.has(result.eventId)) {
       observability.logger.info('last attempt of an event applied already by another delivery: not dead-lettered', { ...keys, error: messageOf(error) });
       return { fate: 'handled', outcome: { status: 'duplicate' } };
     }
     const sent = await this.sendToDlq(result, error, reason);
     return sent ? { fate: 'handled', outcome: result.outcome, reason } : { fate: 'reported', outcome: result.outcome };
+  }
+
+  private settleInReplay(result: RecordResult, error: unknown, reason: DlqReason): Settlement {
+    const keys = eventKeys(result.eventId, result.record.kind, result.record.itemIdentifier);
+    if (reason !== DlqReason.PERMANENT) return { fate: 'reported', outcome: result.outcome };
+    this.options.observability.logger.warn('replay: permanent failure not sent to the DLQ again', { ...keys, error: messageOf(error) });
+    return { fate: 'handled', outcome: result.outcome, reason };
   }
 
   private reasonFor(result: RecordResult): DlqReason | undefined {

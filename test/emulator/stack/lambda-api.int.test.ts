@@ -16,6 +16,7 @@ import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtim
 import { localDlqClients } from '../../../operations/dlq/local-state';
 import { destroyDlqClients } from '../../../operations/dlq/clients';
 import { readCounter } from '../../../lambdas/runtime';
+import { REPLAY_CLIENT_CONTEXT_BASE64 } from '../../../operations/replay';
 import { PAGE_VIEW_COUNTER_SHARDS } from '../../../example/counter-shards';
 import type { Template } from '../../../aws/cloudformation/template';
 import { sharedEngines, uniqueName } from '../../helpers/engines';
@@ -104,6 +105,28 @@ describe('the local account invokes a consumer with records', () => {
 
   test('each function is told where the Invoke API is, as it is told the engines\' endpoints', () => {
     expect(stack.functionSpecs.get(ids.notifier)?.environment.AWS_ENDPOINT_URL_LAMBDA).toBe(stack.endpoints.lambda);
+  });
+});
+
+describe('the client context', () => {
+  test('reaches the function as context.clientContext: the replay marker makes the consumer answer with its counts', async () => {
+    const page = uniqueName('page');
+    const event = JSON.stringify(sqsEvent(sqsRecord(pageView(page), { messageId: 'm-1' }), sqsRecord('not json', { messageId: 'm-2' })));
+    const answer = await invoke({ FunctionName: nameOf(ids.counter), ClientContext: REPLAY_CLIENT_CONTEXT_BASE64, Payload: event });
+    expect(payloadOf(answer)).toEqual({ batchItemFailures: [], replay: { records: 2, applied: 1, duplicates: 0, skipped: 0, permanent: 1, reported: 0 } });
+    const again = await invoke({ FunctionName: nameOf(ids.counter), ClientContext: REPLAY_CLIENT_CONTEXT_BASE64, Payload: event });
+    expect(payloadOf(again)).toMatchObject({ replay: { applied: 0, duplicates: 1, permanent: 1 } });
+    expect(await views(page)).toBe(1);
+  }, 60_000);
+
+  test.each([
+    ['not base64 of JSON', Buffer.from('not json').toString('base64'), 'Client context must be a valid Base64-encoded JSON object'],
+    ['a JSON array', Buffer.from('[1]').toString('base64'), 'Client context must be a valid Base64-encoded JSON object'],
+    ['over 3,583 characters', Buffer.from(JSON.stringify({ Custom: { padding: 'x'.repeat(2_700) } })).toString('base64'), 'Client context must be at most 3583 characters of base64'],
+  ])('%s: 400 InvalidRequestContentException, the function never runs', async (_, clientContext, message) => {
+    const before = stack.functions.get(ids.counter)?.stats().invocations ?? 0;
+    await expect(invoke({ FunctionName: nameOf(ids.counter), ClientContext: clientContext, Payload: '{}' })).rejects.toMatchObject({ name: 'InvalidRequestContentException', message: expect.stringContaining(message) });
+    expect(stack.functions.get(ids.counter)?.stats().invocations).toBe(before);
   });
 });
 

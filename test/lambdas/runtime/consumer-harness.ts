@@ -6,7 +6,8 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { createConsumer, type BatchEvent, type ConsumerOptions } from '../../../lambdas/runtime/consumer';
+import type { Context } from 'aws-lambda';
+import { createConsumer, type BatchEvent, type BatchResponse, type ConsumerOptions } from '../../../lambdas/runtime/consumer';
 import { DlqSender } from '../../../lambdas/runtime/dlq';
 import { PermanentError } from '../../../lambdas/runtime/errors';
 import type { FailureEnvelope } from '../../../aws/dlq-format';
@@ -69,6 +70,8 @@ export const ROUTES: Routes<string> = {
 
 export interface Harness {
   readonly handle: (event: BatchEvent) => Promise<string[]>;
+  /** The whole response, for a call with a Lambda context. */
+  readonly respond: (event: BatchEvent, context?: Context) => Promise<BatchResponse>;
   readonly strategy: FakeStrategy;
   readonly dlqClient: FakeClient;
   readonly observability: ReturnType<typeof recordingObservability>;
@@ -92,6 +95,7 @@ export function harness(source: SourceKind, options: Partial<ConsumerOptions<str
   });
   return {
     handle: async (event) => (await consumer(event)).batchItemFailures.map((failure) => failure.itemIdentifier),
+    respond: (event, context) => consumer(event, context),
     strategy,
     dlqClient,
     observability,

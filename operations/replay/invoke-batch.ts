@@ -1,0 +1,50 @@
+/**
+ * One replayed batch: the consumer's function invoked synchronously with the records as its mapping
+ * would deliver them (`{ Records: [...] }`), marked as a replay in the client context, and its answer
+ * read as the mapping reads a partial batch response, plus the counts the runtime adds for a replay.
+ */
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { REPLAY_CLIENT_CONTEXT, type ReplayCounts } from '../../lambdas/runtime/replay-mode';
+import type { StreamRecord } from '../../aws/streams/stream-reader';
+
+/** The client context header's value: the replay marker as base64 JSON. */
+export const REPLAY_CLIENT_CONTEXT_BASE64 = Buffer.from(JSON.stringify(REPLAY_CLIENT_CONTEXT)).toString('base64');
+
+/** What a batch came to: its counts, and where the shard must stop, if it must. */
+export interface BatchAnswer {
+  readonly counts?: ReplayCounts;
+  /** The first record the function reported or could not take, and why; the replay of its shard stops there. */
+  readonly stoppedAt?: { readonly sequenceNumber: string; readonly reason: string };
+}
+
+export async function invokeReplayBatch(lambda: LambdaClient, functionName: string, batch: readonly StreamRecord[]): Promise<BatchAnswer> {
+  const output = await lambda.send(new InvokeCommand({ FunctionName: functionName, ClientContext: REPLAY_CLIENT_CONTEXT_BASE64, Payload: Buffer.from(JSON.stringify({ Records: batch.map((record) => record.lambdaRecord) })) }));
+  const payload = parsePayload(output.Payload);
+  const first = batch[0]?.sequenceNumber ?? '';
+  if (output.FunctionError !== undefined) return { stoppedAt: { sequenceNumber: first, reason: `the function failed (${output.FunctionError}): ${String(payload?.errorMessage ?? 'no message')}` } };
+  const counts = payload?.replay as ReplayCounts | undefined;
+  if (counts === undefined || typeof counts.records !== 'number') {
+    return { stoppedAt: { sequenceNumber: first, reason: 'the function did not answer as a replay (no counts): its runtime predates replays, or it is not built on effectively-once/runtime; nothing after this batch was sent' } };
+  }
+  const reported = failedIdentifiers(payload?.batchItemFailures);
+  const positions = reported.map((identifier) => batch.findIndex((record) => record.sequenceNumber === identifier));
+  if (positions.includes(-1)) return { counts, stoppedAt: { sequenceNumber: first, reason: 'the function reported an item identifier not in the batch' } };
+  if (positions.length === 0) return { counts };
+  const at = batch[Math.min(...positions)] as StreamRecord;
+  return { counts, stoppedAt: { sequenceNumber: at.sequenceNumber, reason: 'the function reported it (a transient failure, or not attempted): re-run the replay from its time once the cause is gone' } };
+}
+
+function failedIdentifiers(failures: unknown): string[] {
+  if (!Array.isArray(failures)) return [];
+  return failures.map((failure) => String((failure as { itemIdentifier?: unknown } | null)?.itemIdentifier ?? ''));
+}
+
+function parsePayload(payload: Uint8Array | undefined): Record<string, unknown> | undefined {
+  if (payload === undefined || payload.length === 0) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * What a replay will read and whom it will invoke, decided before anything is read: the consumer's
+ * own function and the stream its mapping reads, how far back that stream still holds records, and
+ * whether the window reaches past the consumer's dedup records (then a replay would apply events
+ * again, and is refused unless the operator says so).
+ */
+import type { ConsumerFunction, ConsumerWindow, StackTopology } from '../dlq/types';
+import type { ReplayWindow } from './window';
+
+/** DynamoDB Streams keeps a table's changes for 24 hours (Developer Guide: "Change data capture for DynamoDB Streams"). */
+export const DYNAMODB_STREAM_RETENTION_HOURS = 24;
+
+/** A stream the replay reads. */
+export interface ReplaySource {
+  readonly kind: 'kinesis' | 'dynamodb-stream';
+  readonly arn: string;
+  readonly retentionHours: number;
+}
+
+/** A replay, checked and ready to run. */
+export interface ReplayPlan {
+  readonly consumer: ConsumerFunction;
+  readonly source: ReplaySource;
+  readonly window: ReplayWindow;
+  /** Where the window starts before the oldest record the stream can still hold: that part is gone. */
+  readonly trimmedBefore?: number;
+  /** The consumer's dedup TTL on this source, when it keeps dedup records. */
+  readonly dedupTtlSeconds?: number;
+  /** Set when the window reaches past the dedup records and the operator allowed it: what it means. */
+  readonly pastDedupWindow?: string;
+}
+
+/** Thrown when a replay cannot or must not run; nothing was read or invoked. */
+export class ReplayRefusedError extends Error {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'ReplayRefusedError';
+  }
+}
+
+export interface PlanOptions {
+  readonly nowMs: number;
+  /** Replay even where the dedup records have expired (events there are applied again). @default false */
+  readonly allowPastDedupWindow?: boolean;
+}
+
+/**
+ * The plan for replaying `name` (a consumer's name or its function's) over `window`.
+ * @throws ReplayRefusedError for an unknown consumer, a queue consumer, or a window past the dedup records
+ */
+export function planReplay(topology: StackTopology, name: string, window: ReplayWindow, options: PlanOptions): ReplayPlan {
+  const consumer = consumerNamed(topology, name);
+  const source = sourceOf(topology, consumer);
+  const oldestHeldMs = options.nowMs - source.retentionHours * 3_600_000;
+  const dedup = dedupWindowOf(topology.consumerWindows, consumer);
+  const plan = { consumer, source, window, ...(window.fromMs < oldestHeldMs && { trimmedBefore: oldestHeldMs }), ...(dedup && { dedupTtlSeconds: dedup.dedupTtlSeconds }) };
+  if (dedup === undefined) return plan;
+  const dedupSinceMs = options.nowMs - dedup.dedupTtlSeconds * 1000;
+  if (window.fromMs >= dedupSinceMs) return plan;
+  const what = `events that arrived before ${new Date(dedupSinceMs).toISOString()} are past ${consumer.consumer}'s dedup TTL (${dedup.dedupTtlSeconds} s): their dedup records may be gone, so the replay would apply them again`;
+  if (!options.allowPastDedupWindow) throw new ReplayRefusedError(`${what}. Start --from at or after that time, or pass --allow-past-dedup-window to apply them again (into a new generation, say).`);
+  return { ...plan, pastDedupWindow: what };
+}
+
+function consumerNamed(topology: StackTopology, name: string): ConsumerFunction {
+  const matching = topology.consumerFunctions.filter((candidate) => candidate.consumer === name || candidate.functionName === name);
+  const names = [...new Set(topology.consumerFunctions.map((candidate) => candidate.consumer))].sort().join(', ') || 'none';
+  if (matching.length === 0) throw new ReplayRefusedError(`no consumer of ${topology.stackName} is named ${JSON.stringify(name)} (its consumers: ${names})`);
+  const streams = matching.filter((candidate) => streamKindOf(candidate.sourceArn) !== undefined);
+  if (streams.length > 1) throw new ReplayRefusedError(`${name} reads ${streams.length} streams; replay takes one: ${streams.map((candidate) => candidate.sourceArn).join(', ')}`);
+  if (streams.length === 1) return streams[0] as ConsumerFunction;
+  const [queued] = matching;
+  throw new ReplayRefusedError(
+    `${name} reads a queue (${queued?.sourceArn}), and a queue keeps no history: a message is gone once it is consumed, so there is nothing to replay. ` +
+      'To make it replayable, feed it from a Kinesis stream (retention up to 365 days), or keep an archive of the raw events it receives (an S3 copy, an EventBridge archive) and publish from there again.',
+  );
+}
+
+function sourceOf(topology: StackTopology, consumer: ConsumerFunction): ReplaySource {
+  const kind = streamKindOf(consumer.sourceArn) as ReplaySource['kind'];
+  if (kind === 'dynamodb-stream') return { kind, arn: consumer.sourceArn, retentionHours: DYNAMODB_STREAM_RETENTION_HOURS };
+  const stream = topology.streams.find((candidate) => candidate.arn === consumer.sourceArn);
+  if (stream === undefined) throw new ReplayRefusedError(`${consumer.sourceArn}, the stream ${consumer.consumer} reads, is not a stream of ${topology.stackName}: nothing outside the stack is read`);
+  return { kind, arn: stream.arn, retentionHours: stream.retentionHours };
+}
+
+/** `kinesis` or `dynamodb-stream` for a stream ARN; undefined for anything else (a queue). */
+export function streamKindOf(arn: string): ReplaySource['kind'] | undefined {
+  if (/^arn:[^:]+:kinesis:[^:]*:[^:]*:stream\//.test(arn)) return 'kinesis';
+  if (/^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/[^/]+\/stream\//.test(arn)) return 'dynamodb-stream';
+  return undefined;
+}
+
+function dedupWindowOf(windows: readonly ConsumerWindow[], consumer: ConsumerFunction): ConsumerWindow | undefined {
+  return windows.find((window) => window.sourceArn === consumer.sourceArn && window.consumer === consumer.consumer && window.dedupTable !== undefined);
+}
