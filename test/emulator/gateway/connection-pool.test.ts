@@ -3,7 +3,9 @@
  * build (`createClients`) and the bench's (`dynamoDbClient`) use the SDK's own HTTP agent, 50
  * sockets per host, so a function with more than 50 requests in flight to one service queues the
  * rest here as it would on AWS. A slow HTTP server stands in for the service (no engine is needed
- * to count sockets) and records how many requests it holds at once.
+ * to count sockets) and records how many requests it holds at once. It answers the requests it holds
+ * only once none has arrived for a while, not after a fixed delay: on a loaded machine the pool's
+ * 50th socket can take longer to connect than a fixed delay, and the count would read 49.
  */
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as http from 'node:http';
@@ -13,22 +15,26 @@ import { createClients } from '../../../lambdas/runtime/clients';
 
 const SDK_MAX_SOCKETS = 50;
 const REQUESTS = 120;
-const ANSWER_AFTER_MS = 60;
+/** The server answers what it holds once no request has arrived for this long. */
+const QUIET_MS = 250;
 
 let server: http.Server;
 let endpoint: string;
-let inFlight = 0;
 let mostInFlight = 0;
+const held: http.ServerResponse[] = [];
+let quiet: NodeJS.Timeout | undefined;
+
+function answerHeld(): void {
+  for (const response of held.splice(0)) response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
+}
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
-    inFlight += 1;
-    mostInFlight = Math.max(mostInFlight, inFlight);
+    held.push(response);
+    mostInFlight = Math.max(mostInFlight, held.length);
     request.resume();
-    setTimeout(() => {
-      inFlight -= 1;
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
-    }, ANSWER_AFTER_MS);
+    clearTimeout(quiet);
+    quiet = setTimeout(answerHeld, QUIET_MS);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
