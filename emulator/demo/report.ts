@@ -2,6 +2,7 @@
 import { awsContractRows, awsContractViolations, type AwsContractReport } from './aws-contract';
 import type { ConsumerReport } from './consumers';
 import { notificationViolations, type NotificationCheck } from './notifications';
+import type { ReplayReport } from './replay-phase';
 import type { DemoTimeline } from './timeline';
 import { latencyLabel, type LatencyProfileLabel } from '../gateway/latency';
 import type { Mismatch, Verification } from './verify';
@@ -44,6 +45,8 @@ export interface DemoReport {
   readonly lost: number;
   readonly alarms: { readonly notifications: number };
   readonly redrive?: RedriveReport;
+  /** The replay of the whole run through the stream consumers after the redrive. @default - absent from reports built before replays */
+  readonly replay?: ReplayReport;
   /** One line per consumer, after the redrive: its source (`sqs`, `sqs-fifo`, `sns-sqs`, `kinesis`, `dynamodb-stream`), deliveries and exactness. */
   readonly consumers?: readonly ConsumerReport[];
   /** The AWS contract layer over the whole run: requests checked, refused, IAM checks and denials, conflicts raised. */
@@ -117,6 +120,17 @@ export function redriveViolationsOf(redrive: RedriveReport, after: Verification)
   return failedSentences(redriveInvariantsOf(redrive, after));
 }
 
+/** The replay phase's invariants: nothing changed, nothing was applied, every record went through. */
+export function replayInvariantsOf(replay: ReplayReport): InvariantVerdict[] {
+  const applied = replay.consumers.filter((consumer) => consumer.totals.applied > 0);
+  const incomplete = replay.consumers.filter((consumer) => !consumer.complete);
+  return [
+    verdictOf('a replay of the whole run through the stream consumers changes nothing', replay.changes.length > 0 ? `the replay changed the state: ${replay.changes.join('; ')}` : undefined),
+    verdictOf('a replay of the whole run applies no record again', applied.length > 0 ? `the replay applied records again: ${applied.map((consumer) => `${consumer.consumer} ${consumer.totals.applied}`).join(', ')}` : undefined),
+    verdictOf('a replay of the whole run goes through every record', incomplete.length > 0 ? `the replay stopped short: ${incomplete.map((consumer) => consumer.consumer).join(', ')}` : undefined),
+  ];
+}
+
 /** The contract layer's invariant: AWS would accept every request and IAM grant every call (its sentences in aws-contract.ts). */
 export function awsContractInvariant(aws: AwsContractReport): InvariantVerdict {
   const violations = awsContractViolations(aws);
@@ -136,6 +150,18 @@ function redriveRows(report: DemoReport): [string, string][] {
     ['fix deployed, DLQs redriven (remaining)', `${report.redrive.redriven} (${report.redrive.remainingInDlq})`],
     ...report.redrive.queues.filter((queue) => queue.redriven + queue.remaining > 0).map((queue): [string, string] => [`  ${queue.queue}`, `${queue.redriven} redriven, ${queue.remaining} remain`]),
     ['effects exact after the redrive', report.redrive.exactAfter ? 'yes' : 'NO'],
+  ];
+}
+
+function replayRows(report: DemoReport): [string, string][] {
+  if (!report.replay) return [];
+  const unchanged = report.replay.changes.length === 0;
+  return [
+    ['replay of the whole run (stream consumers)', unchanged ? 'state unchanged' : `CHANGED: ${report.replay.changes.join('; ')}`],
+    ...report.replay.consumers.map((consumer): [string, string] => {
+      const { records, applied, duplicates, skipped, permanent } = consumer.totals;
+      return [`  ${consumer.consumer}`, `${records} records: ${applied} applied, ${duplicates} dup., ${skipped} not newer, ${permanent} poison${consumer.complete ? '' : ', INCOMPLETE'}`];
+    }),
   ];
 }
 
@@ -187,6 +213,7 @@ export function summaryRows(report: DemoReport): [string, string][] {
     ['lost events', String(report.lost)],
     ['alarm notifications', String(report.alarms.notifications)],
     ...redriveRows(report),
+    ...replayRows(report),
     ...consumerRows(report),
     ...(report.aws ? awsContractRows(report.aws) : []),
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${report.eventsPerSecond} events/s)`],

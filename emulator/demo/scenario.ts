@@ -18,7 +18,8 @@ import type { Progress } from '../../cli/progress';
 import { consumerReports } from './consumers';
 import { planMessages, publishMessages, type PublishedMessage } from './publisher';
 import { fixAndRedrive, holdsMessages } from './redrive-phase';
-import { awsContractInvariant, type DemoReport } from './report';
+import { replayPhase } from './replay-phase';
+import { awsContractInvariant, failedSentences, replayInvariantsOf, type DemoReport } from './report';
 import { currentState, settledState, tableRangeReader } from './settle';
 import type { FinalState } from './state';
 import type { PhaseMark } from './timeline';
@@ -97,13 +98,16 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
   const firstPhase = firstPhaseReport({ seed: options.seed, workload, messages, state, pending, stack, deliveries: context.deliveries, faults: context.faults, started: context.started });
   const fixed = await fixAndRedrive(stack, { workload, messages, dlqEverNonEmpty: holdsMessages(state), drain: drainAgain, onPhase: (phase) => record.enter(phase, options.progress) });
   record.state = fixed.state;
+  const consumers = consumerReports(stack, context.deliveries, fixed.after);
+  record.enter('replaying the whole run through the stream consumers (eo replay): the state must not change', options.progress);
+  const replay = await replayPhase(stack, fixed.state, context.started);
+  const replayed = replayInvariantsOf(replay);
   const durationMs = Date.now() - context.started;
   const aws = stack.contract();
-  const violations = [...firstPhase.violations, ...fixed.violations, ...awsContractViolations(aws)];
-  const invariants = [...(firstPhase.invariants ?? []), ...fixed.invariants, awsContractInvariant(aws)];
-  const consumers = consumerReports(stack, context.deliveries, fixed.after);
+  const violations = [...firstPhase.violations, ...fixed.violations, ...failedSentences(replayed), ...awsContractViolations(aws)];
+  const invariants = [...(firstPhase.invariants ?? []), ...fixed.invariants, ...replayed, awsContractInvariant(aws)];
   const timeline = buildTimeline(stack, { startedAt: context.started, endedAt: Date.now(), phases: record.phases });
-  return { ...firstPhase, redrive: fixed.redrive, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations, invariants, timeline };
+  return { ...firstPhase, redrive: fixed.redrive, replay, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations, invariants, timeline };
 }
 
 /** The workload and the messages the producer sends for it (producer retries included). */

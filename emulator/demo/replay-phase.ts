@@ -1,0 +1,73 @@
+/**
+ * The replay phase, after the redrive: the whole run's records go through each stream consumer
+ * again with `eo replay`'s own code (operations/replay), and the state must not change: every
+ * effect, every notification, every DLQ as the redrive left them. A shard that stops at a record
+ * its function reported (an injected throttle that outlasted the retries) is replayed again: a
+ * replay of what was replayed is a no-op too.
+ */
+import { planReplay, runReplay, streamKindOf, type ReplaySummary, type ReplayTotals } from '../../operations/replay';
+import { dlqContextOfLocalStack } from '../stack/dlq-context';
+import type { LocalStack } from '../stack/runtime';
+import { settledState } from './settle';
+import { dlqDepth, type FinalState } from './state';
+
+/** DynamoDB Local rounds a stream record's time down to the minute: the window starts that much earlier. */
+const STREAM_CLOCK_SLACK_MS = 120_000;
+/** Replays of one consumer before a stopped shard counts against the phase. */
+const MAX_REPLAYS = 3;
+
+/** What the replay of one consumer came to. */
+export interface ConsumerReplay {
+  readonly consumer: string;
+  readonly totals: ReplayTotals;
+  readonly complete: boolean;
+  /** Replays it took to go through every record (more than one when a shard stopped at a transient failure). */
+  readonly runs: number;
+}
+
+/** The phase's part of the report. */
+export interface ReplayReport {
+  readonly consumers: readonly ConsumerReplay[];
+  /** What differs between the state before and after the replay; empty when nothing changed. */
+  readonly changes: readonly string[];
+}
+
+/** Replays every stream consumer over the run and compares the state before and after. */
+export async function replayPhase(stack: LocalStack, before: FinalState, startedAt: number): Promise<ReplayReport> {
+  const context = dlqContextOfLocalStack(stack);
+  const streamConsumers = context.topology.consumerFunctions.filter((consumer) => streamKindOf(consumer.sourceArn) !== undefined);
+  const consumers: ConsumerReplay[] = [];
+  for (const consumer of streamConsumers) {
+    const nowMs = Date.now();
+    const plan = planReplay(context.topology, consumer.consumer, { fromMs: startedAt - STREAM_CLOCK_SLACK_MS, toMs: nowMs }, { nowMs });
+    let summary: ReplaySummary = await runReplay(context, plan);
+    let runs = 1;
+    for (; runs < MAX_REPLAYS && !summary.complete; runs += 1) summary = await runReplay(context, plan);
+    // The last run's counts: each run goes through the whole window.
+    consumers.push({ consumer: consumer.consumer, totals: summary.totals, complete: summary.complete, runs });
+  }
+  const after = await settledState(stack);
+  return { consumers, changes: stateChanges(before, after) };
+}
+
+/** The parts of the state a replay must leave as they were, compared; each difference as a sentence. */
+export function stateChanges(before: FinalState, after: FinalState): string[] {
+  const changes: string[] = [];
+  const compare = (what: string, a: unknown, b: unknown) => {
+    if (JSON.stringify(a) !== JSON.stringify(b)) changes.push(`${what} changed`);
+  };
+  compare('the page-view counters', sorted(before.counters), sorted(after.counters));
+  compare('the order projection', sorted(before.orders), sorted(after.orders));
+  compare('the account ledger', sorted(before.ledger), sorted(after.ledger));
+  if (after.notifications.length !== before.notifications.length) changes.push(`shipment notifications: ${before.notifications.length} before, ${after.notifications.length} after`);
+  for (const dlq of after.dlqs) {
+    const held = before.dlqs.find((candidate) => candidate.queueName === dlq.queueName);
+    const [was, is] = [held ? dlqDepth(held) : 0, dlqDepth(dlq)];
+    if (was !== is) changes.push(`${dlq.queueName}: ${was} message(s) before, ${is} after`);
+  }
+  return changes;
+}
+
+function sorted<T>(record: Record<string, T>): [string, T][] {
+  return Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
+}
