@@ -28,10 +28,16 @@ export const APP = {
     eventType: 'signup-counter.event',
     outputs: { queueUrl: 'SignupCounterQueueUrl', deadLetterQueueUrl: 'SignupCounterDlqUrl', countersTable: 'SignupCounterCountersTableName' },
   },
+  /** The second: `npx eo new consumer order-history --source kinesis --pattern upsert`, a stream and a versioned projection. */
+  generatedUpsert: {
+    name: 'order-history',
+    eventType: 'order-history.event',
+    outputs: { streamName: 'OrderHistoryStreamName', deadLetterQueueUrl: 'OrderHistoryDlqUrl', projectionTable: 'OrderHistoryProjectionTableName' },
+  },
 } as const;
 
-/** Every output of the stack once the generated consumer is in it. */
-export const ALL_OUTPUTS: readonly string[] = [...Object.values(APP.outputs), ...Object.values(APP.generated.outputs)].sort();
+/** Every output of the stack once the generated consumers are in it. */
+export const ALL_OUTPUTS: readonly string[] = [...Object.values(APP.outputs), ...Object.values(APP.generated.outputs), ...Object.values(APP.generatedUpsert.outputs)].sort();
 
 /** What the app installs besides the tarball: the CDK, the governance plugins, the bundler, TypeScript and the engines. */
 const APP_DEPENDENCIES = ['aws-cdk-lib', 'constructs'];

@@ -5,9 +5,9 @@
  * `cdk synth` clean under cdk-nag and the Control Tower rules, and then `npx eo local up` in the
  * app's folder: page views with a duplicate and a poison message go in through the AWS SDK at
  * the printed endpoints, and the counter and the DLQ are read back the same way. Before the
- * synth, `npx eo new consumer` adds a second consumer to the app (found from `cdk init`'s layout),
- * whose generated test passes with the app's own jest and which counts a duplicate once and
- * dead-letters a poison message in local mode too. Beside it, an
+ * synth, `npx eo new consumer` adds two consumers to the app (found from `cdk init`'s layout): an
+ * SQS counter and a Kinesis versioned upsert, whose generated tests pass with the app's own jest
+ * and which apply a duplicate once and dead-letter a poison record in local mode too. Beside it, an
  * operator's install (the tarball alone, no peers) runs `eo`; the tarball's docs hold every link
  * the README and the CLI give. Needs the npm registry, and Java 17+ for DynamoDB Local.
  */
@@ -16,7 +16,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { KinesisClient, PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { bundleHandler } from '../../tools/bench/coldstart';
 import { ALL_OUTPUTS, APP, consumerAppFiles } from './consumer-app-files';
 import { LocalUp, parseBanner, type PrintedStack } from './local-up';
@@ -203,9 +205,21 @@ describe('`npx eo new consumer` in the app: found from cdk init\'s layout, writt
     expect(stackFile()).toContain("new SignupCounter(this, 'SignupCounter', { alarmTopic: alarms.topic, idempotencyTable: idempotency });");
   });
 
-  test('the generated test passes with the app\'s own runner (npm test: jest, ts-jest)', async () => {
-    const result = await timer.time('npm test in the app (the generated test)', () => run('npm', ['test', '--', '--ci'], { cwd: app, timeoutMs: SYNTH_TIMEOUT_MS, allowFailure: true }));
-    expect(`${result.stdout}${result.stderr}`).toMatch(/Tests:\s+2 passed, 2 total/);
+  test('a Kinesis upsert too: the stream\'s consumer, a projection table, and the alarm topic alone (an upsert keeps no records)', async () => {
+    const { name } = APP.generatedUpsert;
+    const result = await timer.time('npx eo new consumer in the app (kinesis, upsert)', () =>
+      run('npx', ['--no-install', 'eo', 'new', 'consumer', name, '--source', 'kinesis', '--pattern', 'upsert'], { cwd: app, timeoutMs: 60_000, allowFailure: true }),
+    );
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('one call to directHandler');
+    expect(result.stdout).toMatch(/where it can fail: node_modules\/effectively-once\/docs\/patterns\/versioned-upsert\.md\n?$/);
+    expect(existsSync(path.join(app, 'node_modules', 'effectively-once', 'docs', 'patterns', 'versioned-upsert.md'))).toBe(true);
+    expect(stackFile()).toContain("new OrderHistory(this, 'OrderHistory', { alarmTopic: alarms.topic });");
+  });
+
+  test('the generated tests pass with the app\'s own runner (npm test: jest, ts-jest)', async () => {
+    const result = await timer.time('npm test in the app (the generated tests)', () => run('npm', ['test', '--', '--ci'], { cwd: app, timeoutMs: SYNTH_TIMEOUT_MS, allowFailure: true }));
+    expect(`${result.stdout}${result.stderr}`).toMatch(/Tests:\s+4 passed, 4 total/);
     expect(result.code).toBe(0);
   });
 });
@@ -228,9 +242,10 @@ test('cdk synth passes cdk-nag (AwsSolutions) and the Control Tower proactive co
   expect(`${result.stdout}${result.stderr}`).not.toMatch(/error|violation|finding/i);
   const template = JSON.parse(readFileSync(path.join(app, 'cdk.out', `${APP.stackName}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string }> };
   const types = Object.values(template.Resources).map((resource) => resource.Type);
-  // Each consumer's queue and DLQ: the page-view counter's, and the one `eo new consumer` added.
-  expect(types.filter((type) => type === 'AWS::SQS::Queue')).toHaveLength(4);
-  expect(types.filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(2);
+  // Each queue consumer's queue and DLQ (the page-view counter's, the generated counter's) and the generated upsert's DLQ.
+  expect(types.filter((type) => type === 'AWS::SQS::Queue')).toHaveLength(5);
+  expect(types.filter((type) => type === 'AWS::Lambda::EventSourceMapping')).toHaveLength(3);
+  expect(types.filter((type) => type === 'AWS::Kinesis::Stream')).toHaveLength(1);
   expect(types).toEqual(expect.arrayContaining(['AWS::Lambda::Function', 'AWS::Lambda::EventSourceMapping', 'AWS::CloudWatch::Alarm', 'AWS::SNS::Topic', 'AWS::DynamoDB::Table']));
 });
 
@@ -305,7 +320,12 @@ function clientsOf(printed: PrintedStack) {
   process.env.AWS_CONFIG_FILE = printed.env.AWS_CONFIG_FILE;
   const config = { region: printed.env.AWS_REGION, profile: printed.env.AWS_PROFILE };
   // fauxqs's queue URLs name sqs.<region>.localhost: send to the endpoint instead, as the banner says.
-  return { sqs: new SQSClient({ ...config, endpoint: printed.endpoints.sqs, useQueueUrlAsEndpoint: false }), dynamodb: new DynamoDBClient({ ...config, endpoint: printed.endpoints.dynamodb }) };
+  return {
+    sqs: new SQSClient({ ...config, endpoint: printed.endpoints.sqs, useQueueUrlAsEndpoint: false }),
+    dynamodb: new DynamoDBClient({ ...config, endpoint: printed.endpoints.dynamodb }),
+    // kinesalite speaks HTTP/1.1; the client's default is HTTP/2.
+    kinesis: new KinesisClient({ ...config, endpoint: printed.endpoints.kinesis, requestHandler: new NodeHttpHandler() }),
+  };
 }
 
 describe('eo local up in the app\'s folder', () => {
@@ -322,6 +342,7 @@ describe('eo local up in the app\'s folder', () => {
   afterAll(() => {
     clients?.sqs.destroy();
     clients?.dynamodb.destroy();
+    clients?.kinesis.destroy();
     if (configFileBefore === undefined) delete process.env.AWS_CONFIG_FILE;
     else process.env.AWS_CONFIG_FILE = configFileBefore;
   });
@@ -395,6 +416,31 @@ describe('eo local up in the app\'s folder', () => {
     expect(await count('eu')).toBe(2);
     const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10 }));
     expect(Messages.map((message) => JSON.parse(message.Body ?? '{}'))).toEqual([expect.objectContaining({ consumer: name, reason: 'permanent', original: expect.objectContaining({ body: poison }) })]);
+  }, PROCESSING_TIMEOUT_MS * 3);
+
+  test('the Kinesis upsert `eo new consumer` added keeps the newest version through replays and dead-letters a poison record', async () => {
+    const { outputs, eventType, name } = APP.generatedUpsert;
+    const [streamName, dlq, table] = [printed.outputs[outputs.streamName] ?? '', printed.outputs[outputs.deadLetterQueueUrl] ?? '', printed.outputs[outputs.projectionTable] ?? ''];
+    const version = async (id: string) => {
+      const { Item } = await clients.dynamodb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: id } }, ConsistentRead: true }));
+      return { version: Number(Item?.version?.N ?? 0), status: Item?.data?.M?.status?.S };
+    };
+    const order = (id: string, v: number, status: string) => JSON.stringify({ eventId: `${id}-v${v}`, type: eventType, occurredAt: new Date().toISOString(), source: 'consumer-app-test', payload: { id, version: v, data: { status } } });
+    const put = (body: string) => clients.kinesis.send(new PutRecordCommand({ StreamName: streamName, PartitionKey: 'o-1', Data: Buffer.from(body, 'utf8') }));
+    const poison = 'not json';
+    await timer.time('versions, replays and a poison record through the generated Kinesis upsert', async () => {
+      await put(order('o-1', 2, 'PAID'));
+      await waitFor(() => version('o-1'), (now) => now.version === 2, 'version 2 projected');
+      // Late and replayed: version 1 after 2, and version 2 again (the producer's retry); then version 3 and a poison record.
+      for (const body of [order('o-1', 1, 'CREATED'), order('o-1', 2, 'PAID'), poison, order('o-1', 3, 'SHIPPED')]) await put(body);
+      const state = async () => ({ ...(await version('o-1')), deadLettered: await depth(dlq) });
+      await waitFor(state, (now) => now.version === 3 && now.deadLettered === 1, 'version 3 projected and the poison in the DLQ');
+    });
+    expect(await version('o-1')).toEqual({ version: 3, status: 'SHIPPED' });
+    const { Messages = [] } = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10 }));
+    const failures = Messages.map((message) => JSON.parse(message.Body ?? '{}') as { original: { body: string } });
+    expect(failures).toEqual([expect.objectContaining({ consumer: name, reason: 'permanent', source: expect.objectContaining({ kind: 'kinesis' }) })]);
+    expect(Buffer.from(failures[0]?.original.body ?? '', 'base64').toString('utf8')).toBe(poison);
   }, PROCESSING_TIMEOUT_MS * 3);
 
   test('Ctrl-C stops it, engines and all: every process of its group ends and the endpoints close', async () => {

@@ -24,7 +24,7 @@ Patterns (docs/patterns/):
   upsert    versioned upsert: a whole-item put that an older version cannot overwrite
   external  an SNS publish wrapped in Powertools idempotency, keyed on the eventId
 
-In your own CDK app (npx eo new consumer ..., from the app's folder; --source sqs --pattern counter so far):
+In your own CDK app (npx eo new consumer ..., from the app's folder; every source and pattern):
   the handler goes to --handlers (default: handlers/, lambda/, lambdas/, functions/ or src/handlers/),
   the construct beside the stack file --stack (default: the one file of lib/ that declares a Stack),
   the jest test to --tests (default: test/ or tests/); or set them once in package.json:
@@ -34,6 +34,7 @@ In your own CDK app (npx eo new consumer ..., from the app's folder; --source sq
 
 Examples:
   npx eo new consumer signup-counter --source sqs                       # in your CDK app
+  npx eo new consumer order-history --source kinesis --pattern upsert   # in your CDK app
   npx eo new consumer signup-counter --source sqs --stack lib/app.ts --handlers src/functions --dry-run
   npm run eo -- new consumer audit-trail --source sqs                   # in this repository
   npm run eo -- new consumer order-history --source kinesis --pattern upsert

@@ -7,10 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLayout, type AppLayout, type LayoutFlags } from './app-layout';
-import { appConstructIds, renderAppConstruct, renderAppHandler, renderAppTest, type AppFiles } from './app-templates';
+import { appConstructIds, renderAppConstruct, renderAppHandler, renderAppTest, usesIdempotencyTable, type AppFiles } from './app-templates';
+import { appOwns } from './app-construct';
+import { HANDLER_KIND } from './app-handler-parts';
 import { absolute } from './layout';
 import { identifiersOf, nameProblems } from './names';
-import { Pattern, Source, type ConsumerRequest } from './options';
+import { PATTERN_LABEL, Source, type ConsumerRequest } from './options';
 import type { FileChange, Plan } from './plan';
 import { addToStack, appTypeScript } from './stack-edit';
 
@@ -26,7 +28,7 @@ export interface AppPlanOptions {
 
 /** Checks the request against the app and, when nothing is in the way, lists the changes. */
 export function planAppConsumer(request: ConsumerRequest, options: AppPlanOptions): Plan {
-  const invalid = [...nameProblems(request.name), ...supportProblems(request)];
+  const invalid = nameProblems(request.name);
   if (invalid.length > 0) return { ok: false, request, problems: invalid };
   const found = resolveLayout(options.root, options.flags ?? {}, options.cwd);
   if (!found.ok) return { ok: false, request, problems: found.problems };
@@ -36,15 +38,6 @@ export function planAppConsumer(request: ConsumerRequest, options: AppPlanOption
   const problems = [...existingFiles(layout.root, files), ...takenIds(request, stack, layout.stack)];
   if (problems.length > 0) return { ok: false, request, problems };
   return { ok: true, request, constructIds: appConstructIds(request), ...changesFor(request, layout, files, stack, options) };
-}
-
-/** The first of the generator's combinations in a team's app; the others are generated in this repository only, for now. */
-function supportProblems(request: ConsumerRequest): string[] {
-  if (request.source === Source.SQS && request.pattern === Pattern.COUNTER) return [];
-  return [
-    `in your own app, \`eo new consumer\` generates --source sqs --pattern counter so far (given --source ${request.source} --pattern ${request.pattern}): ` +
-      'generate that and adapt it, following docs/patterns/ of the package (node_modules/effectively-once/docs/patterns/)',
-  ];
 }
 
 /** The generated files' paths, and the module paths between them. */
@@ -77,26 +70,38 @@ function takenIds(request: ConsumerRequest, stack: string, file: string): string
   return [...consumer, ...ids];
 }
 
-function changesFor(request: ConsumerRequest, layout: AppLayout, files: AppFiles, stack: string, options: AppPlanOptions): Pick<Extract<Plan, { ok: true }>, 'changes' | 'byHand' | 'next'> {
+function changesFor(request: ConsumerRequest, layout: AppLayout, files: AppFiles, stack: string, options: AppPlanOptions): Pick<Extract<Plan, { ok: true }>, 'changes' | 'byHand' | 'next' | 'gains' | 'doc'> {
   const { pascal } = identifiersOf(request.name);
   const module = path.posix.relative(path.posix.dirname(layout.stack), files.construct).replace(/\.ts$/, '');
-  const edit = addToStack(stack, { className: pascal, id: pascal, module: module.startsWith('.') ? module : `./${module}`, comment: `${request.name} (eo new consumer): its queue, DLQ, alarms, function and counters table.` }, options.typescript ?? appTypeScript(layout.root));
+  const owns = appOwns(request);
+  const addition = { className: pascal, id: pascal, module: module.startsWith('.') ? module : `./${module}`, comment: `${request.name} (eo new consumer): its ${owns}.`, idempotencyTable: usesIdempotencyTable(request) };
+  const edit = addToStack(stack, addition, options.typescript ?? appTypeScript(layout.root));
   const changes: FileChange[] = [
-    { path: files.handler, kind: 'create', content: renderAppHandler(request), description: 'the handler (counter), one call to transactionalHandler' },
-    { path: files.construct, kind: 'create', content: renderAppConstruct(request, files), description: 'its construct: queue, DLQ, alarms, function, counters table' },
-    { path: files.test, kind: 'create', content: renderAppTest(request, files), description: 'its test: a duplicate and a poison message, no engines needed' },
+    { path: files.handler, kind: 'create', content: renderAppHandler(request), description: `the handler (${request.pattern}), one call to ${HANDLER_KIND[request.pattern].call}` },
+    { path: files.construct, kind: 'create', content: renderAppConstruct(request, files), description: `its construct: ${owns}` },
+    { path: files.test, kind: 'create', content: renderAppTest(request, files), description: 'its test: a duplicate and a poison record, no engines needed' },
   ];
   if (edit.ok) changes.push({ path: layout.stack, kind: 'update', content: edit.content, previous: stack, description: `adds the construct ${edit.where}` });
   const byHand = edit.ok ? undefined : { file: layout.stack, reason: edit.reason, lines: edit.lines };
-  return { changes, byHand, next: appNextSteps(request, files, byHand !== undefined) };
+  const gains = [`${pascal}: its ${owns}, and the event source mapping`, `outputs ${appConstructIds(request).slice(1).join(', ')}`];
+  return { changes, byHand, next: appNextSteps(request, files, byHand !== undefined), gains, doc: `node_modules/effectively-once/${PATTERN_LABEL[request.pattern].doc}` };
 }
+
+/** Where local mode's events go in, by source. */
+const LOCAL_SEND: Readonly<Record<Source, string>> = {
+  sqs: 'send to the printed queue URL',
+  kinesis: 'put records on the printed stream name',
+  'dynamodb-stream': 'write items to the printed source table',
+};
 
 function appNextSteps(request: ConsumerRequest, files: AppFiles, addByHand: boolean): string[] {
   return [
     ...(addByHand ? [`Add the lines above to your stack's constructor.`] : []),
-    `Replace the placeholder event type (${request.name}.event) and payload in ${files.handler} with what your producer sends (and the events in ${files.test}).`,
-    `npx jest ${files.test}   # the handler: a duplicate counted once, a poison message dead-lettered`,
-    'npx cdk synth --quiet   # one more queue, DLQ, depth alarm and event source mapping',
-    'npx eo local up   # the stack on the local engines; send to the printed queue URL',
+    request.source === Source.DYNAMODB_STREAM
+      ? `Replace the placeholder item schema in ${files.handler} with your source table's attributes (and the changes in ${files.test}), or pass your own table to the construct.`
+      : `Replace the placeholder event type (${request.name}.event) and payload in ${files.handler} with what your producer sends (and the events in ${files.test}).`,
+    `npx jest ${files.test}   # the handler: a duplicate applied once, a poison record dead-lettered`,
+    `npx cdk synth --quiet   # one more ${appOwns(request)} and event source mapping`,
+    `npx eo local up   # the stack on the local engines; ${LOCAL_SEND[request.source]}`,
   ];
 }

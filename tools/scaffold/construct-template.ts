@@ -26,13 +26,18 @@ export function additionsOf(request: ConsumerRequest): string[] {
     external: [`${pascal}Topic (SNS topic, with its key ${pascal}TopicKey)`],
   }[request.pattern];
   const sourceTable = request.source === Source.DYNAMODB_STREAM ? [`${pascal}Source (table with a stream)`] : [];
-  const outputs = constructIdsOf(request).filter((id) => /(Url|Name|Arn)$/.test(id));
+  const outputs = outputIdsOf(request);
   return [
     `${pascal}: ${source}, ${alarms}, the function and its event source mapping`,
     ...sourceTable,
     ...owned,
     `outputs ${outputs.join(', ')}`,
   ];
+}
+
+/** The stack outputs the consumer adds, by their ids: its source's, its DLQ's and its state's names. */
+export function outputIdsOf(request: ConsumerRequest): string[] {
+  return constructIdsOf(request).filter((id) => /(Url|Name|Arn)$/.test(id));
 }
 
 function sourceIds(source: Source, pascal: string): string[] {
@@ -76,10 +81,19 @@ const TABLE_ACTION_IMPORT: [string, string] = ['../../lib', 'TableAction'];
 const IDEMPOTENCY = 'pipeline.idempotencyTable.table';
 
 /** One `tables` entry: why the function needs it, its variable, the table, and its `TableAction` names. */
-type TableEntry = readonly [comment: string, variable: string, table: string, actions: readonly (keyof typeof TableAction)[]];
+export type TableEntry = readonly [comment: string, variable: string, table: string, actions: readonly (keyof typeof TableAction)[]];
+
+/** The table a counter or upsert handler writes its effects to, as a `tables` entry of the given table expression. */
+export const PATTERN_TABLE = {
+  counter: (table: string): TableEntry => ['// The increments, in the same transactions as the dedup puts.', 'COUNTERS_TABLE', table, ['UPDATE_ITEM']],
+  upsert: (table: string): TableEntry => ['// putIfNewer: one conditional put per event.', 'PROJECTION_TABLE', table, ['PUT_ITEM']],
+} as const;
+
+/** Why a source-table consumer has a table of its own, for the comment above it. */
+export const OWN_SOURCE_TABLE = 'A source table of its own: a DynamoDB stream serves at most two readers per shard without\nthrottling';
 
 /** The `tables` prop: each table with exactly the actions the handler's pattern calls on it. */
-function tablesProp(entries: readonly TableEntry[]): string {
+export function tablesProp(entries: readonly TableEntry[]): string {
   const lines = entries.flatMap(([comment, variable, tableExpression, actions]) => [
     `  ${comment}`,
     `  ${variable}: { table: ${tableExpression}, actions: [${actions.map((action) => `TableAction.${action}`).join(', ')}] },`,
@@ -97,8 +111,7 @@ function sourceWiring(request: ConsumerRequest, pascal: string): Wiring {
   return {
     imports: [...TABLE_IMPORTS, ['aws-cdk-lib/aws-dynamodb', 'StreamViewType']],
     statements: [
-      '// A source table of its own: a DynamoDB stream serves at most two readers per shard without\n' +
-        '// throttling, and the orders table already has one. To consume another table, pass it as `table`.\n' +
+      `// ${OWN_SOURCE_TABLE.replace('\n', '\n// ')}, and the orders table already has one. To consume another table, pass it as \`table\`.\n` +
         table('source', `${pascal}Source`, true),
     ],
     props: ['table: source,'],
@@ -115,7 +128,7 @@ function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
       statements: [table('counters', `${pascal}Counters`, false)],
       props: [
         tablesProp([
-          ['// The increments, in the same transactions as the dedup puts.', 'COUNTERS_TABLE', 'counters', ['UPDATE_ITEM']],
+          PATTERN_TABLE.counter('counters'),
           ['// The dedup puts, and the read of redelivered events\' dedup records.', 'IDEMPOTENCY_TABLE', IDEMPOTENCY, ['PUT_ITEM', 'BATCH_GET_ITEM']],
         ]),
       ],
@@ -128,7 +141,7 @@ function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
     return {
       imports: [...TABLE_IMPORTS, TABLE_ACTION_IMPORT],
       statements: [table('projection', `${pascal}Projection`, false)],
-      props: [tablesProp([['// putIfNewer: one conditional put per event.', 'PROJECTION_TABLE', 'projection', ['PUT_ITEM']]])],
+      props: [tablesProp([PATTERN_TABLE.upsert('projection')])],
       after: [],
       outputs: [`${pascal}ProjectionTableName: projection.tableName,`],
       owns: 'its projection table',

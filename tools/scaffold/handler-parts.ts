@@ -2,7 +2,14 @@
  * What differs between generated handlers: per pattern, and for DynamoDB Streams (where the event
  * is the change itself) per source. `handler-template.ts` assembles these into a file.
  */
-import { Pattern, Source, type ConsumerRequest } from './options';
+import { variantOf, type ConsumerRequest } from './options';
+import { indent } from './render';
+
+/** Indents every line but the first, which the template places. */
+function hang(text: string, spaces: number): string {
+  const [first = '', ...rest] = text.split('\n');
+  return [first, ...indent(rest.join('\n'), spaces).split('\n')].slice(0, rest.length + 1).join('\n');
+}
 
 /** The pattern-specific pieces of a handler file. */
 export interface HandlerParts {
@@ -28,18 +35,9 @@ export interface HandlerParts {
   readonly strategy: string;
 }
 
-const isStream = (request: ConsumerRequest): boolean => request.source === Source.DYNAMODB_STREAM;
-
 /** The pieces for a request's pattern and source. */
 export function handlerParts(request: ConsumerRequest): HandlerParts {
-  switch (request.pattern) {
-    case Pattern.COUNTER:
-      return isStream(request) ? streamCounter() : envelopeCounter();
-    case Pattern.UPSERT:
-      return isStream(request) ? streamUpsert() : envelopeUpsert();
-    case Pattern.EXTERNAL:
-      return isStream(request) ? streamExternal() : envelopeExternal();
-  }
+  return variantOf(request, { counter: [envelopeCounter, streamCounter], upsert: [envelopeUpsert, streamUpsert], external: [envelopeExternal, streamExternal] });
 }
 
 const EVENT_TYPE_DOC = '/** The event type this consumer handles: a placeholder, use the `type` your producer publishes. */';
@@ -103,13 +101,10 @@ export function countEffects(countersTable: string, changed: {{Pascal}}Change): 
     configFields: COUNTER_CONFIG,
     environment: COUNTER_ENV,
     clients: ['dynamodb'],
-    setup: `  // The event id is the stream record's eventID: a redelivered record dedups. To also dedup two
-  // writes of the same fact, pass \`decode: dynamoStreamDecoder(keyOf)\` with a business key.
+    setup: `${indent(STREAM_EVENT_ID_NOTES.counter, 2)}
   const counted = route(change, (event) => countEffects(config.countersTable, event.payload));
 `,
-    routes: `'dynamodb.INSERT': counted,
-      'dynamodb.MODIFY': counted,
-      'dynamodb.REMOVE': counted,`,
+    routes: hang(streamRoutes('counted', 'counted', 'counted'), 6),
     strategy: TRANSACTIONAL,
   };
 }
@@ -156,10 +151,7 @@ const versionedItem = z.looseObject({ pk: z.string().check(z.minLength(1), z.max
 /** An insert or a modification, with the item as it now is. */
 const written = z.object({ newImage: versionedItem });
 
-/** A removal has no version to compare: projecting deletes needs a tombstone item with a version. */
-const removal: Route<unknown, DirectResult> = {
-  handle: async () => ({ status: 'skipped', reason: 'removals are not projected' }),
-};`,
+${SKIPPED_ROUTES.removal}`,
     configFields: UPSERT_CONFIG,
     environment: UPSERT_ENV,
     clients: ['dynamodb'],
@@ -167,9 +159,7 @@ const removal: Route<unknown, DirectResult> = {
     putIfNewer(dynamodb, { table: config.projectionTable, item: { ...event.payload.newImage, eventId: event.eventId } }),
   );
 `,
-    routes: `'dynamodb.INSERT': project,
-      'dynamodb.MODIFY': project,
-      'dynamodb.REMOVE': removal,`,
+    routes: hang(streamRoutes('project', 'project', 'removal'), 6),
     strategy: 'directStrategy(config.retry)',
   };
 }
@@ -177,24 +167,93 @@ const removal: Route<unknown, DirectResult> = {
 const EXTERNAL_CONFIG = ['readonly topicArn: string;', 'readonly idempotencyTable: string;'];
 const EXTERNAL_ENV = { topicArn: 'TOPIC_ARN', idempotencyTable: 'IDEMPOTENCY_TABLE' };
 
-/** The idempotent publish, shared by both sources. */
-const PUBLISH_SETUP = `  // The placeholder external effect. Replace the publish with your call (an HTTP request, an
+/** How a handler file names what the idempotent publish uses (besides its clients `sns` and `dynamodb`): its settings and consumer name. */
+export interface PublishRefs {
+  readonly topicArn: string;
+  readonly idempotencyTable: string;
+  readonly consumer: string;
+  readonly dedupTtlSeconds: string;
+}
+
+/** The idempotent publish, shared by both sources and by the team-app handlers. */
+export function publishSetup(refs: PublishRefs): string {
+  return `  // The placeholder external effect. Replace the publish with your call (an HTTP request, an
   // email) and hand it \`idempotencyKey\`: only the receiver can close the window in which a crash
   // after the call and before Powertools marks it COMPLETED repeats the call.
   const publish = idempotentEffect(
     async (input: PublishInput) => {
       const result = await sns.send(
         new PublishCommand({
-          TopicArn: config.topicArn,
+          TopicArn: ${refs.topicArn},
           Message: JSON.stringify(input.message),
           MessageAttributes: { eventId: { DataType: 'String', StringValue: input.idempotencyKey } },
         }),
       );
       return { messageId: result.MessageId };
     },
-    { table: config.idempotencyTable, dynamodb, consumer: name, expiresAfterSeconds: config.dedupTtlSeconds },
+    { table: ${refs.idempotencyTable}, dynamodb, consumer: ${refs.consumer}, expiresAfterSeconds: ${refs.dedupTtlSeconds} },
   );
 `;
+}
+
+const PUBLISH_SETUP = publishSetup({ topicArn: 'config.topicArn', idempotencyTable: 'config.idempotencyTable', consumer: 'name', dedupTtlSeconds: 'config.dedupTtlSeconds' });
+
+/** What the consumer publishes for an event; `eventId` is the receiver's idempotency key. */
+export const ENVELOPE_MESSAGE = `/** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */
+export interface {{Pascal}}Message extends {{Pascal}}Payload {
+  readonly eventId: string;
+}`;
+
+/** What the consumer publishes for an inserted item. */
+export const STREAM_MESSAGE = `/** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */
+export interface {{Pascal}}Message {
+  readonly eventId: string;
+  readonly pk: string;
+  readonly message: string;
+}`;
+
+/** What the publish takes: the receiver's idempotency key and the message. */
+export const PUBLISH_INPUT = `interface PublishInput {
+  readonly idempotencyKey: string;
+  readonly message: {{Pascal}}Message;
+}`;
+
+/** The envelope route of the external pattern: one idempotent publish per event. */
+export const ENVELOPE_PUBLISH_ROUTE = `[EVENT_TYPE]: route(payload, async (event, context) => {
+  await publish({ idempotencyKey: event.eventId, message: { eventId: event.eventId, ...event.payload } }, context.lambdaContext);
+}),`;
+
+/** The stream's other changes, acknowledged: removals are not projected, and only inserts publish. */
+export const SKIPPED_ROUTES = {
+  removal: `/** A removal has no version to compare: projecting deletes needs a tombstone item with a version. */
+const removal: Route<unknown, DirectResult> = {
+  handle: async () => ({ status: 'skipped', reason: 'removals are not projected' }),
+};`,
+  notInserted: `/** Only inserts publish; other changes are acknowledged and skipped. */
+const notInserted: Route<unknown, DirectResult> = {
+  handle: async (event) => ({ status: 'skipped', reason: \`\${event.type}: nothing to publish\` }),
+};`,
+} as const;
+
+/** Why a stream consumer's dedup key is the record's eventID, and how to key on the item instead. */
+export const STREAM_EVENT_ID_NOTES = {
+  counter: `// The event id is the stream record's eventID: a redelivered record dedups. To also dedup two
+// writes of the same fact, pass \`decode: dynamoStreamDecoder(keyOf)\` with a business key.`,
+  external: `// The event id is the stream record's eventID: a redelivered insert publishes once. An item
+// deleted and inserted again is a new insert; pass \`decode: dynamoStreamDecoder(keyOf)\` to key
+// on the item instead.`,
+} as const;
+
+/** The stream's onInsert route of the external pattern. */
+export const STREAM_PUBLISH_ROUTE = `const onInsert = route(inserted, async (event, context) => {
+  const { pk, message } = event.payload.newImage;
+  await publish({ idempotencyKey: event.eventId, message: { eventId: event.eventId, pk, message } }, context.lambdaContext);
+});`;
+
+/** The three stream routes, by what handles each kind of change. */
+export function streamRoutes(insert: string, modify: string, remove: string): string {
+  return `'dynamodb.INSERT': ${insert},\n'dynamodb.MODIFY': ${modify},\n'dynamodb.REMOVE': ${remove},`;
+}
 
 function envelopeExternal(): HandlerParts {
   return {
@@ -208,22 +267,14 @@ export const EVENT_TYPE = '{{name}}.event';
 const payload = z.object({ recipient: z.string().check(z.minLength(1), z.maxLength(256)), message: z.string().check(z.minLength(1), z.maxLength(10_000)) });
 export type {{Pascal}}Payload = z.infer<typeof payload>;
 
-/** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */
-export interface {{Pascal}}Message extends {{Pascal}}Payload {
-  readonly eventId: string;
-}
+${ENVELOPE_MESSAGE}
 
-interface PublishInput {
-  readonly idempotencyKey: string;
-  readonly message: {{Pascal}}Message;
-}`,
+${PUBLISH_INPUT}`,
     configFields: EXTERNAL_CONFIG,
     environment: EXTERNAL_ENV,
     clients: ['dynamodb', 'sns'],
     setup: PUBLISH_SETUP,
-    routes: `[EVENT_TYPE]: route(payload, async (event, context) => {
-        await publish({ idempotencyKey: event.eventId, message: { eventId: event.eventId, ...event.payload } }, context.lambdaContext);
-      }),`,
+    routes: hang(ENVELOPE_PUBLISH_ROUTE, 6),
     strategy: 'directStrategy(config.retry)',
   };
 }
@@ -238,36 +289,18 @@ const inserted = z.object({
   newImage: z.object({ pk: z.string().check(z.minLength(1), z.maxLength(1024)), message: z.string().check(z.minLength(1), z.maxLength(10_000)) }),
 });
 
-/** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */
-export interface {{Pascal}}Message {
-  readonly eventId: string;
-  readonly pk: string;
-  readonly message: string;
-}
+${STREAM_MESSAGE}
 
-interface PublishInput {
-  readonly idempotencyKey: string;
-  readonly message: {{Pascal}}Message;
-}
+${PUBLISH_INPUT}
 
-/** Only inserts publish; other changes are acknowledged and skipped. */
-const notInserted: Route<unknown, DirectResult> = {
-  handle: async (event) => ({ status: 'skipped', reason: \`\${event.type}: nothing to publish\` }),
-};`,
+${SKIPPED_ROUTES.notInserted}`,
     configFields: EXTERNAL_CONFIG,
     environment: EXTERNAL_ENV,
     clients: ['dynamodb', 'sns'],
-    setup: `${PUBLISH_SETUP}  // The event id is the stream record's eventID: a redelivered insert publishes once. An item
-  // deleted and inserted again is a new insert; pass \`decode: dynamoStreamDecoder(keyOf)\` to key
-  // on the item instead.
-  const onInsert = route(inserted, async (event, context) => {
-    const { pk, message } = event.payload.newImage;
-    await publish({ idempotencyKey: event.eventId, message: { eventId: event.eventId, pk, message } }, context.lambdaContext);
-  });
+    setup: `${PUBLISH_SETUP}${indent(STREAM_EVENT_ID_NOTES.external, 2)}
+${indent(STREAM_PUBLISH_ROUTE, 2)}
 `,
-    routes: `'dynamodb.INSERT': onInsert,
-      'dynamodb.MODIFY': notInserted,
-      'dynamodb.REMOVE': notInserted,`,
+    routes: hang(streamRoutes('onInsert', 'notInserted', 'notInserted'), 6),
     strategy: 'directStrategy(config.retry)',
   };
 }

@@ -43,3 +43,12 @@ export const PATTERN_LABEL: Readonly<Record<Pattern, { readonly title: string; r
   upsert: { title: 'versioned upsert', doc: 'docs/patterns/versioned-upsert.md' },
   external: { title: 'external effect with Powertools idempotency', doc: 'docs/patterns/external-effects.md' },
 };
+
+/** One builder per pattern for the envelope sources (SQS, Kinesis) and one for DynamoDB Streams, where the event is the change itself. */
+export type PerPattern<T> = Readonly<Record<Pattern, readonly [envelope: () => T, stream: () => T]>>;
+
+/** The request's variant: its pattern's builder for its kind of source. */
+export function variantOf<T>(request: ConsumerRequest, variants: PerPattern<T>): T {
+  const [envelope, stream] = variants[request.pattern];
+  return request.source === Source.DYNAMODB_STREAM ? stream() : envelope();
+}

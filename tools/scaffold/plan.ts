@@ -42,6 +42,10 @@ export type Plan =
       readonly byHand?: ByHand;
       /** The steps after generation. @default nextSteps(request), this repository's */
       readonly next?: readonly string[];
+      /** What the stack gains, in words. @default additionsOf(request), this repository's */
+      readonly gains?: readonly string[];
+      /** The page on the pattern. @default PATTERN_LABEL[request.pattern].doc, this repository's path */
+      readonly doc?: string;
     }
   | { readonly ok: false; readonly request: ConsumerRequest; readonly problems: readonly string[] };
 

@@ -32,13 +32,13 @@ export function formatReport(plan: Plan, options: { dryRun: boolean }): string {
     ...plan.changes.map((change) => `  ${change.kind.padEnd(6)}  ${change.path.padEnd(width)}  ${change.description}`),
     '',
     'The stack gains:',
-    ...additionsOf(request).map((addition) => `  ${addition}`),
+    ...(plan.gains ?? additionsOf(request)).map((addition) => `  ${addition}`),
     ...byHandLines(plan.byHand),
     '',
     'Next:',
     ...(plan.next ?? nextSteps(request)).map((step, index) => `  ${index + 1}. ${step}`),
     '',
-    `How the pattern works, what it costs and where it can fail: ${PATTERN_LABEL[request.pattern].doc}`,
+    `How the pattern works, what it costs and where it can fail: ${plan.doc ?? PATTERN_LABEL[request.pattern].doc}`,
   ].join('\n');
 }
 
@@ -59,6 +59,6 @@ export function jsonReport(plan: Plan, options: { dryRun: boolean }): Record<str
     constructIds: plan.constructIds,
     ...(plan.byHand ? { byHand: plan.byHand } : {}),
     next: plan.next ?? nextSteps(plan.request),
-    doc: PATTERN_LABEL[plan.request.pattern].doc,
+    doc: plan.doc ?? PATTERN_LABEL[plan.request.pattern].doc,
   };
 }

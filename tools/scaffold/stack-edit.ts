@@ -7,7 +7,8 @@
  * nothing is edited and the report prints the lines to add by hand, with the reason.
  *
  * The stack's AlarmTopic and IdempotencyTable are passed to the consumer when the constructor
- * declares them as `const x = new AlarmTopic(this, ...)`; otherwise the consumer makes its own.
+ * declares them as `const x = new AlarmTopic(this, ...)` (the table only to a consumer that keeps
+ * records there); otherwise the consumer makes its own.
  */
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -22,6 +23,8 @@ export interface StackAddition {
   readonly id: string;
   readonly module: string;
   readonly comment: string;
+  /** Whether the construct takes the stack's idempotency table (a versioned upsert keeps no records). @default true */
+  readonly idempotencyTable?: boolean;
 }
 
 export type StackEdit =
@@ -50,7 +53,8 @@ export function addToStack(source: string, addition: StackAddition, ts: Ts | und
 
 /** The statement, with the stack's shared resources passed when it declares them. */
 function statementLines(addition: StackAddition, shared: Shared): string[] {
-  const props = [shared.alarmTopic && `alarmTopic: ${shared.alarmTopic}.topic`, shared.idempotency && `idempotencyTable: ${shared.idempotency}`].filter(Boolean);
+  const idempotency = addition.idempotencyTable !== false && shared.idempotency;
+  const props = [shared.alarmTopic && `alarmTopic: ${shared.alarmTopic}.topic`, idempotency && `idempotencyTable: ${shared.idempotency}`].filter(Boolean);
   const args = props.length > 0 ? `, { ${props.join(', ')} }` : '';
   return [`// ${addition.comment}`, `new ${addition.className}(this, '${addition.id}'${args});`];
 }

@@ -3,7 +3,7 @@
  * DynamoDB Streams, the writes) of the duplicate and the poison scenarios, and the exact effect
  * each must leave. `test-template.ts` puts them into the source's scenario.
  */
-import { Pattern, Source, type ConsumerRequest } from './options';
+import { variantOf, type ConsumerRequest } from './options';
 import type { ImportSpec } from './render';
 
 /** The pieces of a generated test that depend on the pattern. */
@@ -34,15 +34,7 @@ type Wiring = Pick<TestParts, 'resources' | 'config' | 'returns' | 'handlerArgs'
 
 /** The pieces for a request. */
 export function testParts(request: ConsumerRequest): TestParts {
-  const stream = request.source === Source.DYNAMODB_STREAM;
-  switch (request.pattern) {
-    case Pattern.COUNTER:
-      return stream ? streamCounter() : envelopeCounter();
-    case Pattern.UPSERT:
-      return stream ? streamUpsert() : envelopeUpsert();
-    case Pattern.EXTERNAL:
-      return stream ? streamExternal() : envelopeExternal();
-  }
+  return variantOf(request, { counter: [envelopeCounter, streamCounter], upsert: [envelopeUpsert, streamUpsert], external: [envelopeExternal, streamExternal] });
 }
 
 const COUNTER_WIRING: Wiring = {

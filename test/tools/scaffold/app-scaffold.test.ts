@@ -1,14 +1,16 @@
 /**
  * `eo new consumer` in a team's own app: how it finds the stack, handlers and tests (flags, the
  * package.json key, `cdk init`'s layout), where it adds the construct to the stack (a marker, the
- * constructor's end, or lines to add by hand), and what it refuses. `npm run test:package` runs
- * the generated test and the stack in a fresh app on the packed package.
+ * constructor's end, or lines to add by hand), and what it refuses; and every source and pattern
+ * generated into one app, type-checked against the package's sources and its tests run with jest.
+ * `npm run test:package` runs a generated test and the stack in a fresh app on the packed package.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { addToStack, newAppConsumer, planAppConsumer, resolveLayout, STACK_MARKER, type ConsumerRequest } from '../../../tools/scaffold';
+import { addToStack, formatReport, newAppConsumer, PATTERNS, planAppConsumer, resolveLayout, SOURCES, STACK_MARKER, type ConsumerRequest } from '../../../tools/scaffold';
 
 const STACK = `import { Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -25,18 +27,24 @@ export class AppStack extends Stack {
 
 const REQUEST: ConsumerRequest = { name: 'signup-counter', source: 'sqs', pattern: 'counter' };
 const ADDITION = { className: 'SignupCounter', id: 'SignupCounter', module: './signup-counter', comment: 'signup-counter' };
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 let app: string;
 
-function write(files: Record<string, string>): void {
+function write(files: Record<string, string>, dir = app): void {
   for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
-    writeFileSync(path.join(app, file), text);
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
   }
 }
 
+function newApp(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'eo-app-scaffold-'));
+  write({ 'cdk.json': '{}', 'package.json': '{ "name": "app" }', 'lib/app-stack.ts': STACK, 'handlers/.keep': '', 'test/.keep': '' }, dir);
+  return dir;
+}
+
 beforeEach(() => {
-  app = mkdtempSync(path.join(os.tmpdir(), 'eo-app-scaffold-'));
-  write({ 'cdk.json': '{}', 'package.json': '{ "name": "app" }', 'lib/app-stack.ts': STACK, 'handlers/.keep': '', 'test/.keep': '' });
+  app = newApp();
 });
 afterEach(() => rmSync(app, { recursive: true, force: true }));
 
@@ -99,15 +107,14 @@ describe('eo new consumer in an app', () => {
       ['update', 'lib/app-stack.ts'],
     ]);
     const read = (file: string) => readFileSync(path.join(app, file), 'utf8');
-    expect(read('handlers/signup-counter.ts')).toMatch(/from 'effectively-once\/runtime';[\s\S]*export const handler = transactionalHandler\(\{ name: CONSUMER_NAME, routes \}\);/);
+    expect(read('handlers/signup-counter.ts')).toMatch(/from 'effectively-once\/runtime';[\s\S]*export const handler = transactionalHandler\(\{ name: CONSUMER_NAME, source: SOURCE, routes \}\);/);
     expect(read('lib/signup-counter.ts')).toMatch(/from 'effectively-once';[\s\S]*entry: path\.join\(__dirname, '\.\.', 'handlers', 'signup-counter\.ts'\)/);
-    expect(read('test/signup-counter.test.ts')).toContain("import { CONSUMER_NAME, EVENT_TYPE, routes } from '../handlers/signup-counter';");
+    expect(read('test/signup-counter.test.ts')).toContain("import { CONSUMER_NAME, EVENT_TYPE, routes, SOURCE } from '../handlers/signup-counter';");
     for (const file of ['handlers/signup-counter.ts', 'lib/signup-counter.ts', 'test/signup-counter.test.ts']) expect(read(file)).not.toMatch(/\{\{\w+\}\}|\.\.\/lib\b|lambdas\/runtime/);
     expect(read('lib/app-stack.ts')).toContain("new SignupCounter(this, 'SignupCounter'");
   });
 
   test.each<[string, ConsumerRequest, Record<string, string>, RegExp]>([
-    ['another source or pattern', { ...REQUEST, source: 'kinesis' }, {}, /generates --source sqs --pattern counter so far/],
     ['a file in the way', REQUEST, { 'handlers/signup-counter.ts': '' }, /handlers\/signup-counter\.ts already exists/],
     ['an id the stack uses', REQUEST, { 'lib/app-stack.ts': STACK.replace("'Alarms'", "'SignupCounterQueueUrl'") }, /already uses the id SignupCounterQueueUrl/],
   ])('refuses %s and changes nothing', (_, request, files, problem) => {
@@ -118,8 +125,68 @@ describe('eo new consumer in an app', () => {
     expect(readFileSync(path.join(app, 'lib/app-stack.ts'), 'utf8')).toBe(stack);
   });
 
+  test('the report points at the pattern\'s page in the installed package', () => {
+    const plan = planAppConsumer({ ...REQUEST, pattern: 'upsert' }, { root: app, cwd: app, typescript: ts });
+    expect(formatReport(plan, { dryRun: true })).toMatch(/where it can fail: node_modules\/effectively-once\/docs\/patterns\/versioned-upsert\.md$/);
+  });
+
   test('without a safe place in the stack, writes the files and reports the lines to add', () => {
     const plan = planAppConsumer(REQUEST, { root: app, cwd: app, typescript: undefined });
     expect(plan).toMatchObject({ ok: true, byHand: { file: 'lib/app-stack.ts', reason: expect.stringMatching(/no `typescript`/) }, next: [expect.stringMatching(/^Add the lines above/), expect.anything(), expect.anything(), expect.anything(), expect.anything()] });
   });
+});
+
+/** Every source with every pattern, each named after its pair. */
+const EVERY: ConsumerRequest[] = SOURCES.flatMap((source) => PATTERNS.map((pattern) => ({ name: `${source.replace('dynamodb-', '')}-${pattern}`, source, pattern })));
+
+describe('every source and pattern in one app', () => {
+  let all: string;
+  const files = (request: ConsumerRequest) => [`handlers/${request.name}.ts`, `lib/${request.name}.ts`, `test/${request.name}.test.ts`];
+
+  beforeAll(() => {
+    all = newApp();
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(all, 'node_modules'), 'dir');
+    for (const request of EVERY) expect(newAppConsumer(request, { root: all, cwd: all, typescript: ts })).toMatchObject({ ok: true });
+  });
+  afterAll(() => rmSync(all, { recursive: true, force: true }));
+
+  test('each is written, with the one-call handler of its pattern, and the stack passes it the shared resources it takes', () => {
+    const read = (file: string) => readFileSync(path.join(all, file), 'utf8');
+    for (const request of EVERY) {
+      const [handler = '', construct = ''] = files(request).map(read);
+      expect(handler).toContain(`export const handler = ${request.pattern === 'counter' ? 'transactionalHandler' : 'directHandler'}({ name: CONSUMER_NAME, source: SOURCE, routes });`);
+      expect(construct).toContain({ sqs: 'new QueueConsumer(', kinesis: 'new KinesisConsumer(', 'dynamodb-stream': 'new DynamoStreamConsumer(' }[request.source]);
+      for (const text of [handler, construct, read(`test/${request.name}.test.ts`)]) expect(text).not.toMatch(/\{\{\w+\}\}|\.\.\/lib\b|lambdas\/runtime/);
+    }
+    const stack = read('lib/app-stack.ts');
+    expect(stack).toContain("new KinesisUpsert(this, 'KinesisUpsert', { alarmTopic: alarms.topic });");
+    expect(stack).toContain("new StreamExternal(this, 'StreamExternal', { alarmTopic: alarms.topic, idempotencyTable: idempotency });");
+    expect(read('lib/kinesis-counter.ts')).toContain('retentionPeriod: Duration.hours(24),');
+    expect(read('lib/sqs-external.ts')).toContain('uses: [IdempotencyUse.EXTERNAL_EFFECTS]');
+  });
+
+  test('the generated files and the stack type-check against the package\'s sources (strict, no unused names)', () => {
+    const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+    const paths = { 'effectively-once': [path.join(ROOT, 'lib/index.ts')], 'effectively-once/runtime': [path.join(ROOT, 'lambdas/runtime/index.ts')] };
+    const program = ts.createProgram([...EVERY.flatMap(files), 'lib/app-stack.ts'].map((file) => path.join(all, file)), { ...options, rootDir: undefined, baseUrl: all, paths, typeRoots: [path.join(ROOT, 'node_modules', '@types')] });
+    const messages = ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+    expect(messages).toEqual([]);
+  }, 180_000);
+
+  test('each generated test passes with jest on recording clients: a duplicate and a poison record, no engines', () => {
+    const jestConfig = {
+      rootDir: all,
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      // Transpiled only: the type-check is the test above.
+      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', target: 'ES2022', esModuleInterop: true, isolatedModules: true } }] },
+      moduleNameMapper: { '^effectively-once$': path.join(ROOT, 'lib/index.ts'), '^effectively-once/runtime$': path.join(ROOT, 'lambdas/runtime/index.ts') },
+    };
+    const result = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'jest'), ['--config', JSON.stringify(jestConfig), '--ci', '--runInBand'], { cwd: all, encoding: 'utf8', env: { ...process.env, EO_TEST_ENGINES: 'none' } });
+    const output = `${result.stdout}${result.stderr}`;
+    expect(output).toMatch(new RegExp(`Tests:\\s+${EVERY.length * 2} passed, ${EVERY.length * 2} total`));
+    expect(result.status).toBe(0);
+  }, 300_000);
 });
