@@ -1,11 +1,11 @@
 /**
  * The replay phase, after the redrive: the whole run's records go through each stream consumer
  * again with `eo replay`'s own code (operations/replay), and the state must not change: every
- * effect, every notification, every DLQ as the redrive left them. A shard that stops at a record
- * its function reported (an injected throttle that outlasted the retries) is replayed again: a
- * replay of what was replayed is a no-op too.
+ * effect, every notification, every DLQ as the redrive left them. A record the function reports
+ * (an injected throttle that outlasted its retries, a batch out of its compressed time) is sent
+ * again from there, as the mapping would (operations/replay/replay.ts).
  */
-import { planReplay, runReplay, streamKindOf, type ReplaySummary, type ReplayTotals } from '../../operations/replay';
+import { planReplay, runReplay, streamKindOf, type ReplayTotals } from '../../operations/replay';
 import { dlqContextOfLocalStack } from '../stack/dlq-context';
 import type { LocalStack } from '../stack/runtime';
 import { settledState } from './settle';
@@ -13,16 +13,14 @@ import { dlqDepth, type FinalState } from './state';
 
 /** DynamoDB Local rounds a stream record's time down to the minute: the window starts that much earlier. */
 const STREAM_CLOCK_SLACK_MS = 120_000;
-/** Replays of one consumer before a stopped shard counts against the phase. */
-const MAX_REPLAYS = 3;
 
 /** What the replay of one consumer came to. */
 export interface ConsumerReplay {
   readonly consumer: string;
   readonly totals: ReplayTotals;
   readonly complete: boolean;
-  /** Replays it took to go through every record (more than one when a shard stopped at a transient failure). */
-  readonly runs: number;
+  /** Why the last run stopped short, shard by shard, when it did. */
+  readonly stopped?: readonly string[];
 }
 
 /** The phase's part of the report. */
@@ -40,11 +38,9 @@ export async function replayPhase(stack: LocalStack, before: FinalState, started
   for (const consumer of streamConsumers) {
     const nowMs = Date.now();
     const plan = planReplay(context.topology, consumer.consumer, { fromMs: startedAt - STREAM_CLOCK_SLACK_MS, toMs: nowMs }, { nowMs });
-    let summary: ReplaySummary = await runReplay(context, plan);
-    let runs = 1;
-    for (; runs < MAX_REPLAYS && !summary.complete; runs += 1) summary = await runReplay(context, plan);
-    // The last run's counts: each run goes through the whole window.
-    consumers.push({ consumer: consumer.consumer, totals: summary.totals, complete: summary.complete, runs });
+    const summary = await runReplay(context, plan);
+    const stopped = summary.shards.flatMap((shard) => (shard.stoppedAt ? [`${shard.shardId} at ${shard.stoppedAt.sequenceNumber}: ${shard.stoppedAt.reason}`] : []));
+    consumers.push({ consumer: consumer.consumer, totals: summary.totals, complete: summary.complete, ...(stopped.length > 0 && { stopped }) });
   }
   const after = await settledState(stack);
   return { consumers, changes: stateChanges(before, after) };

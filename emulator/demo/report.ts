@@ -127,7 +127,7 @@ export function replayInvariantsOf(replay: ReplayReport): InvariantVerdict[] {
   return [
     verdictOf('a replay of the whole run through the stream consumers changes nothing', replay.changes.length > 0 ? `the replay changed the state: ${replay.changes.join('; ')}` : undefined),
     verdictOf('a replay of the whole run applies no record again', applied.length > 0 ? `the replay applied records again: ${applied.map((consumer) => `${consumer.consumer} ${consumer.totals.applied}`).join(', ')}` : undefined),
-    verdictOf('a replay of the whole run goes through every record', incomplete.length > 0 ? `the replay stopped short: ${incomplete.map((consumer) => consumer.consumer).join(', ')}` : undefined),
+    verdictOf('a replay of the whole run goes through every record', incomplete.length > 0 ? `the replay stopped short: ${incomplete.map((consumer) => `${consumer.consumer} (${(consumer.stopped ?? ['every record sent, some reported']).join('; ')})`).join(', ')}` : undefined),
   ];
 }
 

@@ -13,25 +13,28 @@ export const REPLAY_CLIENT_CONTEXT_BASE64 = Buffer.from(JSON.stringify(REPLAY_CL
 /** What a batch came to: its counts, and where the shard must stop, if it must. */
 export interface BatchAnswer {
   readonly counts?: ReplayCounts;
-  /** The first record the function reported or could not take, and why; the replay of its shard stops there. */
-  readonly stoppedAt?: { readonly sequenceNumber: string; readonly reason: string };
+  /**
+   * The first record the function reported or could not take, and why; the shard goes on from
+   * there when `retryable` (as its mapping retries from the first reported record), else stops.
+   */
+  readonly stoppedAt?: { readonly sequenceNumber: string; readonly reason: string; readonly retryable: boolean };
 }
 
 export async function invokeReplayBatch(lambda: LambdaClient, functionName: string, batch: readonly StreamRecord[]): Promise<BatchAnswer> {
   const output = await lambda.send(new InvokeCommand({ FunctionName: functionName, ClientContext: REPLAY_CLIENT_CONTEXT_BASE64, Payload: Buffer.from(JSON.stringify({ Records: batch.map((record) => record.lambdaRecord) })) }));
   const payload = parsePayload(output.Payload);
   const first = batch[0]?.sequenceNumber ?? '';
-  if (output.FunctionError !== undefined) return { stoppedAt: { sequenceNumber: first, reason: `the function failed (${output.FunctionError}): ${String(payload?.errorMessage ?? 'no message')}` } };
+  if (output.FunctionError !== undefined) return { stoppedAt: { sequenceNumber: first, reason: `the function failed (${output.FunctionError}): ${String(payload?.errorMessage ?? 'no message')}`, retryable: true } };
   const counts = payload?.replay as ReplayCounts | undefined;
   if (counts === undefined || typeof counts.records !== 'number') {
-    return { stoppedAt: { sequenceNumber: first, reason: 'the function did not answer as a replay (no counts): its runtime predates replays, or it is not built on effectively-once/runtime; nothing after this batch was sent' } };
+    return { stoppedAt: { sequenceNumber: first, reason: 'the function did not answer as a replay (no counts): its runtime predates replays, or it is not built on effectively-once/runtime; nothing after this batch was sent', retryable: false } };
   }
   const reported = failedIdentifiers(payload?.batchItemFailures);
   const positions = reported.map((identifier) => batch.findIndex((record) => record.sequenceNumber === identifier));
-  if (positions.includes(-1)) return { counts, stoppedAt: { sequenceNumber: first, reason: 'the function reported an item identifier not in the batch' } };
+  if (positions.includes(-1)) return { counts, stoppedAt: { sequenceNumber: first, reason: 'the function reported an item identifier not in the batch', retryable: false } };
   if (positions.length === 0) return { counts };
   const at = batch[Math.min(...positions)] as StreamRecord;
-  return { counts, stoppedAt: { sequenceNumber: at.sequenceNumber, reason: 'the function reported it (a transient failure, or not attempted): re-run the replay from its time once the cause is gone' } };
+  return { counts, stoppedAt: { sequenceNumber: at.sequenceNumber, reason: 'the function reported it (a transient failure, or not attempted in its time)', retryable: true } };
 }
 
 function failedIdentifiers(failures: unknown): string[] {

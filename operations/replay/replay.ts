@@ -1,12 +1,14 @@
 /**
  * `eo replay`: the records a consumer's stream still holds within a window go through the
  * consumer's own function again, shard by shard in shard order, in batches of its mapping's size,
- * each invocation marked as a replay (../../lambdas/runtime/replay-mode.ts). On events applied
+ * each invocation marked as a replay (../../lambdas/runtime/replay-mode.ts). A record the function
+ * reports is sent again from there, as its mapping retries, up to {@link MAX_RETRIES} times. On events applied
  * before, that changes nothing: their dedup records exist, their versions are not newer; a
  * permanent failure is counted, not dead-lettered again. Why this mechanism, what it needs and what
  * it costs: docs/operations.md, "Replay".
  */
 import type { LambdaClient } from '@aws-sdk/client-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayCounts } from '../../lambdas/runtime/replay-mode';
 import { LAMBDA_LIMITS } from '../../aws/limits';
 import { dynamoDbStreamReader } from '../../aws/streams/dynamodb-stream-reader';
@@ -42,9 +44,19 @@ export interface ReplaySummary {
 
 export interface ReplayOptions {
   readonly dryRun?: boolean;
+  /** The wait before the first retry of a reported record; doubled for each next one. @default DEFAULT_RETRY_DELAY_MS */
+  readonly retryDelayMs?: number;
   /** Told after each batch, e.g. to draw progress. */
   readonly onBatch?: (sent: number) => void;
 }
+
+/**
+ * Retries of a batch from its first reported record (or of a batch the function failed), as the
+ * mapping retries from there, before the shard stops: a throttle or a timeout passes, a record
+ * that fails every time does not.
+ */
+export const MAX_RETRIES = 3;
+export const DEFAULT_RETRY_DELAY_MS = 500;
 
 const ZERO: ReplayTotals = { records: 0, applied: 0, duplicates: 0, skipped: 0, permanent: 0, reported: 0 };
 
@@ -62,20 +74,32 @@ export async function runReplay(context: DlqContext, plan: ReplayPlan, options: 
 
 async function replayShard(lambda: LambdaClient, reader: StreamReader, shardId: string, plan: ReplayPlan, options: ReplayOptions, count: (counts: ReplayCounts) => void): Promise<ShardReplay> {
   const batchSize = plan.consumer.batchSize ?? LAMBDA_LIMITS.defaultStreamBatchSize;
+  const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
   let inWindow = 0;
   let sent = 0;
   let invocations = 0;
   let pending: StreamRecord[] = [];
+  let retries = 0;
+  /** Sends full batches (all of them when `all`); undefined, or where the shard stopped for good. */
   const flush = async (all: boolean): Promise<ShardReplay['stoppedAt']> => {
     while (pending.length >= batchSize || (all && pending.length > 0)) {
       const batch = pending.slice(0, batchSize);
-      pending = pending.slice(batch.length);
       const answer = await invokeReplayBatch(lambda, plan.consumer.functionName, batch);
       invocations += 1;
-      if (answer.counts) count(answer.counts);
-      sent += batch.length;
-      options.onBatch?.(batch.length);
-      if (answer.stoppedAt) return answer.stoppedAt;
+      const stop = answer.stoppedAt;
+      const position = stop ? Math.max(0, batch.findIndex((record) => record.sequenceNumber === stop.sequenceNumber)) : batch.length;
+      const retry = stop !== undefined && stop.retryable && retries < MAX_RETRIES;
+      // A record retried is counted by the invocation that settles it, not by the one that reported it.
+      if (answer.counts) count(retry ? withoutReported(answer.counts) : answer.counts);
+      const settled = retry ? position : batch.length;
+      pending = pending.slice(settled);
+      sent += settled;
+      options.onBatch?.(settled);
+      if (stop === undefined) retries = 0;
+      else if (retry) {
+        retries += 1;
+        await sleep(retryDelayMs * 2 ** (retries - 1));
+      } else return { sequenceNumber: stop.sequenceNumber, reason: stop.retryable ? `${stop.reason}, ${MAX_RETRIES + 1} times in a row: re-run the replay from its time once the cause is gone` : stop.reason };
     }
     return undefined;
   };
@@ -88,6 +112,11 @@ async function replayShard(lambda: LambdaClient, reader: StreamReader, shardId: 
   }
   const stoppedAt = options.dryRun ? undefined : await flush(true);
   return { shardId, inWindow, sent, invocations, ...(stoppedAt && { stoppedAt }) };
+}
+
+/** The counts of a batch whose reported records go again: they are not settled yet. */
+function withoutReported(counts: ReplayCounts): ReplayCounts {
+  return { ...counts, records: counts.records - counts.reported, reported: 0 };
 }
 
 function readerFor(context: DlqContext, plan: ReplayPlan): StreamReader {

@@ -106,6 +106,7 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     notifications: { expected: number; sent: number; missing: string[] };
     redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
     aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
+    replay?: { changes: string[]; consumers: { consumer: string; complete: boolean; totals: { records: number; applied: number; duplicates: number; skipped: number } }[] };
     consumers: { name: string; source: string; deliveries: number; checked: boolean; exact: boolean }[];
     timeline: DemoTimeline;
   };
@@ -140,6 +141,15 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
   const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
   for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
+  // After the redrive, a replay of the whole run through both stream consumers went through every
+  // record, applied none again and changed nothing; the shipped orders' notifications were duplicates.
+  expect(report.replay?.changes).toEqual([]);
+  expect(report.replay?.consumers.map(({ consumer, complete, totals }) => ({ consumer, complete, applied: totals.applied }))).toEqual([
+    { consumer: 'order-projection', complete: true, applied: 0 },
+    { consumer: 'shipment-notifier', complete: true, applied: 0 },
+  ]);
+  for (const consumer of report.replay?.consumers ?? []) expect(consumer.totals.duplicates + consumer.totals.skipped).toBeGreaterThan(0);
+  expect(report.replay?.consumers[1]?.totals.duplicates).toBeGreaterThanOrEqual(report.notifications.sent);
 
   // The timeline: every consumer period by period, every alarm evaluated locally but Throttles and IteratorAge.
   const { timeline } = report;

@@ -8,7 +8,7 @@
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOrderProjection, orderKey } from '../../../example/handlers/order-projection';
-import { outgoingMessage, publishToKinesis } from '../../../lambdas/runtime';
+import { outgoingMessage, publishToKinesis, type BatchHandler, type ReplayCounts } from '../../../lambdas/runtime';
 import { planReplay, runReplay, type ReplayPlan } from '../../../operations/replay';
 import type { DlqContext } from '../../../operations/dlq';
 import { createQueue, createStream, uniqueName, type CreatedQueue, type CreatedStream } from '../../helpers/engines';
@@ -93,4 +93,34 @@ test('a queue consumer is refused, with why and what would make it replayable', 
   const nowMs = Date.now();
   expect(() => planReplay(topology, 'page-view-counter', { fromMs: nowMs - 60_000, toMs: nowMs }, { nowMs })).toThrow(/reads a queue \(.*\), and a queue keeps no history: .* feed it from a Kinesis stream/);
   expect(() => planReplay(topology, 'no-such-consumer', { fromMs: nowMs - 60_000, toMs: nowMs }, { nowMs })).toThrow('no consumer of Test is named "no-such-consumer" (its consumers: order-projection, page-view-counter)');
+});
+
+test('a reported record is sent again from there, as the mapping retries, and counted once; one reported every time stops its shard', async () => {
+  const setup = await setUp();
+  const projection = createOrderProjection({ ordersTable: setup.ordersTable, clients });
+  const third = setup.published[2]?.kinesis.sequenceNumber;
+  let refusals = 1;
+  // Reports the third record (as a throttle that outlasted the runtime's retries would) `refusals` times, then applies.
+  const flaky: BatchHandler = async (event, context) => {
+    const records = (event as { Records: KinesisStreamRecord[] }).Records;
+    const at = records.findIndex((record) => record.kinesis.sequenceNumber === third);
+    if (at < 0 || refusals <= 0) return projection(event, context);
+    refusals -= 1;
+    const settled = await projection({ Records: records.slice(0, at) }, context);
+    const rest = records.slice(at).map((record) => ({ itemIdentifier: record.kinesis.sequenceNumber }));
+    return { batchItemFailures: rest, replay: { ...(settled.replay as ReplayCounts), records: records.length, reported: rest.length } };
+  };
+  const lambda = inProcessLambda({ 'order-projection': flaky });
+  const context = { ...setup.context, clients: { ...setup.context.clients, lambda } };
+  const summary = await runReplay(context, planFor(setup, Date.now() - 3_600_000), { retryDelayMs: 1 });
+  expect(summary.totals).toEqual({ records: 5, applied: 0, duplicates: 0, skipped: 4, permanent: 1, reported: 0 });
+  expect(summary.complete).toBe(true);
+  expect(lambda.invocations.map((invocation) => invocation.event.Records.length)).toEqual([2, 2, 2, 1]);
+
+  refusals = Number.POSITIVE_INFINITY;
+  const stopped = await runReplay(context, planFor(setup, Date.now() - 3_600_000), { retryDelayMs: 1 });
+  expect(stopped.complete).toBe(false);
+  expect(stopped.shards[0]?.stoppedAt).toEqual({ sequenceNumber: third, reason: expect.stringMatching(/the function reported it .*, 4 times in a row: re-run the replay/) });
+  // The two records before it settled; it and the one after it in its batch are reported.
+  expect(stopped.totals).toMatchObject({ records: 4, skipped: 2, reported: 2 });
 });
