@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Validations, type Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -51,6 +51,13 @@ export class DynamoStreamConsumer extends Construct {
   public readonly consumerAlarms: ConsumerAlarms;
   /** With `onFailure: 's3'`: the bucket that keeps failed batches whole, and its alarmed index queue. */
   public readonly failureArchive?: FailureArchive;
+  /**
+   * How far back `eo replay` can reach for this consumer: the table stream's retention (24 hours, fixed by DynamoDB), which the
+   * construct has checked the dedup TTL outlasts (with the DLQ's retention and the redrive
+   * allowance), so that a replay of anything the source still holds finds its dedup records. A
+   * longer history needs an archive of the raw events (docs/operations.md, "Replay").
+   */
+  public readonly replayableFor: Duration;
 
   constructor(scope: Construct, id: string, props: DynamoStreamConsumerProps) {
     super(scope, id);
@@ -58,6 +65,7 @@ export class DynamoStreamConsumer extends Construct {
     if (props.table.tableStreamArn === undefined) {
       throw new Error(`table must have a stream (given ${props.table.node.path}, which has none)`);
     }
+    this.replayableFor = DYNAMODB_STREAM_RETENTION;
     this.consumerName = props.consumerName;
     this.serviceName = props.serviceName ?? props.consumerName;
     const dlq = addStreamDlq(this, props);

@@ -76,11 +76,19 @@ export class KinesisConsumer extends Construct {
   public readonly failureArchive?: FailureArchive;
   /** The shape of the records' data that the function decodes. */
   public readonly envelope: EventEnvelope;
+  /**
+   * How far back `eo replay` can reach for this consumer: the source's retention, which the
+   * construct has checked the dedup TTL outlasts (with the DLQ's retention and the redrive
+   * allowance), so that a replay of anything the source still holds finds its dedup records. A
+   * longer history needs an archive of the raw events (docs/operations.md, "Replay").
+   */
+  public readonly replayableFor: Duration;
 
   constructor(scope: Construct, id: string, props: KinesisConsumerProps) {
     super(scope, id);
     validateKinesisConsumerProps(props);
     const retention = props.retentionPeriod ?? STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod;
+    this.replayableFor = retention;
     this.consumerName = props.consumerName;
     this.serviceName = props.serviceName ?? props.consumerName;
     this.stream = props.stream ?? this.addStream(retention);

@@ -21,6 +21,12 @@ function synth(overrides: Partial<DynamoStreamConsumerProps> = {}): Template {
   return Template.fromStack(stack);
 }
 
+test('states how far back it can be replayed: the table stream\'s 24 hours', () => {
+  const { stack, alarmTopic } = testStack();
+  const consumer = new DynamoStreamConsumer(stack, 'Notifier', { consumerName: 'shipment-notifier', entry: FIXTURE_HANDLER, alarmTopic, table: ordersTable(stack, StreamViewType.NEW_AND_OLD_IMAGES) });
+  expect(consumer.replayableFor.toHours()).toBe(24);
+});
+
 describe('DynamoStreamConsumer', () => {
   describe('with defaults', () => {
     const template = synth();

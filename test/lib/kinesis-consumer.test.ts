@@ -114,6 +114,18 @@ describe('KinesisConsumer', () => {
     });
   });
 
+  test('states how far back it can be replayed: the stream\'s retention, which its dedup TTL outlasts', () => {
+    const { stack, alarmTopic } = testStack();
+    const byDefault = new KinesisConsumer(stack, 'Default', { consumerName: 'orders-a', entry: FIXTURE_HANDLER, alarmTopic });
+    const week = new KinesisConsumer(stack, 'Week', { consumerName: 'orders-b', entry: FIXTURE_HANDLER, alarmTopic, retentionPeriod: Duration.days(7) });
+    expect(byDefault.replayableFor.toHours()).toBe(24);
+    expect(week.replayableFor.toDays()).toBe(7);
+    const template = Template.fromStack(stack);
+    const ttls = Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => Number((fn as { Properties: { Environment: { Variables: Record<string, string> } } }).Properties.Environment.Variables.DEDUP_TTL_SECONDS));
+    expect(Math.min(...ttls)).toBeGreaterThan(week.replayableFor.toSeconds());
+    expect(() => new KinesisConsumer(stack, 'Short', { consumerName: 'orders-c', entry: FIXTURE_HANDLER, alarmTopic, retentionPeriod: Duration.days(7), dedupTtl: Duration.days(3) })).toThrow(/dedupTtl/);
+  });
+
   test('passes the tuning props to the mapping and the alarm', () => {
     const template = synth({
       batchSize: 500,
