@@ -1,15 +1,15 @@
 'use strict';
-// One local Lambda execution environment. LocalFunction starts this file in a child process of
-// its own, on the Node.js binary of the function's runtime, with the function's environment and
-// its configuration as the one argument (JSON). Plain CommonJS on purpose: any Node.js runs it as
-// it is, without a TypeScript loader. The messages it exchanges over the IPC channel are typed in
+// One local Lambda execution environment (its bootstrap). LocalFunction starts this file in a worker thread with
+// the function's own `env`. Plain CommonJS on purpose: it runs as it is under tsx, ts-jest and
+// node, without a TypeScript loader in the worker. The messages it exchanges are typed in
 // protocol.ts; keep the two in step.
+const { parentPort, workerData } = require('node:worker_threads');
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 /** @type {import('./protocol').WorkerConfig} */
-const config = JSON.parse(process.argv[2]);
+const config = workerData;
 let handler;
 
 /** Lambda's handler string: `<file>.<export>`, the file relative to the task root. */
@@ -99,26 +99,17 @@ async function invoke(request) {
   } catch (error) {
     outcome = { ok: false, error: describeError(error) };
   }
-  process.send({ type: 'result', id: request.id, ...outcome });
+  parentPort.postMessage({ type: 'result', id: request.id, ...outcome });
 }
 
-process.on('message', (message) => {
+parentPort.on('message', (message) => {
   if (message.type === 'invoke') void invoke(message);
-});
-
-// The parent is gone, and with it the sandbox: nothing is left to answer to.
-process.on('disconnect', () => process.exit(0));
-
-// An error nothing caught ends the runtime, as on Lambda; the parent hears which one first.
-process.on('uncaughtException', (error) => {
-  process.stderr.write(`${error && error.stack ? error.stack : String(error)}\n`);
-  process.send({ type: 'fatal', error: describeError(error) }, () => process.exit(1));
 });
 
 loadHandler().then(
   (loaded) => {
     handler = loaded;
-    process.send({ type: 'ready' });
+    parentPort.postMessage({ type: 'ready' });
   },
-  (error) => process.send({ type: 'init-error', error: describeError(error) }),
+  (error) => parentPort.postMessage({ type: 'init-error', error: describeError(error) }),
 );

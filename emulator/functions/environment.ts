@@ -5,8 +5,6 @@ export interface EnvironmentSource {
   readonly functionName: string;
   readonly assetDir: string;
   readonly handler: string;
-  /** Lambda's runtime identifier, e.g. `nodejs24.x`. */
-  readonly runtime: string;
   readonly memoryMb: number;
   readonly region: string;
   readonly logGroupName: string;
@@ -15,6 +13,12 @@ export interface EnvironmentSource {
   /** The function's own variables, as the template resolves them. */
   readonly variables: Readonly<Record<string, string>>;
 }
+
+/**
+ * Node options that a worker thread accepts and that Lambda honours in `NODE_OPTIONS`. The CDK's
+ * Node.js functions set `--enable-source-maps`; per-process options would make `new Worker` throw.
+ */
+export const WORKER_NODE_OPTIONS: ReadonlySet<string> = new Set(['--enable-source-maps']);
 
 /** `<yyyy>/<mm>/<dd>/[$LATEST]<32 hex>`: Lambda's log stream name, one per execution environment. */
 export function logStreamName(now = new Date()): string {
@@ -34,7 +38,7 @@ export function lambdaEnvironment(source: EnvironmentSource): Record<string, str
     LANG: 'en_US.UTF-8',
     _HANDLER: source.handler,
     LAMBDA_TASK_ROOT: source.assetDir,
-    AWS_EXECUTION_ENV: `AWS_Lambda_${source.runtime}`,
+    AWS_EXECUTION_ENV: `AWS_Lambda_nodejs${process.versions.node.split('.')[0]}.x`,
     AWS_REGION: source.region,
     AWS_DEFAULT_REGION: source.region,
     AWS_LAMBDA_FUNCTION_NAME: source.functionName,
@@ -47,4 +51,10 @@ export function lambdaEnvironment(source: EnvironmentSource): Record<string, str
     AWS_SECRET_ACCESS_KEY: source.credentials.secretAccessKey,
     ...source.variables,
   };
+}
+
+/** The worker's `execArgv`: the options of `NODE_OPTIONS` that a worker accepts, the rest dropped. */
+export function workerExecArgv(variables: Readonly<Record<string, string>>): string[] {
+  const options = (variables.NODE_OPTIONS ?? '').split(/\s+/);
+  return options.filter((option) => WORKER_NODE_OPTIONS.has(option));
 }

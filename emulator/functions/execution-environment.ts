@@ -1,13 +1,13 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import type { InvokeResult } from '../types';
 import type { OutputSink } from './output';
 import type { InvokeMessage, WorkerConfig, WorkerError, WorkerMessage } from './protocol';
 
 /** The bootstrap every execution environment runs; plain JavaScript, so no loader is needed. */
-export const BOOTSTRAP_FILE = join(__dirname, 'bootstrap.js');
+export const WORKER_FILE = join(__dirname, 'bootstrap.js');
 
 /** Lambda gives the init phase (loading the module, top-level code) at most this long. */
 export const INIT_TIMEOUT_MS = 10_000;
@@ -15,10 +15,8 @@ export const INIT_TIMEOUT_MS = 10_000;
 /** How one execution environment is started. */
 export interface ExecutionEnvironmentOptions {
   readonly config: WorkerConfig;
-  /** The whole environment of the process: nothing of the host's is added. */
   readonly env: Readonly<Record<string, string>>;
-  /** The Node.js binary of the function's runtime (./node-runtime.ts). */
-  readonly nodeBinary: string;
+  readonly execArgv: readonly string[];
   readonly output: OutputSink;
   /** Which configuration of the function this environment runs; see `LocalFunction.setEnvironment`. */
   readonly generation: number;
@@ -31,75 +29,65 @@ export type InitFailureDetail = Failure & { readonly stack?: string };
 
 type Failure = Extract<InvokeResult, { ok: false }>['error'];
 
-/** What ends a wait on the process. */
+/** What ends a wait on the worker. */
 type WorkerEvent =
   | { readonly kind: 'message'; readonly message: WorkerMessage }
   | { readonly kind: 'exit'; readonly detail: string }
   | { readonly kind: 'timeout' };
 
 /**
- * One Lambda execution environment: a process of its own, on the Node.js major of the function's
- * runtime, with the function's environment and no more, which loads the handler once (the cold
- * start) and then runs one invocation at a time. A timeout kills the process, as Lambda discards a
- * sandbox that timed out.
- *
- * The process never holds the caller's event loop open by itself: an invocation or a cold start in
- * progress does, through its timeout's timer.
+ * One Lambda execution environment: a worker thread with the function's own `env`, which loads
+ * the handler once (the cold start) and then runs one invocation at a time. A timeout terminates
+ * the worker, as Lambda discards a sandbox that timed out.
  */
 export class ExecutionEnvironment {
   public readonly generation: number;
-  private readonly child: ChildProcess;
-  private readonly exited: Promise<void>;
-  private markExited: () => void = () => undefined;
+  private readonly worker: Worker;
   private readonly ready: Promise<Failure | undefined>;
   private waiter: ((event: WorkerEvent) => void) | undefined;
   private exitDetail: string | undefined;
   private terminatedBecause: string | undefined;
-  private lastError: { readonly name: string; readonly message: string } | undefined;
+  private lastError: Error | undefined;
   private nextId = 0;
 
   public constructor(private readonly options: ExecutionEnvironmentOptions) {
     this.generation = options.generation;
-    this.child = fork(BOOTSTRAP_FILE, [JSON.stringify(options.config)], {
-      execPath: options.nodeBinary,
-      // The host's flags (a TypeScript loader, a test runner's) are not the function's: Lambda
-      // passes none but what NODE_OPTIONS in the function's environment says.
-      execArgv: [],
+    this.worker = new Worker(WORKER_FILE, {
       env: { ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
+      workerData: options.config,
+      execArgv: [...options.execArgv],
+      stdout: true,
+      stderr: true,
     });
-    this.exited = new Promise((resolve) => (this.markExited = resolve));
-    this.child.once('exit', (code, signal) => this.onExit(code, signal));
-    this.forwardOutput(this.child.stdout, 'stdout');
-    this.forwardOutput(this.child.stderr, 'stderr');
-    this.child.on('message', (message: WorkerMessage) => this.onMessage(message));
-    // Only a process that could not be started reports an error without exiting.
-    this.child.on('error', (error) => {
-      this.lastError = error;
-      if (this.child.pid === undefined) this.onExit(null, null);
-    });
-    this.unrefProcess();
+    this.forwardOutput(this.worker.stdout, 'stdout');
+    this.forwardOutput(this.worker.stderr, 'stderr');
+    this.worker.on('message', (message: WorkerMessage) => this.waiter?.({ kind: 'message', message }));
+    this.worker.on('error', (error) => (this.lastError = error));
+    this.worker.on('exit', (code) => this.onExit(code));
     this.ready = this.initialise();
   }
 
-  /** False once the process has exited or is being terminated: the environment cannot be reused. */
+  /** False once the worker has exited or is being terminated: the environment cannot be reused. */
   public get alive(): boolean {
     return this.exitDetail === undefined && this.terminatedBecause === undefined;
   }
 
   /** Runs the handler once; waits for the cold start first if there is one. */
   public async invoke(event: unknown, timeoutMs: number, clientContext?: unknown): Promise<InvokeResult> {
-    const initFailure = await this.ready;
-    if (initFailure !== undefined) return { ok: false, error: initFailure, durationMs: 0 };
-    return this.run(event, timeoutMs, clientContext);
+    this.worker.ref();
+    try {
+      const initFailure = await this.ready;
+      if (initFailure !== undefined) return { ok: false, error: initFailure, durationMs: 0 };
+      return await this.run(event, timeoutMs, clientContext);
+    } finally {
+      this.worker.unref();
+    }
   }
 
-  /** Kills the process; an invocation in flight ends as a crash (`reason` says why). */
+  /** Stops the worker; an invocation in flight ends as a crash (`reason` says why). */
   public async terminate(reason: string): Promise<void> {
     this.terminatedBecause ??= reason;
-    if (this.exitDetail === undefined) this.child.kill('SIGKILL');
-    await this.exited;
+    await this.worker.terminate();
   }
 
   private async run(event: unknown, timeoutMs: number, clientContext: unknown): Promise<InvokeResult> {
@@ -115,9 +103,7 @@ export class ExecutionEnvironment {
       event: JSON.stringify(event === undefined ? {} : event),
       ...(clientContext !== undefined && { clientContext: JSON.stringify(clientContext) }),
     };
-    this.child.send(message, (error) => {
-      if (error) this.lastError = error;
-    });
+    this.worker.postMessage(message);
     const result = this.toResult(await outcome, timeoutMs);
     return { ...result, durationMs: Date.now() - started };
   }
@@ -146,7 +132,7 @@ export class ExecutionEnvironment {
     return failure;
   }
 
-  /** The next message from the process, its exit, or the timeout, whichever comes first. */
+  /** The next message from the worker, its exit, or the timeout, whichever comes first. */
   private next(timeoutMs: number): Promise<WorkerEvent> {
     if (this.exitDetail !== undefined) return Promise.resolve({ kind: 'exit', detail: this.exitDetail });
     return new Promise((resolve) => {
@@ -160,31 +146,15 @@ export class ExecutionEnvironment {
     });
   }
 
-  private onMessage(message: WorkerMessage): void {
-    if (message.type === 'fatal') this.lastError = message.error;
-    else this.waiter?.({ kind: 'message', message });
-  }
-
-  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.exitDetail !== undefined) return;
-    const status = code !== null ? `exit code ${code}` : signal !== null ? `signal ${signal}` : 'not started';
-    const cause = this.lastError ? `${this.lastError.name}: ${this.lastError.message}` : status;
+  private onExit(code: number): void {
+    const cause = this.lastError ? `${this.lastError.name}: ${this.lastError.message}` : `exit code ${code}`;
     this.exitDetail = this.terminatedBecause
       ? `The execution environment was terminated (${this.terminatedBecause})`
       : `Runtime exited with error: ${cause}`;
-    this.markExited();
     this.waiter?.({ kind: 'exit', detail: this.exitDetail });
   }
 
-  /** The process, its IPC channel and its pipes keep nobody's event loop alive (see the class). */
-  private unrefProcess(): void {
-    this.child.unref();
-    this.child.channel?.unref();
-    for (const stream of [this.child.stdout, this.child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
-  }
-
-  private forwardOutput(stream: Readable | null, name: 'stdout' | 'stderr'): void {
-    if (stream === null) return;
+  private forwardOutput(stream: Readable, name: 'stdout' | 'stderr'): void {
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => this.options.output(chunk, { functionName: this.options.config.functionName, stream: name }));
   }

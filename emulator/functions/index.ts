@@ -1,7 +1,7 @@
 export { LocalFunction, LOCAL_FUNCTION_DEFAULTS } from './local-function';
 export type { LocalFunctionConfig, LocalFunctionStats } from './local-function';
-export { BOOTSTRAP_FILE, INIT_TIMEOUT_MS } from './execution-environment';
-export { lambdaEnvironment, logStreamName } from './environment';
+export { INIT_TIMEOUT_MS, WORKER_FILE } from './execution-environment';
+export { WORKER_NODE_OPTIONS, lambdaEnvironment, logStreamName } from './environment';
 export { LAMBDA_NODE_RELEASES, nodeBinaryFor, nodeBinaryVariable, nodeMajorOf } from './node-runtime';
 export type { NodeBinary, NodeBinaryOptions } from './node-runtime';
 export { DROP_OUTPUT, fileOutput } from './output';

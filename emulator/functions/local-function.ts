@@ -1,18 +1,15 @@
 import { isAbsolute } from 'node:path';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../engines/account';
 import type { InvokeOptions, InvokeResult, Invoker } from '../types';
-import { lambdaEnvironment, logStreamName } from './environment';
+import { lambdaEnvironment, logStreamName, workerExecArgv } from './environment';
 import { ExecutionEnvironment, type InitFailureDetail } from './execution-environment';
 import { initFailureLogLine, type InitFailure, type InitFailureListener } from './init-failure';
-import { nodeBinaryFor, nodeMajorOf } from './node-runtime';
 import { DROP_OUTPUT, type OutputSink } from './output';
 import type { WorkerConfig } from './protocol';
 
 /** Defaults of {@link LocalFunctionConfig}, named once for the code and its docs. */
 export const LOCAL_FUNCTION_DEFAULTS = {
   handler: 'index.handler',
-  /** The runtime of the constructs' functions (lib/defaults.ts `CONSUMER_RUNTIME`). */
-  runtime: 'nodejs24.x',
   memoryMb: 128,
   concurrency: 1,
 } as const;
@@ -24,11 +21,6 @@ export interface LocalFunctionConfig {
   readonly assetDir: string;
   /** `<file>.<export>`; the file may be `.js` (CommonJS) or `.mjs`. @default 'index.handler' */
   readonly handler?: string;
-  /**
-   * Lambda's runtime identifier: the function runs on that Node.js major, whatever Node.js runs the
-   * caller (./node-runtime.ts). @default 'nodejs24.x'
-   */
-  readonly runtime?: string;
   /** Up to 900, as on Lambda; fractions are allowed, for compressed local time and fast tests. */
   readonly timeoutSeconds: number;
   /** Reported in the context and `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`; not enforced. @default 128 */
@@ -65,8 +57,8 @@ export interface LocalFunctionStats {
 type MutableStats = { -readonly [K in keyof LocalFunctionStats]: LocalFunctionStats[K] };
 
 /**
- * A Lambda function emulated on this machine. Each execution environment is a process of its own,
- * on the Node.js major of the function's runtime and with the function's environment; it loads
+ * A Lambda function emulated in this process. Each execution environment is a worker thread
+ * with its own `process.env`, so functions with different variables run side by side; it loads
  * the bundle once and serves invocations until it times out, crashes, is killed or recycled.
  *
  * @example
@@ -128,9 +120,7 @@ export class LocalFunction {
   }
 
   private async run(event: unknown, options: InvokeOptions = {}): Promise<InvokeResult> {
-    // Resolved once per runtime per process (a download the first time on a machine).
-    const nodeBinary = (await nodeBinaryFor(this.config.runtime)).path;
-    const environment = await this.acquire(nodeBinary);
+    const environment = await this.acquire();
     if (environment === undefined) return stoppedResult(this.name);
     this.counts.invocations += 1;
     try {
@@ -143,11 +133,11 @@ export class LocalFunction {
   }
 
   /** An idle environment, a new one if the concurrency allows, or the next one released. */
-  private async acquire(nodeBinary: string): Promise<ExecutionEnvironment | undefined> {
+  private async acquire(): Promise<ExecutionEnvironment | undefined> {
     while (!this.stopped) {
       const warm = this.takeIdle();
       if (warm !== undefined) return warm;
-      if (this.environments.size < this.config.concurrency) return this.spawn(nodeBinary);
+      if (this.environments.size < this.config.concurrency) return this.spawn();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     return undefined;
@@ -171,13 +161,13 @@ export class LocalFunction {
     return !this.stopped && environment.alive && environment.generation === this.generation;
   }
 
-  private spawn(nodeBinary: string): ExecutionEnvironment {
+  private spawn(): ExecutionEnvironment {
     this.counts.coldStarts += 1;
     const config = this.workerConfig();
     const environment = new ExecutionEnvironment({
       config,
-      env: lambdaEnvironment({ ...config, runtime: this.config.runtime, credentials: LOCAL_CREDENTIALS, variables: this.variables }),
-      nodeBinary,
+      env: lambdaEnvironment({ ...config, credentials: LOCAL_CREDENTIALS, variables: this.variables }),
+      execArgv: workerExecArgv(this.variables),
       output: this.config.output ?? DROP_OUTPUT,
       generation: this.generation,
       onInitFailure: (failure) => this.initFailed(failure),
@@ -230,7 +220,6 @@ function validate(config: LocalFunctionConfig): void {
   if (!config.name) throw new Error('name must not be empty');
   if (!isAbsolute(config.assetDir)) throw new Error(`assetDir must be an absolute path (given ${config.assetDir})`);
   if (!(config.timeoutSeconds > 0 && config.timeoutSeconds <= 900)) throw new Error(`timeoutSeconds must be in (0, 900] (given ${config.timeoutSeconds})`);
-  if (config.runtime !== undefined) nodeMajorOf(config.runtime);
   if (config.memoryMb !== undefined) checkInteger('memoryMb', config.memoryMb, 128, 10_240);
   if (config.concurrency !== undefined) checkInteger('concurrency', config.concurrency, 1, 1000);
 }

@@ -1,8 +1,9 @@
 /**
- * Which Node.js binary runs a function locally: the major that its Lambda runtime names
- * (`nodejs24.x` runs on Node.js 24), whatever Node.js runs the tools. The host's own binary when
- * its major matches; else the binary named by `EO_NODE_<major>`; else the pinned release below,
- * fetched once from the npm registry into a cache (./node-download.ts).
+ * The Node.js binary of a Lambda runtime's major (`nodejs24.x`: Node.js 24), whatever Node.js runs
+ * the tools: the host's own when its major matches; else the binary named by `EO_NODE_<major>`;
+ * else the pinned release below, fetched once from the npm registry into a cache
+ * (./node-download.ts). `npm run test:lambda-node` runs the runtime's tests on it. Local functions
+ * do not run on it yet: docs/local-mode.md ("Node.js as Lambda runs it") says why.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,11 +1,10 @@
 /**
  * The messages between a LocalFunction and the bootstrap of its execution environments
- * (`bootstrap.js`, plain CommonJS so that any Node.js runs it without a TypeScript loader), sent
- * as JSON over the child process's IPC channel. The bootstrap does not import this file: keep the
- * two in step.
+ * (`bootstrap.js`, plain CommonJS so that it runs without a TypeScript loader), each a worker
+ * thread. The bootstrap does not import this file: keep the two in step.
  */
 
-/** What the bootstrap needs to load the handler and build each invocation's context (its argument, as JSON). */
+/** What the bootstrap needs to load the handler and build each invocation's context (its `workerData`). */
 export interface WorkerConfig {
   readonly functionName: string;
   /** Absolute path of the unpacked code (Lambda's `LAMBDA_TASK_ROOT`). */
@@ -20,7 +19,7 @@ export interface WorkerConfig {
   readonly logStreamName: string;
 }
 
-/** An error as it crosses the process boundary. */
+/** An error as it crosses the thread boundary. */
 export interface WorkerError {
   readonly name: string;
   readonly message: string;
@@ -40,10 +39,9 @@ export interface InvokeMessage {
   readonly clientContext?: string;
 }
 
-/** Bootstrap to parent; `fatal` is an error nothing caught, just before the process exits. */
+/** Bootstrap to parent. */
 export type WorkerMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'init-error'; readonly error: WorkerError }
-  | { readonly type: 'fatal'; readonly error: WorkerError }
   | { readonly type: 'result'; readonly id: number; readonly ok: true; readonly response: string }
   | { readonly type: 'result'; readonly id: number; readonly ok: false; readonly error: WorkerError };

@@ -5,7 +5,7 @@
  * local resources, plus the endpoints of the local engines.
  */
 import * as path from 'node:path';
-import { LocalFunction, nodeBinaryFor, nodeMajorOf, type InitFailureListener, type OutputSink } from '../functions';
+import { LocalFunction, nodeMajorOf, type InitFailureListener, type OutputSink } from '../functions';
 import { localFunctionTimeoutSeconds } from './function-timeout';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
 import { refOf, type ProvisionedStack } from './provision';
@@ -20,7 +20,7 @@ export interface FunctionSpec {
   readonly name: string;
   readonly assetDir: string;
   readonly handler: string;
-  /** The template's `Runtime`, e.g. `nodejs24.x`: the Node.js major the function runs on locally. */
+  /** The template's `Runtime`, e.g. `nodejs24.x` (checked to be a Node.js runtime; local mode runs it on the tools' Node.js). */
   readonly runtime: string;
   /** What the function gets locally: the template's timeout compressed, with a floor. */
   readonly timeoutSeconds: number;
@@ -72,15 +72,6 @@ function runtimeOf(fn: NamedResource): string {
   if (runtime === undefined) throw new Error(`function ${fn.logicalId} names no Runtime: local mode runs Node.js functions from zip assets only`);
   nodeMajorOf(runtime);
   return runtime;
-}
-
-/**
- * The Node.js binary of every runtime the functions name, fetched now if it is not on the machine,
- * so that a first start says so instead of a function's first invocation waiting on a download.
- */
-export async function prepareNodeRuntimes(specs: readonly FunctionSpec[], onDownload: (line: string) => void): Promise<void> {
-  const runtimes = [...new Set(specs.map((spec) => spec.runtime))];
-  await Promise.all(runtimes.map((runtime) => nodeBinaryFor(runtime, { onDownload: (version) => onDownload(`fetching Node.js ${version} for the ${runtime} functions (once per machine, about 50 MB from the npm registry)`) })));
 }
 
 function stringify(values: Record<string, unknown>): Record<string, string> {

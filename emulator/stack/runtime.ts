@@ -17,7 +17,7 @@ import { alarmSpecs, type AlarmSpecs } from './alarms';
 import { assertBundled, ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
 import { credentialsEnvironment, enforceTemplateIam, mappingClients, startStackGateways } from './contract';
 import { drainStack, type StackDrainOptions } from './drain';
-import { functionSpecs, prepareNodeRuntimes, startFunctions, type FunctionSpec } from './functions';
+import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
 import { localMetrics } from './local-metrics';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
@@ -143,8 +143,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   phase('creating the template\'s queues, tables, streams and topics');
   const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
   phase('loading the bundled functions from cdk.out');
-  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: endpointEnv(endpoints) }).map(signedAsItself);
-  await prepareNodeRuntimes(specs, phase);
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
   const { policies, resolve } = enforceTemplateIam(gateways, synth.template, resources, specs);
   const fanOut = await wireFanOut({ template: synth.template, queues: resources.queues, policies, resolve, clients });
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');

@@ -1,5 +1,4 @@
 import { ENGINE_NAMES, requireEndpoints, startEngines, type EngineName } from '../../emulator/engines';
-import { LOCAL_FUNCTION_DEFAULTS, nodeBinaryFor } from '../../emulator/functions';
 import { startContractGateways } from '../../emulator/gateway';
 import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV, TEST_LAMBDA_ENDPOINT_ENV } from './engine-env';
 
@@ -15,8 +14,6 @@ import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE
  * the local account's.
  */
 export default async function globalSetup(): Promise<void> {
-  // Local functions run on the constructs' runtime's Node.js: fetch it once here, not in a test's time.
-  await nodeBinaryFor(LOCAL_FUNCTION_DEFAULTS.runtime, { onDownload: (version) => process.stderr.write(`fetching Node.js ${version} for the local functions (once per machine)\n`) });
   if (process.env[TEST_ENGINES_ENV] === 'none') return;
   const unset = (name: EngineName): boolean => !process.env[TEST_ENGINE_ENDPOINT_ENV[name]];
   const engines = await startEngines({ dynamodb: unset('dynamodb'), sqs: unset('sqs'), kinesis: unset('kinesis') });

@@ -1,15 +1,14 @@
 /**
- * LocalFunction runs handlers as Lambda does: one process per execution environment, on the
- * Node.js major of the function's runtime, with the function's own environment, a real context,
- * timeouts that kill the sandbox and cold starts after it. The last test calls DynamoDB Local from
- * inside a function through the function's env.
+ * LocalFunction runs handlers as Lambda does: one worker thread per execution environment, with
+ * the function's own environment, a real context, timeouts that kill the sandbox and cold starts
+ * after it. The last test calls DynamoDB Local from inside a worker through the function's env.
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { destroyClients, endpointEnv, type LocalClients } from '../../../emulator/engines';
-import { fileOutput, LAMBDA_NODE_RELEASES, LocalFunction, type LocalFunctionConfig, type OutputSource } from '../../../emulator/functions';
+import { fileOutput, LocalFunction, type LocalFunctionConfig, type OutputSource } from '../../../emulator/functions';
 import type { InvokeResult } from '../../../emulator/types';
 import { createTable, testClients, testEndpoints, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
@@ -60,29 +59,6 @@ test('two functions in one process each see only their own environment', async (
   expect(responseOf(a)).toEqual({ table: 'counters', name: 'page-view-counter' });
   expect(responseOf(b)).toEqual({ table: 'orders', name: 'order-projection' });
   expect(process.env.TABLE_NAME).toBeUndefined();
-});
-
-test('a function runs on the Node.js major its runtime names, not on the Node.js that runs the tests', async () => {
-  const source = 'exports.handler = async () => ({ node: process.versions.node, executionEnv: process.env.AWS_EXECUTION_ENV, options: process.execArgv });';
-  const fn = await localFunction(source);
-  const probe = responseOf(await fn.invoke({})) as { node: string; executionEnv: string; options: string[] };
-  expect(probe.node.split('.')[0]).toBe('24');
-  // The pinned release, unless the tests themselves run on Node.js 24 or EO_NODE_24 names another.
-  if (!process.versions.node.startsWith('24.') && !process.env.EO_NODE_24) expect(probe.node).toBe(LAMBDA_NODE_RELEASES[24]);
-  expect(probe.executionEnv).toBe('AWS_Lambda_nodejs24.x');
-  // None of the host's flags (ts-jest's, a loader's) reach the function.
-  expect(probe.options).toEqual([]);
-  const older = await localFunction(source, { runtime: 'nodejs22.x' });
-  const olderProbe = responseOf(await older.invoke({})) as { node: string; executionEnv: string };
-  expect(olderProbe.node.split('.')[0]).toBe('22');
-  expect(olderProbe.executionEnv).toBe('AWS_Lambda_nodejs22.x');
-});
-
-test('NODE_OPTIONS in the function\'s environment reach its runtime, as on Lambda', async () => {
-  const fn = await localFunction('exports.handler = async () => ({ sourceMaps: process.sourceMapsEnabled, title: process.title });', {
-    environment: { NODE_OPTIONS: '--enable-source-maps --title=eo-probe' },
-  });
-  expect(responseOf(await fn.invoke({}))).toEqual({ sourceMaps: true, title: 'eo-probe' });
 });
 
 test('the handler gets the event and a Lambda context whose remaining time counts down', async () => {

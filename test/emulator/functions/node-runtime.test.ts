@@ -1,14 +1,14 @@
 /**
- * Which Node.js binary a local function runs on. The host and variable cases run real binaries
- * (this process's own); the download is not exercised here (local-function.int.test.ts runs
- * functions on the fetched release), only the cache layout it writes to.
+ * Which Node.js binary runs the runtime's tests (`npm run test:lambda-node`). The host and
+ * variable cases run real binaries (this process's own); the download is not exercised here
+ * (`npm run test:lambda-node` runs on the fetched release in every `npm test`), only the cache
+ * layout it writes to.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { cachedBinaryPath, LAMBDA_NODE_RELEASES, nodeBinaryFor, nodeBinaryVariable, nodeMajorOf } from '../../../emulator/functions/node-runtime';
 import { binaryPackageName } from '../../../emulator/functions/node-download';
-import { LOCAL_FUNCTION_DEFAULTS } from '../../../emulator/functions';
 import { CONSUMER_RUNTIME } from '../../../lib/defaults';
 
 const hostMajor = Number(process.versions.node.split('.')[0]);
@@ -68,7 +68,6 @@ test('the binary package is named for the platform, and platforms without one ar
   expect(() => binaryPackageName('win32', 'x64')).toThrow('local mode fetches Node.js binaries for Linux and macOS only (this is win32)');
 });
 
-test('local functions default to the runtime the constructs deploy on', () => {
-  expect(LOCAL_FUNCTION_DEFAULTS.runtime).toBe(CONSUMER_RUNTIME.name);
+test('there is a release for the runtime the constructs deploy on, which test:lambda-node runs the runtime\'s tests on', () => {
   expect(LAMBDA_NODE_RELEASES[nodeMajorOf(CONSUMER_RUNTIME.name)]).toBeDefined();
 });
