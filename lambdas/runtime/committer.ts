@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CancellationReason, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { withRetries, type RandomSource, type RetryOptions } from './backoff';
 import { buildActions, disjointWaves, planChunks, type PendingCommit, type ShardChoice } from './chunking';
@@ -171,7 +172,9 @@ export class TransactionalCommitter {
 
   private async tryCommit(events: readonly PendingCommit[], expiration: number, budget: TimeBudget, position: number, isolateRaces: boolean): Promise<CommitAttempt> {
     try {
-      const result = await withRetries(() => this.commitOnLane(events, expiration, position, isolateRaces), { ...this.options.retry, budget });
+      // One name for this commit and its retries: their token is the same, anyone else's is not (transaction.ts).
+      const attempt = randomUUID();
+      const result = await withRetries(() => this.commitOnLane(events, expiration, position, isolateRaces, attempt), { ...this.options.retry, budget });
       if (result.committed) return {};
       return 'racing' in result ? { racing: result.racing } : { reasons: result.reasons };
     } catch (error) {
@@ -185,10 +188,10 @@ export class TransactionalCommitter {
    * event (a redelivery racing its original): with `isolateRaces`, those events are handed back,
    * to be committed after the others, which then do not wait for it.
    */
-  private async commitOnLane(events: readonly PendingCommit[], expiration: number, position: number, isolateRaces: boolean): Promise<TransactionResult | { readonly committed: false; readonly racing: readonly PendingCommit[] }> {
+  private async commitOnLane(events: readonly PendingCommit[], expiration: number, position: number, isolateRaces: boolean, attempt: string): Promise<TransactionResult | { readonly committed: false; readonly racing: readonly PendingCommit[] }> {
     const actions = buildTransaction(this.options.dedup, events, expiration, (shards) => this.lane.shardOf(shards, position));
     try {
-      return await commitTransaction(this.options.dynamodb, actions);
+      return await commitTransaction(this.options.dynamodb, actions, attempt);
     } catch (error) {
       const conflicts = conflictingActions(error);
       if (conflicts.some((action) => action >= events.length)) this.lane.leave();

@@ -26,11 +26,15 @@ export type TransactionResult =
  * reasons (same order as the actions); a cancellation any of whose reasons a retry can clear
  * (conflict, throttling) is thrown as a {@link TransientError}.
  *
- * The `ClientRequestToken` is a hash of the actions: a retry of this very request is idempotent
- * for 10 minutes, and a request with other contents never collides with it.
+ * The `ClientRequestToken` is a hash of the actions and of `attempt`, which names one commit (its
+ * retries share it): a retry of this very request is idempotent for 10 minutes, and no other
+ * request collides with it. Without `attempt`, a redelivered batch whose transaction came out the
+ * same (the same events on the same counter shards) would share the first delivery's token, and
+ * DynamoDB would answer it with success and write nothing: exactly once all the same, but counted
+ * as applied instead of as duplicates (the metrics, a replay's summary).
  */
-export async function commitTransaction(dynamodb: DynamoDBClient, actions: readonly TransactWriteItem[]): Promise<TransactionResult> {
-  const command = new TransactWriteItemsCommand({ TransactItems: [...actions], ClientRequestToken: tokenFor(actions) });
+export async function commitTransaction(dynamodb: DynamoDBClient, actions: readonly TransactWriteItem[], attempt = ''): Promise<TransactionResult> {
+  const command = new TransactWriteItemsCommand({ TransactItems: [...actions], ClientRequestToken: tokenFor(actions, attempt) });
   try {
     await dynamodb.send(command);
     return { committed: true };
@@ -44,9 +48,9 @@ export async function commitTransaction(dynamodb: DynamoDBClient, actions: reado
   }
 }
 
-/** A 36-character token derived from the request's contents. */
-export function tokenFor(actions: readonly TransactWriteItem[]): string {
-  return createHash('sha256').update(JSON.stringify(actions)).digest('base64url').slice(0, 36);
+/** A 36-character token derived from the request's contents and the commit it belongs to. */
+export function tokenFor(actions: readonly TransactWriteItem[], attempt = ''): string {
+  return createHash('sha256').update(attempt).update('\0').update(JSON.stringify(actions)).digest('base64url').slice(0, 36);
 }
 
 /** The reason codes, e.g. `ConditionalCheckFailed, None`. */

@@ -79,12 +79,15 @@ describe('commitBatch', () => {
     expect(put.Put?.Item?.expiration).toEqual({ N: String(NOW.getTime() / 1000 + 3_600) });
   });
 
-  test('a transaction carries a ClientRequestToken derived from its actions', async () => {
+  test('a transaction carries a ClientRequestToken of its own: a redelivery of the same batch does not share it', async () => {
     const dynamodb = new FakeClient();
     await committer(dynamodb).commitBatch([pending(0)]);
-    const { ClientRequestToken, TransactItems } = dynamodb.commands[0].input;
-    expect(ClientRequestToken).toBe(tokenFor(TransactItems as TransactWriteItem[]));
-    expect(String(ClientRequestToken)).toHaveLength(36);
+    await committer(dynamodb).commitBatch([pending(0)]);
+    const [first, second] = dynamodb.commands.map((command) => command.input as { ClientRequestToken: string; TransactItems: TransactWriteItem[] });
+    expect(first?.TransactItems).toEqual(second?.TransactItems);
+    expect(first?.ClientRequestToken).toHaveLength(36);
+    expect(first?.ClientRequestToken).not.toBe(second?.ClientRequestToken);
+    expect(first?.ClientRequestToken).not.toBe(tokenFor(first?.TransactItems ?? []));
   });
 
   test('events committed before are duplicates; the chunk commits again without them', async () => {

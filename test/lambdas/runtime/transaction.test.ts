@@ -44,9 +44,10 @@ describe('commitTransaction', () => {
     await expect(commitTransaction(asClient<DynamoDBClient>(dynamodb), actions)).rejects.toBe(throttled);
   });
 
-  test('tokenFor is stable for equal actions and differs for others', () => {
-    expect(tokenFor(actions)).toBe(tokenFor(JSON.parse(JSON.stringify(actions))));
-    expect(tokenFor(actions)).not.toBe(tokenFor([{ Put: { TableName: 't', Item: { id: { S: 'b' } } } }]));
+  test('tokenFor is stable for equal actions of one commit and differs for other actions or another commit', () => {
+    expect(tokenFor(actions, 'commit-1')).toBe(tokenFor(JSON.parse(JSON.stringify(actions)), 'commit-1'));
+    expect(tokenFor(actions, 'commit-1')).not.toBe(tokenFor([{ Put: { TableName: 't', Item: { id: { S: 'b' } } } }], 'commit-1'));
+    expect(tokenFor(actions, 'commit-1')).not.toBe(tokenFor(actions, 'commit-2'));
   });
 
   test('describeReasons and failedCondition read reasons by position', () => {
