@@ -19,10 +19,11 @@
  * invoked), and the invocation runs beside the mapping's, so a redriven change can arrive after
  * later changes of its item, as any redrive does; consumers of a stream keep versions for that.
  */
-import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { OriginalRecord } from '../../aws/dlq-format';
 import { LAMBDA_LIMITS } from '../../aws/limits';
+import { batchesOf, readBatchAnswer, type BatchFailureKind } from '../../aws/lambda/invoke-batches';
 import { MalformedEntryError } from './errors';
 import type { ConsumerFunction, StackTopology } from './types';
 
@@ -83,53 +84,18 @@ export async function reinvoke(lambda: LambdaClient, consumer: ConsumerFunction,
   let done = 0;
   for (const batch of batchesOf(records, consumer.batchSize ?? LAMBDA_LIMITS.defaultStreamBatchSize)) {
     const output = await lambda.send(new InvokeCommand({ FunctionName: consumer.functionName, Payload: Buffer.from(JSON.stringify({ Records: batch })) }));
-    const failed = firstFailure(output, batch);
-    if (failed !== undefined) return { done: done + failed.position, failed: { sequenceNumber: sequenceOf(batch[failed.position]), reason: failed.reason } };
+    const { failure } = readBatchAnswer(output, batch.map(sequenceOf));
+    if (failure !== undefined) return { done: done + failure.position, failed: { sequenceNumber: sequenceOf(batch[failure.position]), reason: FAILURE_REASONS[failure.kind](failure.detail) } };
     done += batch.length;
   }
   return { done };
 }
 
-/** Batches of at most `size` records and Lambda's synchronous payload limit, in order. */
-function batchesOf(records: readonly DynamoDBRecord[], size: number): DynamoDBRecord[][] {
-  const batches: DynamoDBRecord[][] = [];
-  let batch: DynamoDBRecord[] = [];
-  let bytes = 0;
-  for (const record of records) {
-    const recordBytes = Buffer.byteLength(JSON.stringify(record)) + 1;
-    if (batch.length > 0 && (batch.length >= size || bytes + recordBytes > LAMBDA_LIMITS.maxSyncPayloadBytes - 32)) {
-      batches.push(batch);
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(record);
-    bytes += recordBytes;
-  }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
-}
-
-/** The first record of the batch the answer fails, by position, or undefined when it took them all. */
-function firstFailure(output: InvokeCommandOutput, batch: readonly DynamoDBRecord[]): { position: number; reason: string } | undefined {
-  const payload = parsePayload(output.Payload);
-  if (output.FunctionError !== undefined) return { position: 0, reason: `the function failed (${output.FunctionError}): ${String((payload as { errorMessage?: unknown } | undefined)?.errorMessage ?? 'no message')}` };
-  const failures = (payload as { batchItemFailures?: unknown } | undefined)?.batchItemFailures;
-  if (failures === undefined || failures === null) return undefined;
-  const identifiers = Array.isArray(failures) ? failures.map((failure) => (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier) : [undefined];
-  const positions = identifiers.map((identifier) => batch.findIndex((record) => sequenceOf(record) === identifier));
-  if (positions.includes(-1)) return { position: 0, reason: 'the function answered with an item identifier not in the batch, which fails the whole batch' };
-  if (positions.length === 0) return undefined;
-  return { position: Math.min(...positions), reason: 'the function reported it failed again' };
-}
-
-function parsePayload(payload: Uint8Array | undefined): unknown {
-  if (payload === undefined || payload.length === 0) return undefined;
-  try {
-    return JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
+const FAILURE_REASONS: Record<BatchFailureKind, (detail?: string) => string> = {
+  'function-error': (detail) => detail ?? 'the function failed',
+  'unknown-identifier': () => 'the function answered with an item identifier not in the batch, which fails the whole batch',
+  reported: () => 'the function reported it failed again',
+};
 
 function sequenceOf(record: DynamoDBRecord | undefined): string {
   return record?.dynamodb?.SequenceNumber ?? '';

@@ -5,6 +5,7 @@
  */
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { REPLAY_CLIENT_CONTEXT, type ReplayCounts } from '../../lambdas/runtime/replay-mode';
+import { readBatchAnswer } from '../../aws/lambda/invoke-batches';
 import type { StreamRecord } from '../../aws/streams/stream-reader';
 
 /** The client context header's value: the replay marker as base64 JSON. */
@@ -22,32 +23,15 @@ export interface BatchAnswer {
 
 export async function invokeReplayBatch(lambda: LambdaClient, functionName: string, batch: readonly StreamRecord[]): Promise<BatchAnswer> {
   const output = await lambda.send(new InvokeCommand({ FunctionName: functionName, ClientContext: REPLAY_CLIENT_CONTEXT_BASE64, Payload: Buffer.from(JSON.stringify({ Records: batch.map((record) => record.lambdaRecord) })) }));
-  const payload = parsePayload(output.Payload);
+  const { payload, failure } = readBatchAnswer(output, batch.map((record) => record.sequenceNumber));
   const first = batch[0]?.sequenceNumber ?? '';
-  if (output.FunctionError !== undefined) return { stoppedAt: { sequenceNumber: first, reason: `the function failed (${output.FunctionError}): ${String(payload?.errorMessage ?? 'no message')}`, retryable: true } };
+  if (failure?.kind === 'function-error') return { stoppedAt: { sequenceNumber: first, reason: failure.detail ?? 'the function failed', retryable: true } };
   const counts = payload?.replay as ReplayCounts | undefined;
   if (counts === undefined || typeof counts.records !== 'number') {
     return { stoppedAt: { sequenceNumber: first, reason: 'the function did not answer as a replay (no counts): its runtime predates replays, or it is not built on effectively-once/runtime; nothing after this batch was sent', retryable: false } };
   }
-  const reported = failedIdentifiers(payload?.batchItemFailures);
-  const positions = reported.map((identifier) => batch.findIndex((record) => record.sequenceNumber === identifier));
-  if (positions.includes(-1)) return { counts, stoppedAt: { sequenceNumber: first, reason: 'the function reported an item identifier not in the batch', retryable: false } };
-  if (positions.length === 0) return { counts };
-  const at = batch[Math.min(...positions)] as StreamRecord;
+  if (failure === undefined) return { counts };
+  if (failure.kind === 'unknown-identifier') return { counts, stoppedAt: { sequenceNumber: first, reason: 'the function reported an item identifier not in the batch', retryable: false } };
+  const at = batch[failure.position] as StreamRecord;
   return { counts, stoppedAt: { sequenceNumber: at.sequenceNumber, reason: 'the function reported it (a transient failure, or not attempted in its time)', retryable: true } };
-}
-
-function failedIdentifiers(failures: unknown): string[] {
-  if (!Array.isArray(failures)) return [];
-  return failures.map((failure) => String((failure as { itemIdentifier?: unknown } | null)?.itemIdentifier ?? ''));
-}
-
-function parsePayload(payload: Uint8Array | undefined): Record<string, unknown> | undefined {
-  if (payload === undefined || payload.length === 0) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -11,6 +11,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayCounts } from '../../lambdas/runtime/replay-mode';
 import { LAMBDA_LIMITS } from '../../aws/limits';
+import { leadingBatch } from '../../aws/lambda/invoke-batches';
 import { dynamoDbStreamReader } from '../../aws/streams/dynamodb-stream-reader';
 import { kinesisReader } from '../../aws/streams/kinesis-reader';
 import type { ShardDescription, StreamReader, StreamRecord } from '../../aws/streams/stream-reader';
@@ -82,8 +83,10 @@ async function replayShard(lambda: LambdaClient, reader: StreamReader, shardId: 
   let retries = 0;
   /** Sends full batches (all of them when `all`); undefined, or where the shard stopped for good. */
   const flush = async (all: boolean): Promise<ShardReplay['stoppedAt']> => {
-    while (pending.length >= batchSize || (all && pending.length > 0)) {
-      const batch = pending.slice(0, batchSize);
+    while (pending.length > 0) {
+      // A batch goes once it is full (the mapping's size, or Lambda's payload limit), or at the end.
+      const batch = leadingBatch(pending, batchSize, (record) => record.lambdaRecord);
+      if (!all && batch.length === pending.length && batch.length < batchSize) break;
       const answer = await invokeReplayBatch(lambda, plan.consumer.functionName, batch);
       invocations += 1;
       const stop = answer.stoppedAt;
