@@ -1,7 +1,7 @@
 'use strict';
-// One local Lambda execution environment (its bootstrap). LocalFunction starts this file in a worker thread with
-// the function's own `env`. Plain CommonJS on purpose: it runs as it is under tsx, ts-jest and
-// node, without a TypeScript loader in the worker. The messages it exchanges are typed in
+// One local Lambda execution environment (its bootstrap). LocalFunction starts this file in a
+// worker thread with the function's own `env`. Plain CommonJS on purpose: it runs as it is under
+// tsx, ts-jest and node, without a TypeScript loader in the worker. The messages it exchanges are typed in
 // protocol.ts; keep the two in step.
 const { parentPort, workerData } = require('node:worker_threads');
 const { existsSync } = require('node:fs');

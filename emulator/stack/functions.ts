@@ -20,8 +20,6 @@ export interface FunctionSpec {
   readonly name: string;
   readonly assetDir: string;
   readonly handler: string;
-  /** The template's `Runtime`, e.g. `nodejs24.x` (checked to be a Node.js runtime; local mode runs it on the tools' Node.js). */
-  readonly runtime: string;
   /** What the function gets locally: the template's timeout compressed, with a floor. */
   readonly timeoutSeconds: number;
   /** The template's `Timeout` (Lambda's default, 3, when it has none). */
@@ -50,6 +48,7 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
   if (typeof assetPath !== 'string') {
     throw new Error(`function ${fn.logicalId} has no bundled asset (metadata aws:asset:path): local mode runs only asset-based functions`);
   }
+  checkNodeRuntime(fn);
   const variables = (fn.properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const resolved = resolveValue(variables, options.stack.context) as Record<string, unknown>;
   const templateTimeoutSeconds = numberProp(fn.properties, 'Timeout') ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS;
@@ -58,7 +57,6 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
     name: refOf(options.stack, fn.logicalId),
     assetDir: path.resolve(options.outDir, assetPath),
     handler: stringProp(fn.properties, 'Handler') ?? 'index.handler',
-    runtime: runtimeOf(fn),
     timeoutSeconds: localFunctionTimeoutSeconds(templateTimeoutSeconds, options.timeScale),
     templateTimeoutSeconds,
     memoryMb: numberProp(fn.properties, 'MemorySize') ?? 128,
@@ -66,12 +64,14 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
   };
 }
 
-/** @throws Error for a function with no `Runtime` (a container image) or one that is not Node.js */
-function runtimeOf(fn: NamedResource): string {
+/**
+ * Local mode runs the functions on the tools' Node.js (docs/local-mode.md), so only Node.js ones.
+ * @throws Error for a function with no `Runtime` (a container image) or one that is not Node.js
+ */
+function checkNodeRuntime(fn: NamedResource): void {
   const runtime = stringProp(fn.properties, 'Runtime');
   if (runtime === undefined) throw new Error(`function ${fn.logicalId} names no Runtime: local mode runs Node.js functions from zip assets only`);
   nodeMajorOf(runtime);
-  return runtime;
 }
 
 function stringify(values: Record<string, unknown>): Record<string, string> {
