@@ -103,8 +103,11 @@ async function readInto(found: StreamRecord[], reader: StreamReader, range: Stre
   return undefined;
 }
 
-/** True when nothing lies beyond this read (see the module's comment). */
-function atTip(read: LaggingStreamRead, limit: number, emptyReads: number, maxEmptyReads: number): boolean {
+/**
+ * True when nothing lies beyond this read (see the module's comment): Kinesis says so by
+ * `MillisBehindLatest` 0 on a short page; DynamoDB Streams only by `maxEmptyReads` empty pages in a row.
+ */
+export function atTip(read: LaggingStreamRead, limit: number, emptyReads: number, maxEmptyReads: number = RANGE_READ_DEFAULTS.maxEmptyReads): boolean {
   if (read.millisBehindLatest === undefined) return emptyReads >= maxEmptyReads;
   return read.millisBehindLatest === 0 && read.records.length < limit;
 }

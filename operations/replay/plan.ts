@@ -4,11 +4,10 @@
  * whether the window reaches past the consumer's dedup records (then a replay would apply events
  * again, and is refused unless the operator says so).
  */
+import { targetKindOf, TargetKind } from '../dlq/redrive-targets';
+import { retentionHoursOf } from '../dlq/stream-range';
 import type { ConsumerFunction, ConsumerWindow, StackTopology } from '../dlq/types';
 import type { ReplayWindow } from './window';
-
-/** DynamoDB Streams keeps a table's changes for 24 hours (Developer Guide: "Change data capture for DynamoDB Streams"). */
-export const DYNAMODB_STREAM_RETENTION_HOURS = 24;
 
 /** A stream the replay reads. */
 export interface ReplaySource {
@@ -78,17 +77,18 @@ function consumerNamed(topology: StackTopology, name: string): ConsumerFunction 
 
 function sourceOf(topology: StackTopology, consumer: ConsumerFunction): ReplaySource {
   const kind = streamKindOf(consumer.sourceArn) as ReplaySource['kind'];
-  if (kind === 'dynamodb-stream') return { kind, arn: consumer.sourceArn, retentionHours: DYNAMODB_STREAM_RETENTION_HOURS };
-  const stream = topology.streams.find((candidate) => candidate.arn === consumer.sourceArn);
-  if (stream === undefined) throw new ReplayRefusedError(`${consumer.sourceArn}, the stream ${consumer.consumer} reads, is not a stream of ${topology.stackName}: nothing outside the stack is read`);
-  return { kind, arn: stream.arn, retentionHours: stream.retentionHours };
+  if (kind === 'kinesis' && !topology.streams.some((candidate) => candidate.arn === consumer.sourceArn)) {
+    throw new ReplayRefusedError(`${consumer.sourceArn}, the stream ${consumer.consumer} reads, is not a stream of ${topology.stackName}: nothing outside the stack is read`);
+  }
+  return { kind, arn: consumer.sourceArn, retentionHours: retentionHoursOf(topology, consumer.sourceArn) };
 }
 
-/** `kinesis` or `dynamodb-stream` for a stream ARN; undefined for anything else (a queue). */
+const STREAM_KINDS: Partial<Record<TargetKind, ReplaySource['kind']>> = { [TargetKind.KINESIS_STREAM]: 'kinesis', [TargetKind.TABLE_STREAM]: 'dynamodb-stream' };
+
+/** `kinesis` or `dynamodb-stream` for a stream ARN, as a redrive tells its targets; undefined for anything else (a queue). */
 export function streamKindOf(arn: string): ReplaySource['kind'] | undefined {
-  if (/^arn:[^:]+:kinesis:[^:]*:[^:]*:stream\//.test(arn)) return 'kinesis';
-  if (/^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/[^/]+\/stream\//.test(arn)) return 'dynamodb-stream';
-  return undefined;
+  const kind = targetKindOf(arn);
+  return kind === undefined ? undefined : STREAM_KINDS[kind];
 }
 
 function dedupWindowOf(windows: readonly ConsumerWindow[], consumer: ConsumerFunction): ConsumerWindow | undefined {

@@ -12,9 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayCounts } from '../../lambdas/runtime/replay-mode';
 import { LAMBDA_LIMITS } from '../../aws/limits';
 import { leadingBatch } from '../../aws/lambda/invoke-batches';
-import { dynamoDbStreamReader } from '../../aws/streams/dynamodb-stream-reader';
-import { kinesisReader } from '../../aws/streams/kinesis-reader';
 import type { ShardDescription, StreamReader, StreamRecord } from '../../aws/streams/stream-reader';
+import { readerFor } from '../dlq/stream-range';
 import type { DlqContext } from '../dlq/types';
 import { invokeReplayBatch } from './invoke-batch';
 import type { ReplayPlan } from './plan';
@@ -62,7 +61,8 @@ export const DEFAULT_RETRY_DELAY_MS = 500;
 const ZERO: ReplayTotals = { records: 0, applied: 0, duplicates: 0, skipped: 0, permanent: 0, reported: 0 };
 
 export async function runReplay(context: DlqContext, plan: ReplayPlan, options: ReplayOptions = {}): Promise<ReplaySummary> {
-  const reader = readerFor(context, plan);
+  // The redrive's reader: a read AWS refuses for want of a permission names the action.
+  const reader = readerFor(context.clients, plan.source.arn);
   const shards: ShardReplay[] = [];
   let totals = ZERO;
   for (const { shardId } of parentsFirst(await reader.listShards())) {
@@ -120,12 +120,6 @@ async function replayShard(lambda: LambdaClient, reader: StreamReader, shardId: 
 /** The counts of a batch whose reported records go again: they are not settled yet. */
 function withoutReported(counts: ReplayCounts): ReplayCounts {
   return { ...counts, records: counts.records - counts.reported, reported: 0 };
-}
-
-function readerFor(context: DlqContext, plan: ReplayPlan): StreamReader {
-  const { clients } = context;
-  if (plan.source.kind === 'kinesis') return kinesisReader({ kinesis: clients.kinesis, streamArn: plan.source.arn, region: clients.region });
-  return dynamoDbStreamReader({ streams: clients.dynamodbStreams, streamArn: plan.source.arn, region: clients.region });
 }
 
 function add(totals: ReplayTotals, counts: ReplayCounts): ReplayTotals {
