@@ -11,6 +11,11 @@
 export const CONSUMER_ENV = {
   /** The consumer's name: the prefix of its dedup keys. */
   consumerName: 'CONSUMER_NAME',
+  /**
+   * The consumer's generation, from 2 (unset: 1): the dedup keys of a rebuilt generation are
+   * `<name>@g<n>#<eventId>`, apart from the live generation's.
+   */
+  generation: 'CONSUMER_GENERATION',
   /** The URL of the consumer's dead-letter queue. */
   dlqUrl: 'DLQ_URL',
   /** The TTL, in seconds, of the dedup records the consumer writes. */

@@ -159,6 +159,7 @@ const GROUPS: readonly CommandGroup[] = [
   { name: 'local', summary: 'the stack on local engines (DynamoDB Local, fauxqs, kinesalite)', register: async (program) => (await import('../emulator/cli/local-commands')).registerLocalCommands(program) },
   { name: 'dlq', summary: 'triage and redrive the dead-letter queues of the stack (see docs/operations.md)', register: async (program) => (await import('../operations/cli/dlq-commands')).registerDlqCommands(program) },
   { name: 'replay', summary: 'send a window of what a stream consumer\'s source still holds through its own function again (see docs/operations.md)', register: async (program) => (await import('../operations/cli/replay-commands')).registerReplayCommands(program) },
+  { name: 'compare', summary: 'hold a rebuilt generation of a consumer against its live one, table by table (see docs/operations.md)', register: async (program) => (await import('../operations/cli/compare-commands')).registerCompareCommand(program) },
 ];
 
 /** The group `eo <group> ...` or `eo help <group>` names; none for `eo --help`. */

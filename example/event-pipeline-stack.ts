@@ -52,7 +52,8 @@ export interface EventPipelineStackProps extends StackProps {
 /**
  * The example pipelines, one per dedup pattern:
  * - page views: SNS topic -> SQS queue -> `page-view-counter` (dedup in the same transaction as the count);
- * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table;
+ * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table, and its
+ *   generation 2 beside it, mapping off, filled by `eo replay` into a rebuilt table;
  * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS;
  * - ledger: SQS FIFO queue -> `account-ledger` (in order per account, dedup in the same transaction).
  * Every DLQ and every stream consumer notifies the alarm topic. Consumers that `eo new consumer`
@@ -75,6 +76,15 @@ export class EventPipelineStack extends Stack {
   public readonly pageViewCounter: QueueConsumer;
   /** orders stream -> order-projection. */
   public readonly orderProjection: KinesisConsumer;
+  /**
+   * Generation 2 of the order projection, as a rebuild stands beside the live generation: the
+   * same stream and handler, its mapping off, its effects into {@link rebuiltOrdersTable}. `eo
+   * replay order-projection --generation 2` fills it from the stream; `eo compare order-projection
+   * --generation 2` holds it against the orders table (docs/operations.md, "Rebuild").
+   */
+  public readonly orderProjectionRebuild: KinesisConsumer;
+  /** What generation 2 of the order projection writes: the orders table as a replay of the stream rebuilds it. */
+  public readonly rebuiltOrdersTable: Table;
   /** orders table stream -> shipment-notifier. */
   public readonly shipmentNotifier: DynamoStreamConsumer;
   /** Account balances and the order their entries applied in, keyed `pk` (the account). */
@@ -96,6 +106,8 @@ export class EventPipelineStack extends Stack {
     this.pageViewCounter = this.addPageViewCounter(this.handlerEntry('page-view-counter.ts'));
     this.pageViewsTopic = this.addPageViewsTopic(this.pageViewCounter);
     this.orderProjection = this.addOrderProjection(this.handlerEntry('order-projection.ts'));
+    this.rebuiltOrdersTable = this.addRebuiltOrdersTable();
+    this.orderProjectionRebuild = this.addOrderProjectionRebuild(this.handlerEntry('order-projection.ts'));
     this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
     this.ledgerTable = this.addLedgerTable();
     this.accountLedger = this.addAccountLedger(this.handlerEntry('account-ledger.ts'));
@@ -174,6 +186,32 @@ export class EventPipelineStack extends Stack {
     });
   }
 
+  /** Keyed as the orders table; no stream: the shipment notifier reads the live generation's. */
+  private addRebuiltOrdersTable(): Table {
+    return new Table(this, 'RebuiltOrdersTable', {
+      ...tableDefaults(),
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+    });
+  }
+
+  /**
+   * The order projection's next generation: the live one's stream, its retention stated, and its
+   * handler, with the rebuilt table under the same variable. Its mapping is off, so that only
+   * `eo replay --generation 2` invokes it; making it live is a deploy (docs/operations.md, "Rebuild").
+   */
+  private addOrderProjectionRebuild(entry: string): KinesisConsumer {
+    return new KinesisConsumer(this, 'OrderProjectionRebuild', {
+      consumerName: 'order-projection',
+      generation: 2,
+      entry,
+      stream: this.orderProjection.stream,
+      retentionPeriod: this.orderProjection.replayableFor,
+      mappingEnabled: false,
+      alarmTopic: this.alarmTopic.topic,
+      tables: { ORDERS_TABLE: { table: this.rebuiltOrdersTable, actions: [TableAction.PUT_ITEM] } },
+    });
+  }
+
   private addShipmentNotifier(entry: string): DynamoStreamConsumer {
     const notifier = new DynamoStreamConsumer(this, 'ShipmentNotifier', {
       consumerName: 'shipment-notifier',
@@ -222,7 +260,7 @@ export class EventPipelineStack extends Stack {
    */
   private addDashboard(added: readonly PipelineConsumer[]): PipelineDashboard {
     const dashboardName = this.stackName;
-    const consumers = [this.pageViewCounter, this.orderProjection, this.shipmentNotifier, this.accountLedger, ...added];
+    const consumers = [this.pageViewCounter, this.orderProjection, this.orderProjectionRebuild, this.shipmentNotifier, this.accountLedger, ...added];
     const dashboard = new PipelineDashboard(this, 'Dashboard', { dashboardName, consumers });
     new CfnOutput(this, 'DashboardName', { value: dashboardName });
     return dashboard;
@@ -243,6 +281,8 @@ export class EventPipelineStack extends Stack {
       IdempotencyTableName: this.idempotencyTable.table.tableName,
       CountersTableName: this.countersTable.tableName,
       OrdersTableName: this.ordersTable.tableName,
+      RebuiltOrdersTableName: this.rebuiltOrdersTable.tableName,
+      OrderProjectionRebuildDlqUrl: this.orderProjectionRebuild.deadLetterQueue.queueUrl,
       NotificationsTopicArn: this.notificationsTopic.topicArn,
       AlarmTopicArn: this.alarmTopic.topic.topicArn,
     };

@@ -5,7 +5,7 @@ import { type BundlingOptions, NodejsFunction } from 'aws-cdk-lib/aws-lambda-nod
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { CONSUMER_ENV, type ConsumerProps, TableAction, type TableAccess, type TableGrant, tableAccessOf } from './consumer-props';
+import { CONSUMER_ENV, type ConsumerProps, generationOf, serviceNameOf, TableAction, type TableAccess, type TableGrant, tableAccessOf } from './consumer-props';
 import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
 import { idempotencyTableGrant } from './idempotency-wiring';
@@ -114,10 +114,12 @@ function consumerEnvironment(props: ConsumerProps, wiring: ConsumerFunctionWirin
     ...Object.fromEntries(tableNames),
     ...wiring.sourceEnvironment,
     [CONSUMER_ENV.consumerName]: props.consumerName,
+    // Set from generation 2 only: a consumer that never had another generation keeps its template.
+    ...(generationOf(props) > 1 && { [CONSUMER_ENV.generation]: String(generationOf(props)) }),
     [CONSUMER_ENV.dlqUrl]: wiring.deadLetterQueue.queueUrl,
     // Rounded up: a TTL a fraction of a second short of the validated window is still too short.
     [CONSUMER_ENV.dedupTtlSeconds]: String(Math.ceil(wiring.dedupTtl.toMilliseconds() / 1000)),
-    [CONSUMER_ENV.serviceName]: props.serviceName ?? props.consumerName,
+    [CONSUMER_ENV.serviceName]: serviceNameOf(props),
     [CONSUMER_ENV.metricsNamespace]: METRICS_NAMESPACE,
     [CONSUMER_ENV.nodeOptions]: '--enable-source-maps',
   };

@@ -11,6 +11,9 @@ import type { IdempotencyWiring } from './idempotency-wiring';
 /** What a consumer name must look like: it becomes part of dedup keys and resource names. */
 export const CONSUMER_NAME_PATTERN = /^[a-z][a-z0-9-]{1,62}$/;
 
+/** The highest generation a consumer may have: the bound catches a typo, no service limits it. */
+export const MAX_GENERATION = 999;
+
 /** A name Lambda accepts for an environment variable. */
 const ENV_VAR_NAME = /^[a-zA-Z][a-zA-Z0-9_]+$/;
 
@@ -86,6 +89,16 @@ export interface ConsumerProps {
    * renaming a consumer forgets what it has processed. Must match {@link CONSUMER_NAME_PATTERN}.
    */
   readonly consumerName: string;
+  /**
+   * The consumer's generation. A rebuild runs a new generation beside the live one: its dedup
+   * records are keyed `<consumerName>@g<generation>#<eventId>` (`CONSUMER_GENERATION`), apart from
+   * the live generation's, and its effects go to the tables it is given (new ones), so that
+   * `eo replay --generation` fills it from the source's history and `eo compare` holds it against
+   * the live state before a deploy makes it live (docs/operations.md, "Rebuild").
+   * @default 1
+   * @range 1..999, a whole number
+   */
+  readonly generation?: number;
   /** Path of the handler's source file (TypeScript or JavaScript), bundled with esbuild. */
   readonly entry: string;
   /**
@@ -147,7 +160,8 @@ export interface ConsumerProps {
   readonly environment?: Readonly<Record<string, string>>;
   /**
    * The Powertools service name (`POWERTOOLS_SERVICE_NAME`).
-   * @default - the consumer name
+   * @default - the consumer name; from generation 2, `<consumerName>@g<generation>`, so that the
+   * two generations' metrics and alarms stay apart
    */
   readonly serviceName?: string;
   /**
@@ -189,9 +203,21 @@ export interface ConsumerProps {
   readonly alarms?: ConsumerAlarmsProps;
 }
 
+/** The consumer's generation: the prop, else 1. */
+export function generationOf(props: Pick<ConsumerProps, 'generation'>): number {
+  return props.generation ?? 1;
+}
+
+/** The service name of the runtime's logs and metrics: the prop, else the consumer name, marked with its generation from 2 on. */
+export function serviceNameOf(props: Pick<ConsumerProps, 'consumerName' | 'generation' | 'serviceName'>): string {
+  const generation = generationOf(props);
+  return props.serviceName ?? (generation === 1 ? props.consumerName : `${props.consumerName}@g${generation}`);
+}
+
 /** Throws on the first invalid prop shared by every consumer. */
 export function validateConsumerProps(props: ConsumerProps): void {
   checkPattern('consumerName', props.consumerName, CONSUMER_NAME_PATTERN);
+  checkIntegerRange('generation', props.generation, 1, MAX_GENERATION);
   checkDurationRange('timeout', props.timeout, Duration.seconds(1), Duration.seconds(LAMBDA_LIMITS.maxTimeoutSeconds));
   checkIntegerRange('memorySize', props.memorySize, 128, 10_240);
   // No service limits these two; the upper bounds only catch a unit mistake (hours for seconds).

@@ -6,6 +6,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DYNAMODB_STREAM_RETENTION } from './defaults';
+import { generationOf, serviceNameOf } from './consumer-props';
 import type { ConsumerAlarms } from './consumer-alarms';
 import type { DlqAlarm } from './dlq-alarm';
 import type { IteratorAgeAlarm } from './iterator-age-alarm';
@@ -35,7 +36,9 @@ export interface DynamoStreamConsumerProps extends StreamConsumerProps {
 export class DynamoStreamConsumer extends Construct {
   /** The consumer's name. */
   public readonly consumerName: string;
-  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name. */
+  /** The consumer's generation: 1 unless it is a rebuild (`generation` prop). */
+  public readonly generation: number;
+  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name (`<name>@g<n>` from generation 2). */
   public readonly serviceName: string;
   /** The event source mapping's UUID (its `Ref`), the `EventSourceMappingUUID` dimension of its metrics. */
   public readonly mappingUuid: string;
@@ -67,7 +70,8 @@ export class DynamoStreamConsumer extends Construct {
     }
     this.replayableFor = DYNAMODB_STREAM_RETENTION;
     this.consumerName = props.consumerName;
-    this.serviceName = props.serviceName ?? props.consumerName;
+    this.serviceName = serviceNameOf(props);
+    this.generation = generationOf(props);
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;
     this.dlqAlarm = dlq.alarm;

@@ -5,6 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAM_CONSUMER_DEFAULTS } from './defaults';
+import { generationOf, serviceNameOf } from './consumer-props';
 import type { ConsumerAlarms } from './consumer-alarms';
 import type { DlqAlarm } from './dlq-alarm';
 import type { IteratorAgeAlarm } from './iterator-age-alarm';
@@ -56,7 +57,9 @@ const KINESIS_ENVELOPES: readonly EnvelopeFormat[] = [EnvelopeFormat.NATIVE, Env
 export class KinesisConsumer extends Construct {
   /** The consumer's name. */
   public readonly consumerName: string;
-  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name. */
+  /** The consumer's generation: 1 unless it is a rebuild (`generation` prop). */
+  public readonly generation: number;
+  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name (`<name>@g<n>` from generation 2). */
   public readonly serviceName: string;
   /** The event source mapping's UUID (its `Ref`), the `EventSourceMappingUUID` dimension of its metrics. */
   public readonly mappingUuid: string;
@@ -90,7 +93,8 @@ export class KinesisConsumer extends Construct {
     const retention = props.retentionPeriod ?? STREAM_CONSUMER_DEFAULTS.kinesisRetentionPeriod;
     this.replayableFor = retention;
     this.consumerName = props.consumerName;
-    this.serviceName = props.serviceName ?? props.consumerName;
+    this.serviceName = serviceNameOf(props);
+    this.generation = generationOf(props);
     this.stream = props.stream ?? this.addStream(retention);
     const dlq = addStreamDlq(this, props);
     this.deadLetterQueue = dlq.queue;

@@ -78,18 +78,23 @@ function validatePipelineDashboardProps(props: PipelineDashboardProps): void {
   if (props.consumers.length === 0) throw new Error('consumers must list at least one consumer (given none): the dashboard would be empty');
   const byName = new Map<string, PipelineConsumer>();
   for (const consumer of props.consumers) {
-    const seen = byName.get(consumer.consumerName);
+    const seen = byName.get(titleOf(consumer));
     if (seen === consumer) throw new Error(`consumers must list each consumer once (given ${consumer.node.path} twice)`);
     if (seen) {
-      throw new Error(`consumers must have distinct names, which title their widgets (given ${seen.node.path} and ${consumer.node.path}, both named ${consumer.consumerName})`);
+      throw new Error(`consumers must have distinct names, which title their widgets (given ${seen.node.path} and ${consumer.node.path}, both named ${titleOf(consumer)})`);
     }
-    byName.set(consumer.consumerName, consumer);
+    byName.set(titleOf(consumer), consumer);
   }
+}
+
+/** What titles a consumer's widgets: its name, and its generation from 2 on (a rebuild beside the live one). */
+function titleOf(consumer: PipelineConsumer): string {
+  return consumer.generation === 1 ? consumer.consumerName : `${consumer.consumerName} (generation ${consumer.generation})`;
 }
 
 /** The consumer's name, its source's kind and its service name, across the grid. */
 function header(consumer: PipelineConsumer): TextWidget {
-  const markdown = `### ${consumer.consumerName}\n${sourceKind(consumer)} consumer; the runtime's metrics are those of service \`${consumer.serviceName}\`.`;
+  const markdown = `### ${titleOf(consumer)}\n${sourceKind(consumer)} consumer; the runtime's metrics are those of service \`${consumer.serviceName}\`.`;
   return new TextWidget({ markdown, width: SIZE.rowWidth, height: SIZE.headerHeight });
 }
 
@@ -144,7 +149,7 @@ function functionHealth(consumer: PipelineConsumer): GraphWidget {
 }
 
 function alarmStatus(consumer: PipelineConsumer, alarms: IAlarm[]): AlarmStatusWidget {
-  return new AlarmStatusWidget({ title: `${consumer.consumerName}: alarms`, alarms, width: SIZE.wideWidth, height: SIZE.graphHeight });
+  return new AlarmStatusWidget({ title: `${titleOf(consumer)}: alarms`, alarms, width: SIZE.wideWidth, height: SIZE.graphHeight });
 }
 
 /** Every alarm of the consumer: its DLQ's, its own, its iterator age's and its failure archive's. */
@@ -159,11 +164,11 @@ function alarmsOf(consumer: PipelineConsumer): IAlarm[] {
 
 /** A graph of counts: a quarter of a row. */
 function countGraph(consumer: PipelineConsumer, what: string, metrics: IMetric[]): GraphWidget {
-  return new GraphWidget({ title: `${consumer.consumerName}: ${what}`, left: metrics, width: SIZE.countWidth, height: SIZE.graphHeight });
+  return new GraphWidget({ title: `${titleOf(consumer)}: ${what}`, left: metrics, width: SIZE.countWidth, height: SIZE.graphHeight });
 }
 
 /** A third of a row, with `alarm`'s threshold drawn when given. */
 function wideGraph(consumer: PipelineConsumer, what: string, metrics: IMetric[], alarm?: Alarm): GraphWidget {
-  return new GraphWidget({ title: `${consumer.consumerName}: ${what}`, left: metrics, leftAnnotations: alarm && [alarm.toAnnotation()], width: SIZE.wideWidth, height: SIZE.graphHeight });
+  return new GraphWidget({ title: `${titleOf(consumer)}: ${what}`, left: metrics, leftAnnotations: alarm && [alarm.toAnnotation()], width: SIZE.wideWidth, height: SIZE.graphHeight });
 }
 

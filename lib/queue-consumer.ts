@@ -9,7 +9,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { addConsumerFunction } from './consumer-function';
-import { CONSUMER_ENV, type ConsumerProps, validateConsumerProps } from './consumer-props';
+import { CONSUMER_ENV, type ConsumerProps, generationOf, serviceNameOf, validateConsumerProps } from './consumer-props';
 import { CONSUMER_DEFAULTS, DLQ_RETENTION, QUEUE_CONSUMER_DEFAULTS } from './defaults';
 import type { DlqAlarm } from './dlq-alarm';
 import { checkEnvelope, DeliveredEnvelope, EnvelopeFormat, type EventEnvelope } from './event-envelope';
@@ -159,7 +159,9 @@ interface QueueSettings {
 export class QueueConsumer extends Construct {
   /** The consumer's name. */
   public readonly consumerName: string;
-  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name. */
+  /** The consumer's generation: 1 unless it is a rebuild (`generation` prop). */
+  public readonly generation: number;
+  /** The `service` dimension of the runtime's metrics (`POWERTOOLS_SERVICE_NAME`): the `serviceName` prop, else the consumer's name (`<name>@g<n>` from generation 2). */
   public readonly serviceName: string;
   /** The event source mapping's UUID (its `Ref`), the `EventSourceMappingUUID` dimension of its metrics. */
   public readonly mappingUuid: string;
@@ -180,7 +182,8 @@ export class QueueConsumer extends Construct {
     validateQueueConsumerProps(props);
     const settings = queueSettings(props);
     this.consumerName = props.consumerName;
-    this.serviceName = props.serviceName ?? props.consumerName;
+    this.serviceName = serviceNameOf(props);
+    this.generation = generationOf(props);
     const names = this.queueNames(settings.fifo);
     const dlq = this.addDlq(props, names);
     this.deadLetterQueue = dlq.queue;

@@ -5,7 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type IQueue, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { addConsumerFunction } from './consumer-function';
-import { type ConsumerProps, validateConsumerProps } from './consumer-props';
+import { type ConsumerProps, serviceNameOf, validateConsumerProps } from './consumer-props';
 import { CONSUMER_DEFAULTS, DLQ_RETENTION, STREAM_CONSUMER_DEFAULTS } from './defaults';
 import { ConsumerAlarms, MAPPING_METRICS } from './consumer-alarms';
 import { FailureArchive } from './failure-archive';
@@ -86,6 +86,14 @@ export interface StreamConsumerProps extends ConsumerProps {
    * @default 'sqs'
    */
   readonly onFailure?: OnFailureDestination;
+  /**
+   * Whether the event source mapping reads the stream. `false` deploys the mapping disabled: the
+   * function runs only when invoked, as a new generation is while `eo replay --generation` fills it
+   * from the stream's history (docs/operations.md, "Rebuild"); a deploy with `true` makes it read
+   * from the trim horizon, where records it has already applied are duplicates.
+   * @default true
+   */
+  readonly mappingEnabled?: boolean;
 }
 
 /** Where a stream mapping sends a batch it gives up on: the DLQ (a pointer) or an S3 archive (the records). */
@@ -195,11 +203,12 @@ export function streamEventSourceProps(props: StreamConsumerProps, deadLetterQue
     onFailure: archive ? archive.destination() : new SqsDlq(deadLetterQueue),
     reportBatchItemFailures: true,
     metricsConfig: MAPPING_METRICS,
+    enabled: props.mappingEnabled,
   };
 }
 
 /** A stream consumer's alarms besides its DLQ's and its iterator age's, on its mapping `mappingUuid`. */
 export function addStreamConsumerAlarms(scope: Construct, fn: NodejsFunction, mappingUuid: string, props: StreamConsumerProps): ConsumerAlarms {
-  const wiring = { consumerName: props.consumerName, serviceName: props.serviceName ?? props.consumerName, function: fn, mappingUuid, topic: props.alarmTopic };
+  const wiring = { consumerName: props.consumerName, serviceName: serviceNameOf(props), function: fn, mappingUuid, topic: props.alarmTopic };
   return new ConsumerAlarms(scope, 'ConsumerAlarms', wiring, props.alarms);
 }

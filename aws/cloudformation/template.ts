@@ -55,3 +55,14 @@ export function numberProp(properties: Record<string, unknown>, name: string): n
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
   return undefined;
 }
+
+/**
+ * Whether an `AWS::Lambda::EventSourceMapping` polls: `Enabled` is true unless the template says
+ * false (CloudFormation takes the string too). "When false, Lambda pauses polling and invocation"
+ * (AWS::Lambda::EventSourceMapping, CloudFormation User Guide,
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-lambda-eventsourcemapping.html).
+ */
+export function mappingEnabled(properties: Record<string, unknown>): boolean {
+  const enabled = properties.Enabled;
+  return enabled !== false && enabled !== 'false';
+}

@@ -12,7 +12,7 @@ import { settledState } from './settle';
 import { dlqDepth, type FinalState } from './state';
 
 /** DynamoDB Local rounds a stream record's time down to the minute: the window starts that much earlier. */
-const STREAM_CLOCK_SLACK_MS = 120_000;
+export const STREAM_CLOCK_SLACK_MS = 120_000;
 
 /** What the replay of one consumer came to. */
 export interface ConsumerReplay {
@@ -30,10 +30,10 @@ export interface ReplayReport {
   readonly changes: readonly string[];
 }
 
-/** Replays every stream consumer over the run and compares the state before and after. */
+/** Replays every live stream consumer over the run and compares the state before and after (a rebuilt generation, whose mapping is off, is the rebuild phase's). */
 export async function replayPhase(stack: LocalStack, before: FinalState, startedAt: number): Promise<ReplayReport> {
   const context = dlqContextOfLocalStack(stack);
-  const streamConsumers = context.topology.consumerFunctions.filter((consumer) => streamKindOf(consumer.sourceArn) !== undefined);
+  const streamConsumers = context.topology.consumerFunctions.filter((consumer) => streamKindOf(consumer.sourceArn) !== undefined && consumer.mappingEnabled !== false);
   const consumers: ConsumerReplay[] = [];
   for (const consumer of streamConsumers) {
     const nowMs = Date.now();

@@ -3,6 +3,7 @@ import { awsContractRows, awsContractViolations, type AwsContractReport } from '
 import type { ConsumerReport } from './consumers';
 import { notificationViolations, type NotificationCheck } from './notifications';
 import type { ReplayReport } from './replay-phase';
+import type { RebuildReport } from './rebuild-phase';
 import type { DemoTimeline } from './timeline';
 import { latencyLabel, type LatencyProfileLabel } from '../gateway/latency';
 import type { Mismatch, Verification } from './verify';
@@ -47,6 +48,8 @@ export interface DemoReport {
   readonly redrive?: RedriveReport;
   /** The replay of the whole run through the stream consumers after the redrive. @default - absent from reports built before replays */
   readonly replay?: ReplayReport;
+  /** Each rebuilt generation, filled from its stream after the replay and compared with the live one. @default - absent from reports built before rebuilds */
+  readonly rebuilds?: readonly RebuildReport[];
   /** One line per consumer, after the redrive: its source (`sqs`, `sqs-fifo`, `sns-sqs`, `kinesis`, `dynamodb-stream`), deliveries and exactness. */
   readonly consumers?: readonly ConsumerReport[];
   /** The AWS contract layer over the whole run: requests checked, refused, IAM checks and denials, conflicts raised. */
@@ -131,6 +134,19 @@ export function replayInvariantsOf(replay: ReplayReport): InvariantVerdict[] {
   ];
 }
 
+/** The rebuild phase's invariant, per rebuilt generation: filled from every record of its stream, it holds what the live generation holds. */
+export function rebuildInvariantsOf(rebuilds: readonly RebuildReport[]): InvariantVerdict[] {
+  return rebuilds.map((rebuild) => {
+    const differing = rebuild.tables.filter((table) => !table.same);
+    const why = [
+      ...(rebuild.complete ? [] : [`the replay into it stopped short (${(rebuild.stopped ?? ['every record sent, some reported']).join('; ')})`]),
+      ...(rebuild.tables.length === 0 ? ['it writes no table apart from the live generation'] : []),
+      ...differing.map((table) => `${table.variable}: ${table.onlyLive} only live, ${table.onlyNext} only rebuilt, ${table.differing} differing (${table.examples.slice(0, 3).map((example) => example.key).join(', ')})`),
+    ];
+    return verdictOf(`a rebuild of ${rebuild.consumer} into generation ${rebuild.generation} from its stream equals the live state`, why.length > 0 ? why.join('; ') : undefined);
+  });
+}
+
 /** The contract layer's invariant: AWS would accept every request and IAM grant every call (its sentences in aws-contract.ts). */
 export function awsContractInvariant(aws: AwsContractReport): InvariantVerdict {
   const violations = awsContractViolations(aws);
@@ -163,6 +179,13 @@ function replayRows(report: DemoReport): [string, string][] {
       return [`  ${consumer.consumer}`, `${records} records: ${applied} applied, ${duplicates} dup., ${skipped} not newer, ${permanent} poison${consumer.complete ? '' : ', INCOMPLETE'}`];
     }),
   ];
+}
+
+function rebuildRows(report: DemoReport): [string, string][] {
+  return (report.rebuilds ?? []).map((rebuild): [string, string] => {
+    const tables = rebuild.tables.map((table) => `${table.variable} ${table.same ? `same (${table.equal} items)` : `DIFFERS (${table.onlyLive + table.onlyNext + table.differing})`}`).join(', ');
+    return [`rebuild of ${rebuild.consumer} into generation ${rebuild.generation}`, `${rebuild.totals.applied} of ${rebuild.totals.records} records applied${rebuild.complete ? '' : ', INCOMPLETE'}; ${tables || 'no table apart'}`];
+  });
 }
 
 function consumerRows(report: DemoReport): [string, string][] {
@@ -214,6 +237,7 @@ export function summaryRows(report: DemoReport): [string, string][] {
     ['alarm notifications', String(report.alarms.notifications)],
     ...redriveRows(report),
     ...replayRows(report),
+    ...rebuildRows(report),
     ...consumerRows(report),
     ...(report.aws ? awsContractRows(report.aws) : []),
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s (${report.eventsPerSecond} events/s)`],

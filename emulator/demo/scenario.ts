@@ -19,7 +19,8 @@ import { consumerReports } from './consumers';
 import { planMessages, publishMessages, type PublishedMessage } from './publisher';
 import { fixAndRedrive, holdsMessages } from './redrive-phase';
 import { replayPhase } from './replay-phase';
-import { awsContractInvariant, failedSentences, replayInvariantsOf, type DemoReport } from './report';
+import { rebuildPhase } from './rebuild-phase';
+import { awsContractInvariant, failedSentences, rebuildInvariantsOf, replayInvariantsOf, type DemoReport } from './report';
 import { currentState, settledState, tableRangeReader } from './settle';
 import type { FinalState } from './state';
 import type { PhaseMark } from './timeline';
@@ -102,12 +103,15 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
   record.enter('replaying the whole run through the stream consumers (eo replay): the state must not change', options.progress);
   const replay = await replayPhase(stack, fixed.state, context.started);
   const replayed = replayInvariantsOf(replay);
+  record.enter('rebuilding the order projection into generation 2 from its stream (eo replay --generation, eo compare): it must equal the live table', options.progress);
+  const rebuilds = await rebuildPhase(stack, context.started);
+  const rebuilt = rebuildInvariantsOf(rebuilds);
   const durationMs = Date.now() - context.started;
   const aws = stack.contract();
-  const violations = [...firstPhase.violations, ...fixed.violations, ...failedSentences(replayed), ...awsContractViolations(aws)];
-  const invariants = [...(firstPhase.invariants ?? []), ...fixed.invariants, ...replayed, awsContractInvariant(aws)];
+  const violations = [...firstPhase.violations, ...fixed.violations, ...failedSentences(replayed), ...failedSentences(rebuilt), ...awsContractViolations(aws)];
+  const invariants = [...(firstPhase.invariants ?? []), ...fixed.invariants, ...replayed, ...rebuilt, awsContractInvariant(aws)];
   const timeline = buildTimeline(stack, { startedAt: context.started, endedAt: Date.now(), phases: record.phases });
-  return { ...firstPhase, redrive: fixed.redrive, replay, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations, invariants, timeline };
+  return { ...firstPhase, redrive: fixed.redrive, replay, rebuilds, consumers, aws, durationMs, eventsPerSecond: Math.round((workload.length / durationMs) * 1000), violations, invariants, timeline };
 }
 
 /** The workload and the messages the producer sends for it (producer retries included). */

@@ -40,6 +40,12 @@ export interface LocalMetricsOptions {
   readonly functions: ReadonlyMap<string, LocalFunction>;
   readonly functionSpecs: readonly FunctionSpec[];
   readonly mappings: readonly MappingSpec[];
+  /**
+   * The logical ids of the template's mappings that are off (`Enabled: false`): local mode runs
+   * none of them, and on AWS they publish nothing, so their metrics are measured and stay empty.
+   * @default - none
+   */
+  readonly disabledMappings?: readonly string[];
   readonly store: MetricStore;
   /** The stack's SQS client (depth attributes). */
   readonly sqs: SQSClient;
@@ -98,6 +104,7 @@ function measurabilityOf(options: LocalMetricsOptions): Measurability {
   const queues = new Set([...options.stack.queues.values()].map((queue) => queue.name));
   const functions = new Set([...options.functions.keys()].map((logicalId) => refOf(options.stack, logicalId)));
   const mappings = new Map(options.mappings.map((spec) => [refOf(options.stack, spec.logicalId), spec.source]));
+  const disabled = new Set((options.disabledMappings ?? []).map((logicalId) => refOf(options.stack, logicalId)));
   const runtimeNamespaces = new Set([METRICS_NAMESPACE, ...options.functionSpecs.flatMap((spec) => spec.environment[CONSUMER_ENV.metricsNamespace] ?? [])]);
   const measured = { measured: true } as const;
   const not = (reason: string) => ({ measured: false, reason }) as const;
@@ -113,6 +120,8 @@ function measurabilityOf(options: LocalMetricsOptions): Measurability {
       return FUNCTION_METRICS.includes(metricName) ? measured : not(UNMEASURED_LAMBDA[metricName] ?? `local mode counts ${FUNCTION_METRICS.join(' and ')} of a function`);
     }
     if (namespace === 'AWS/Lambda' && dimensions.EventSourceMappingUUID !== undefined) {
+      // A mapping that is off polls nothing and publishes nothing: its alarms see no data, as on AWS.
+      if (disabled.has(dimensions.EventSourceMappingUUID)) return measured;
       const source = mappings.get(dimensions.EventSourceMappingUUID);
       if (source === undefined) return not('the mapping is not one of the stack');
       const counted = source === 'sqs' ? SQS_MAPPING_METRICS : STREAM_MAPPING_METRICS;

@@ -16,7 +16,7 @@ import { announcingTargets, archiveWriter, assertMayArchive } from './failure-ar
 import type { LocalRuleTarget } from './fan-out';
 import { queueWithArn, refOf, type LocalQueue, type ProvisionedStack } from './provision';
 import { LAMBDA_LIMITS } from '../../aws/limits';
-import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
+import { mappingEnabled, numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 export type Mapping = SqsMapping | StreamMapping;
 
@@ -72,9 +72,15 @@ export interface MappingOverrides {
   readonly streamBatchSize?: number;
 }
 
-/** Builds (without starting) one mapping per template mapping. */
+/**
+ * Builds (without starting) one mapping per enabled template mapping. A mapping with `Enabled:
+ * false` is left out, as Lambda neither polls nor invokes for one (`mappingEnabled`); its function
+ * is still there to invoke (a generation that `eo replay` fills).
+ */
 export function createMappings(options: MappingOptions): MappingSpec[] {
-  return resourcesOfType(options.template, ResourceType.EVENT_SOURCE_MAPPING).map((resource) => createMapping(resource, options));
+  return resourcesOfType(options.template, ResourceType.EVENT_SOURCE_MAPPING)
+    .filter((resource) => mappingEnabled(resource.properties))
+    .map((resource) => createMapping(resource, options));
 }
 
 function createMapping(resource: NamedResource, options: MappingOptions): MappingSpec {

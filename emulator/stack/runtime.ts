@@ -23,7 +23,7 @@ import { createMappings, type MappingOverrides, type MappingSpec } from './mappi
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
 import { wireFanOut, type FanOut } from './fan-out';
 import { provision, type ProvisionedStack } from './provision';
-import type { Template } from '../../aws/cloudformation/template';
+import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
 /** Local mode compresses time: one template minute of visibility timeout or alarm period is a local second. */
 export const DEFAULT_TIME_SCALE = 1 / 60;
@@ -156,7 +156,8 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const mappings = createMappings({ template: synth.template, stack: resources, functions, clients, dynamodbStreams, clientsFor, policies, ruleTargets: fanOut.ruleTargets, faults: options.faults, wrapInvoker: options.wrapInvoker, overrides: options.mappingOverrides, sqsConcurrency: options.sqsConcurrency, log: () => undefined });
   const fauxqs = sqsClient(engineEndpoints.sqs);
   stoppers.unshift(async () => fauxqs.destroy());
-  const measured = localMetrics({ stack: resources, functions, functionSpecs: specs, mappings, store, sqs: clients.sqs, fauxqs, timeScale });
+  const disabledMappings = resourcesOfType(synth.template, ResourceType.EVENT_SOURCE_MAPPING).filter((mapping) => !mappingEnabled(mapping.properties)).map((mapping) => mapping.logicalId);
+  const measured = localMetrics({ stack: resources, functions, functionSpecs: specs, mappings, disabledMappings, store, sqs: clients.sqs, fauxqs, timeScale });
   const alarms = alarmSpecs(synth.template, resources, measured.measurability);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.evaluated, metrics: measured.sampler, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });

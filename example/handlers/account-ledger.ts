@@ -41,6 +41,8 @@ export interface AccountLedgerConfig {
   readonly ledgerTable: string;
   readonly idempotencyTable: string;
   readonly consumerName?: string;
+  /** The consumer's generation (`CONSUMER_GENERATION`): its dedup records' namespace. @default 1 */
+  readonly generation?: number;
   readonly dlqUrl?: string;
   readonly sourceQueueUrl?: string;
   readonly maxAttempts?: number;
@@ -74,9 +76,10 @@ export function createAccountLedger(config: AccountLedgerConfig): BatchHandler {
   const { sqs, dynamodb } = config.clients;
   return createConsumer({
     name,
+    generation: config.generation,
     source: SourceKind.SQS,
     routes: { [LEDGER_ENTRY]: route(ledgerEntryPayload, (event) => ledgerEffects(config.ledgerTable, event.payload)) },
-    strategy: transactionalStrategy({ dynamodb, mode: 'batch', dedup: { table: config.idempotencyTable, consumer: name, ttlSeconds: config.dedupTtlSeconds }, retry: config.retry }),
+    strategy: transactionalStrategy({ dynamodb, mode: 'batch', dedup: { table: config.idempotencyTable, consumer: name, generation: config.generation, ttlSeconds: config.dedupTtlSeconds }, retry: config.retry }),
     dlq: config.dlqUrl ? new DlqSender(sqs, config.dlqUrl, config.retry) : undefined,
     maxAttempts: config.maxAttempts,
     maxReceiveCount: config.maxReceiveCount,

@@ -37,6 +37,8 @@ export type OrderStatusChanged = z.infer<typeof orderStatusChanged>;
 export interface OrderProjectionConfig {
   readonly ordersTable: string;
   readonly consumerName?: string;
+  /** The consumer's generation (`CONSUMER_GENERATION`); a rebuild's effects go to the table it is given. @default 1 */
+  readonly generation?: number;
   readonly dlqUrl?: string;
   readonly clients: AwsClients;
   readonly retry?: RetryOptions;
@@ -52,6 +54,7 @@ export function createOrderProjection(config: OrderProjectionConfig): BatchHandl
   const { dynamodb, sqs } = config.clients;
   return createConsumer({
     name: config.consumerName ?? CONSUMER_NAME,
+    generation: config.generation,
     source: SourceKind.KINESIS,
     routes: {
       [ORDER_STATUS_CHANGED]: route(orderStatusChanged, (event) =>
@@ -68,8 +71,8 @@ export function createOrderProjection(config: OrderProjectionConfig): BatchHandl
 
 /** Reads `ORDERS_TABLE` and the common consumer settings. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): OrderProjectionConfig {
-  const { consumerName, dlqUrl } = consumerEnv(CONSUMER_NAME, env);
-  return { consumerName, dlqUrl, ordersTable: requireEnv('ORDERS_TABLE', env), clients: sharedClients() };
+  const { consumerName, generation, dlqUrl } = consumerEnv(CONSUMER_NAME, env);
+  return { consumerName, generation, dlqUrl, ordersTable: requireEnv('ORDERS_TABLE', env), clients: sharedClients() };
 }
 
 let fromEnv: BatchHandler | undefined;

@@ -46,6 +46,8 @@ export interface PageViewCounterConfig {
   readonly countersTable: string;
   readonly idempotencyTable: string;
   readonly consumerName?: string;
+  /** The consumer's generation (`CONSUMER_GENERATION`): its dedup records' namespace. @default 1 */
+  readonly generation?: number;
   readonly dlqUrl?: string;
   readonly sourceQueueUrl?: string;
   readonly maxAttempts?: number;
@@ -90,6 +92,7 @@ export function createPageViewCounter(config: PageViewCounterConfig): BatchHandl
   const shards = checkedShards(config.counterShards ?? 1, 'counterShards');
   return createConsumer({
     name,
+    generation: config.generation,
     source: SourceKind.SQS,
     routes: {
       [PAGE_VIEWED]: route(pageViewPayload, (event) => pageViewEffects(config.countersTable, pageIdOf(event.payload, config.acceptSchemaV2 ?? false), event.occurredAt, shards)),
@@ -97,7 +100,7 @@ export function createPageViewCounter(config: PageViewCounterConfig): BatchHandl
     strategy: transactionalStrategy({
       dynamodb,
       mode: config.mode ?? 'batch',
-      dedup: { table: config.idempotencyTable, consumer: name, ttlSeconds: config.dedupTtlSeconds },
+      dedup: { table: config.idempotencyTable, consumer: name, generation: config.generation, ttlSeconds: config.dedupTtlSeconds },
       retry: config.retry,
     }),
     dlq: config.dlqUrl ? new DlqSender(sqs, config.dlqUrl, config.retry) : undefined,

@@ -58,6 +58,8 @@ export interface ShipmentNotifierConfig {
   readonly topicArn: string;
   readonly idempotencyTable: string;
   readonly consumerName?: string;
+  /** The consumer's generation (`CONSUMER_GENERATION`): its dedup records' namespace. @default 1 */
+  readonly generation?: number;
   readonly dlqUrl?: string;
   /** How long a sent notification is remembered (`DEDUP_TTL_SECONDS`, validated by the construct). @default DEFAULT_DEDUP_TTL_SECONDS */
   readonly dedupTtlSeconds?: number;
@@ -82,10 +84,11 @@ export function createShipmentNotifier(config: ShipmentNotifierConfig): BatchHan
       MessageAttributes: { eventId: { DataType: 'String', StringValue: notification.notificationId } },
     }));
     return { messageId: result.MessageId };
-  }, { table: config.idempotencyTable, dynamodb, consumer: name, expiresAfterSeconds: config.dedupTtlSeconds });
+  }, { table: config.idempotencyTable, dynamodb, consumer: name, generation: config.generation, expiresAfterSeconds: config.dedupTtlSeconds });
   const onChange = route(orderChange, (event, context) => notifyIfShipped(event, context, notify));
   return createConsumer({
     name,
+    generation: config.generation,
     source: SourceKind.DYNAMODB_STREAM,
     routes: { 'dynamodb.INSERT': onChange, 'dynamodb.MODIFY': onChange, 'dynamodb.REMOVE': onChange },
     strategy: directStrategy(config.retry),
@@ -104,9 +107,10 @@ async function notifyIfShipped(event: ConsumedEvent<OrderChange>, context: Handl
 
 /** Reads `NOTIFICATIONS_TOPIC_ARN`, `IDEMPOTENCY_TABLE` and the common consumer settings. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ShipmentNotifierConfig {
-  const { consumerName, dlqUrl, dedupTtlSeconds } = consumerEnv(CONSUMER_NAME, env);
+  const { consumerName, generation, dlqUrl, dedupTtlSeconds } = consumerEnv(CONSUMER_NAME, env);
   return {
     consumerName,
+    generation,
     dlqUrl,
     dedupTtlSeconds,
     topicArn: requireEnv('NOTIFICATIONS_TOPIC_ARN', env),

@@ -31,6 +31,8 @@ export function booleanEnv(name: string, env: Env = process.env): boolean {
 /** The settings every consumer reads from its environment (set by the CDK constructs). */
 export interface ConsumerEnv {
   readonly consumerName: string;
+  /** `CONSUMER_GENERATION`: which generation of the consumer this is; 1 when unset. Dedup settings take it as `generation`. */
+  readonly generation: number;
   readonly dlqUrl?: string;
   readonly maxAttempts?: number;
   readonly maxReceiveCount?: number;
@@ -41,12 +43,13 @@ export interface ConsumerEnv {
 }
 
 /**
- * Reads `CONSUMER_NAME` (or the given default), `DLQ_URL`, `MAX_ATTEMPTS`, `MAX_RECEIVE_COUNT`, `DEDUP_TTL_SECONDS`,
+ * Reads `CONSUMER_NAME` (or the given default), `CONSUMER_GENERATION`, `DLQ_URL`, `MAX_ATTEMPTS`, `MAX_RECEIVE_COUNT`, `DEDUP_TTL_SECONDS`,
  * `SOURCE_QUEUE_URL`, `EVENT_ENVELOPE` and `EVENT_ID_PATH`.
  */
 export function consumerEnv(defaultName: string, env: Env = process.env): ConsumerEnv {
   return {
     consumerName: env[CONSUMER_ENV.consumerName] || defaultName,
+    generation: positiveIntEnv(CONSUMER_ENV.generation, env) ?? 1,
     dlqUrl: env[CONSUMER_ENV.dlqUrl] || undefined,
     maxAttempts: positiveIntEnv(CONSUMER_ENV.maxAttempts, env),
     maxReceiveCount: positiveIntEnv(CONSUMER_ENV.maxReceiveCount, env),

@@ -3,6 +3,7 @@ import { BatchRun, type BatchItem, type Settled } from './batch-run';
 import type { DlqSender } from './dlq';
 import { consumerDecoder, type EnvelopeOptions } from './envelope-decoders';
 import { EffectivelyOnceError, messageOf, UndecodableRecordError } from './errors';
+import { dedupNamespace } from './dedup-record';
 import { MetricName, createObservability, type Observability } from './observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from './records';
 import { isReplayInvocation, replayCounts, type ReplayCounts } from './replay-mode';
@@ -28,6 +29,13 @@ export type BatchHandler = (event: BatchEvent, context?: Context) => Promise<Bat
 export interface ConsumerOptions<TResult> {
   /** Names the consumer in dedup keys, logs, metrics and DLQ context. */
   readonly name: string;
+  /**
+   * The consumer's generation (`CONSUMER_GENERATION`): from 2 on, logs and DLQ context name it
+   * `<name>@g<n>`, the namespace of its dedup records, so that a failure is traced to the
+   * generation that failed (`dedupNamespace`). The strategy's dedup settings take it too.
+   * @default 1
+   */
+  readonly generation?: number;
   readonly source: SourceKind;
   /** Handlers by event type. */
   readonly routes: Routes<TResult>;
@@ -81,7 +89,7 @@ export interface ConsumerOptions<TResult> {
  */
 export function createConsumer<TResult>(options: ConsumerOptions<TResult>): BatchHandler {
   if (options.timeBudget) checkTimeBudgetOptions(options.timeBudget);
-  const observability = options.observability ?? createObservability(options.name);
+  const observability = options.observability ?? createObservability(dedupNamespace(options.name, options.generation));
   const consumer = new BatchConsumer(options, observability);
   return async (event, context) => {
     try {
@@ -126,7 +134,7 @@ class BatchConsumer<TResult> {
 
   private settlerFor(budget: TimeBudget, replay: boolean): Settler {
     const { strategy } = this.options;
-    return new Settler({ ...this.options, consumer: this.options.name, observability: this.observability, now: this.now, budget, replay, applied: strategy.applied?.bind(strategy) });
+    return new Settler({ ...this.options, consumer: dedupNamespace(this.options.name, this.options.generation), observability: this.observability, now: this.now, budget, replay, applied: strategy.applied?.bind(strategy) });
   }
 
   /** Decodes and validates a record; one that fails carries a permanent error instead of its event, never a crash. */

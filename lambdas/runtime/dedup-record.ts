@@ -9,6 +9,13 @@ export interface DedupSettings {
   readonly table: string;
   /** Part of every dedup key, so that two consumers of one event each apply it once. */
   readonly consumer: string;
+  /**
+   * The consumer's generation (`CONSUMER_GENERATION`): a rebuilt generation keeps its dedup
+   * records apart from the live one's, so that a replay into it applies what the live one
+   * applied already (see {@link dedupNamespace}).
+   * @default 1
+   */
+  readonly generation?: number;
   /** @default DEFAULT_DEDUP_TTL_SECONDS */
   readonly ttlSeconds?: number;
 }
@@ -19,9 +26,23 @@ export interface DedupIdentity {
   readonly payloadHash: string;
 }
 
-/** The dedup record's key: `<consumer>#<eventId>`. */
-export function dedupKey(consumer: string, eventId: string): string {
-  return `${consumer}#${eventId}`;
+/** The character that joins a consumer's name and its generation in a dedup namespace; no consumer name has it. */
+export const GENERATION_SEPARATOR = '@g';
+
+/**
+ * The prefix of a consumer's dedup keys at a generation: its name at generation 1 (so the records
+ * of a consumer that never had another generation keep their keys), `<consumer>@g<n>` after. A
+ * consumer name cannot hold `@`, so no consumer's namespace is another's generation.
+ * @throws RangeError when the generation is not a whole number from 1
+ */
+export function dedupNamespace(consumer: string, generation: number = 1): string {
+  if (!Number.isInteger(generation) || generation < 1) throw new RangeError(`a consumer's generation is a whole number from 1 (given ${generation})`);
+  return generation === 1 ? consumer : `${consumer}${GENERATION_SEPARATOR}${generation}`;
+}
+
+/** The dedup record's key: `<namespace>#<eventId>`, the namespace being the consumer's name at generation 1 ({@link dedupNamespace}). */
+export function dedupKey(namespace: string, eventId: string): string {
+  return `${namespace}#${eventId}`;
 }
 
 /** Epoch seconds when a record written now expires. */
@@ -39,7 +60,7 @@ export function dedupPutAction(settings: DedupSettings, event: DedupIdentity, ex
     Put: {
       TableName: settings.table,
       Item: {
-        id: { S: dedupKey(settings.consumer, event.eventId) },
+        id: { S: dedupKey(dedupNamespace(settings.consumer, settings.generation), event.eventId) },
         expiration: { N: String(expiration) },
         payloadHash: { S: event.payloadHash },
       },

@@ -3,7 +3,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
 import { withRetries, type RetryOptions } from './backoff';
-import { DEFAULT_DEDUP_TTL_SECONDS } from './dedup-record';
+import { DEFAULT_DEDUP_TTL_SECONDS, dedupNamespace } from './dedup-record';
 import { checkLockMs, DEFAULT_EFFECT_LOCK_MS, lockClock } from './effect-lock';
 import { ConfigurationError, EffectInProgressError } from './errors';
 
@@ -24,6 +24,13 @@ export interface ExternalEffectOptions {
    * function: the new function would no longer recognise the effects the old one made.
    */
   readonly consumer: string;
+  /**
+   * The consumer's generation (`CONSUMER_GENERATION`, see `consumerEnv`): from 2 on, the records'
+   * prefix is `<consumer>@g<n>`, so that a rebuilt generation runs an effect the live one ran
+   * already, as a rebuild must (`dedupNamespace`).
+   * @default 1
+   */
+  readonly generation?: number;
   /**
    * How long a completed effect is remembered: the consumer's validated dedup TTL
    * (`DEDUP_TTL_SECONDS`, see `consumerEnv`).
@@ -118,7 +125,7 @@ export function idempotentEffect<TInput extends ExternalEffectInput, TResult>(
   const tracked = async (input: TInput, attempt: EffectAttempt<TResult>): Promise<TResult> => runTracked(effect, input, attempt);
   const retry = { ...RECORD_REPAIR_RETRY, ...options.retry };
   const outcome = async (input: TInput, lambdaContext?: Context): Promise<EffectOutcome<TResult>> => {
-    const wrapped = makeIdempotent(tracked, { persistenceStore: store, config: configFor(options, lambdaContext), keyPrefix: options.consumer });
+    const wrapped = makeIdempotent(tracked, { persistenceStore: store, config: configFor(options, lambdaContext), keyPrefix: dedupNamespace(options.consumer, options.generation) });
     const attempt: EffectAttempt<TResult> = { state: 'not-run' };
     let result: TResult;
     try {
@@ -204,4 +211,6 @@ function checkOptions(options: ExternalEffectOptions): void {
   const ttl = options.expiresAfterSeconds;
   if (ttl !== undefined && !(Number.isInteger(ttl) && ttl > 0)) throw new ConfigurationError(`idempotentEffect: expiresAfterSeconds must be a whole number of seconds > 0 (given ${ttl})`);
   checkLockMs(options.lockMs);
+  const generation = options.generation;
+  if (generation !== undefined && !(Number.isInteger(generation) && generation >= 1)) throw new ConfigurationError(`idempotentEffect: generation must be a whole number from 1 (given ${generation})`);
 }

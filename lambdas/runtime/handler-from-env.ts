@@ -2,7 +2,7 @@
  * One-call handlers: a consumer built from the environment its construct set, so that a handler
  * file holds its schema and its effects and nothing else. At the first invocation (never at
  * import, so that a test can import the file without the environment) they read what every
- * consumer reads: `CONSUMER_NAME`, `DLQ_URL` (a `DlqSender` with the failure context),
+ * consumer reads: `CONSUMER_NAME`, `CONSUMER_GENERATION`, `DLQ_URL` (a `DlqSender` with the failure context),
  * `MAX_ATTEMPTS`, `MAX_RECEIVE_COUNT`, `DEDUP_TTL_SECONDS`, `SOURCE_QUEUE_URL` (a
  * `VisibilityBackoff` for an SQS source) and the envelope settings, and share one set of SDK
  * clients (`sharedClients`). Anything else a handler needs (a table's name) it reads through
@@ -68,7 +68,7 @@ export interface HandlerFromEnvOptions<TResult> {
  */
 export function transactionalHandler(options: HandlerFromEnvOptions<Effects> & { readonly mode?: 'batch' | 'per-record' }): BatchHandler {
   return lazily(options, (env, dynamodb) =>
-    transactionalStrategy({ dynamodb, mode: options.mode, dedup: { table: env.require(DEDUP_TABLE_VARIABLE), consumer: env.settings.consumerName, ttlSeconds: env.settings.dedupTtlSeconds } }),
+    transactionalStrategy({ dynamodb, mode: options.mode, dedup: { table: env.require(DEDUP_TABLE_VARIABLE), consumer: env.settings.consumerName, generation: env.settings.generation, ttlSeconds: env.settings.dedupTtlSeconds } }),
   );
 }
 
@@ -99,6 +99,7 @@ function build<TResult>(options: HandlerFromEnvOptions<TResult>, strategyOf: (en
   const kind = options.source ?? SourceKind.SQS;
   return createConsumer({
     name: settings.consumerName,
+    generation: settings.generation,
     source: kind,
     routes: options.routes(env),
     strategy: strategyOf(env, clients.dynamodb),

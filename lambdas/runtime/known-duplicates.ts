@@ -1,5 +1,5 @@
 import { BatchGetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { dedupKey, type DedupSettings } from './dedup-record';
+import { dedupKey, dedupNamespace, type DedupSettings } from './dedup-record';
 import { DYNAMODB_LIMITS } from '../../aws/limits';
 import { TransientError } from './errors';
 
@@ -54,7 +54,7 @@ async function readDedupRecords(dynamodb: DynamoDBClient, settings: DedupSetting
   const { Responses, UnprocessedKeys } = await dynamodb.send(new BatchGetItemCommand({
     RequestItems: {
       [settings.table]: {
-        Keys: eventIds.map((eventId) => ({ id: { S: dedupKey(settings.consumer, eventId) } })),
+        Keys: eventIds.map((eventId) => ({ id: { S: dedupKey(dedupNamespace(settings.consumer, settings.generation), eventId) } })),
         ConsistentRead: true,
         ProjectionExpression: 'id, payloadHash',
       },
@@ -64,5 +64,5 @@ async function readDedupRecords(dynamodb: DynamoDBClient, settings: DedupSetting
 }
 
 function eventIdOf(settings: DedupSettings, item: Record<string, AttributeValue>): string {
-  return (item.id?.S ?? '').slice(settings.consumer.length + 1);
+  return (item.id?.S ?? '').slice(dedupNamespace(settings.consumer, settings.generation).length + 1);
 }

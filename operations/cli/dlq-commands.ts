@@ -70,7 +70,8 @@ function withFilter(command: Command): Command {
   return command.option('--filter <key=value>', `select messages; repeatable; keys: ${FILTER_KEYS.join(', ')}`, (term: string, terms: string[]) => [...terms, term], []);
 }
 
-function positiveInteger(value: string): number {
+/** A commander parser of a whole number from 1. */
+export function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`expected a whole number >= 1, got "${value}"`);
   return parsed;

@@ -5,7 +5,7 @@
  * command; replay-run.ts does it.
  */
 import type { Command } from 'commander';
-import { withTargetOptions, type TargetFlags } from './dlq-commands';
+import { positiveInteger, withTargetOptions, type TargetFlags } from './dlq-commands';
 
 export interface ReplayFlags extends TargetFlags {
   readonly from: string;
@@ -13,6 +13,7 @@ export interface ReplayFlags extends TargetFlags {
   readonly dryRun?: boolean;
   readonly quiet?: boolean;
   readonly allowPastDedupWindow?: boolean;
+  readonly generation?: number;
 }
 
 /** Adds `replay` to the program. */
@@ -25,6 +26,7 @@ export function registerReplayCommands(program: Command): void {
   )
     .requiredOption('--from <time>', 'start of the window: an ISO 8601 time (2026-12-01T09:00:00Z) or a duration back from now (90m, 6h, 2d)')
     .option('--to <time>', 'end of the window (exclusive), in the same forms (default: now)')
+    .option('--generation <n>', 'replay into this generation of the consumer (its generation prop): a rebuild, filled from the stream (see docs/operations.md, "Rebuild")', positiveInteger)
     .option('--dry-run', 'count the records in the window per shard; invoke nothing')
     .option('--quiet', 'no progress on stderr')
     .option('--allow-past-dedup-window', 'replay also where the consumer\'s dedup records may have expired (those events are applied again)')

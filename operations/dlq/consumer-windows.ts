@@ -10,17 +10,18 @@ import { CONSUMER_ENV, DEDUP_TABLE_VARIABLE } from '../../aws/consumer-env';
 import type { Template } from '../../aws/cloudformation/template';
 import { envelopeFromEnv, type EnvelopeOptions } from '../../lambdas/runtime/envelope-decoders';
 import type { TryResolve } from './archive-topology';
-import { functionSources } from './function-sources';
+import { consumerIdentityOf, functionSources } from './function-sources';
 import type { ConsumerWindow } from './types';
 
 /** One window per function that declares a dedup TTL and per mapping that invokes it. */
 export function consumerWindows(template: Template, resolve: TryResolve): ConsumerWindow[] {
-  return functionSources(template, resolve).flatMap(({ functionName, variables, sourceArn }) => {
+  return functionSources(template, resolve).flatMap((source) => {
+    const { variables, sourceArn } = source;
     const dedupTtlSeconds = Number(resolve(variables[CONSUMER_ENV.dedupTtlSeconds]));
     if (!Number.isInteger(dedupTtlSeconds) || dedupTtlSeconds <= 0) return [];
     const dedupTable = resolve(variables[DEDUP_TABLE_VARIABLE]);
     const envelope = envelopeOf(variables, resolve);
-    return [{ consumer: resolve(variables[CONSUMER_ENV.consumerName]) ?? functionName, sourceArn, dedupTtlSeconds, ...(dedupTable && { dedupTable }), ...(envelope && { envelope }) }];
+    return [{ consumer: consumerIdentityOf(source, resolve).consumer, sourceArn, dedupTtlSeconds, ...(dedupTable && { dedupTable }), ...(envelope && { envelope }) }];
   });
 }
 

@@ -1,12 +1,13 @@
 /**
- * The IAM policy that the identity running `eo dlq` needs on one stack (`eo dlq policy` prints it),
+ * The IAM policy that the identity running `eo dlq`, `eo replay` and `eo compare` needs on one
+ * stack (`eo dlq policy` prints it),
  * built from the stack's topology, which is its deployed template resolved against the live
  * resources: each action the commands call, on the resources they call it on, and nothing else.
  * Writes go only to the DLQs' sources, as a redrive does (redrive-targets.ts): `sqs:SendMessage`
  * on the queues that feed a DLQ, `kinesis:PutRecords` on the streams that do,
  * `lambda:InvokeFunction` on the functions a table stream that feeds a DLQ is consumed by. No
  * `sqs:GetQueueUrl`: queue URLs come from the stack. Each statement's `Sid` says what it is for,
- * so that a role for triage alone can leave out the redrive's.
+ * so that a role for triage alone can leave out the redrive's, and one for redrive the replay's.
  *
  * The queues use SQS-managed encryption, the streams `aws/kinesis` and the archives `aws/s3`: no
  * key policy is involved. A queue or stream given a customer-managed key also needs `kms:Decrypt`
@@ -15,6 +16,7 @@
 import { arnScopeOf, bucketArn, functionArn, type ArnScope } from './permissions';
 import { targetKindOf, TargetKind } from './redrive-targets';
 import { ON_FAILURE_OBJECT_PREFIX } from '../../aws/lambda/on-failure-object';
+import { DEDUP_TABLE_VARIABLE } from '../../aws/consumer-env';
 import type { StackTopology } from './types';
 
 /** One `Allow` statement of an identity-based policy. */
@@ -45,10 +47,17 @@ interface Resources {
   readonly archivedObjects: string[];
   readonly dedupTables: string[];
   readonly streamConsumers: string[];
+  /** The Kinesis streams and table streams that the stack's consumers read: what `eo replay` reads again. */
+  readonly consumedStreams: string[];
+  readonly consumedTableStreams: string[];
+  /** Every function a mapping of the stack invokes with a stream's records: whom `eo replay` invokes. */
+  readonly replayableConsumers: string[];
+  /** The tables the generations of a consumer with more than one write apart: what `eo compare` reads. */
+  readonly generationTables: string[];
 }
 
 /**
- * The operator's policy for the stack: resolving it, `list` and `inspect`, and `redrive`.
+ * The operator's policy for the stack: resolving it, `list` and `inspect`, `redrive`, `replay` and `compare`.
  * @example
  * const context = await awsDlqContext({ stackName: 'EffectivelyOnce' });
  * console.log(JSON.stringify(operatorPolicy(context.topology), null, 2));
@@ -62,6 +71,7 @@ export function operatorPolicy(topology: StackTopology): PolicyDocument {
     allow('DescribeTables', ['dynamodb:DescribeTable'], on.tables),
     ...triage(on),
     ...redrive(on),
+    ...replay(on),
   ];
   return { Version: '2012-10-17', Statement: statements.filter((statement) => statement.Resource.length > 0) };
 }
@@ -89,6 +99,16 @@ function redrive(on: Resources): PolicyStatement[] {
   ];
 }
 
+/** `eo replay` (the consumers' streams read again, their functions invoked) and `eo compare` (the generations' tables read whole). */
+function replay(on: Resources): PolicyStatement[] {
+  return [
+    allow('ReplayReadConsumedStreams', ['kinesis:ListShards', 'kinesis:GetShardIterator', 'kinesis:GetRecords'], on.consumedStreams),
+    allow('ReplayReadConsumedTableStreams', ['dynamodb:DescribeStream', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords'], on.consumedTableStreams),
+    allow('ReplayInvokeStreamConsumers', ['lambda:InvokeFunction'], on.replayableConsumers),
+    allow('CompareGenerations', ['dynamodb:Scan'], on.generationTables),
+  ];
+}
+
 function resourcesOf(topology: StackTopology, scope: ArnScope): Resources {
   const sources = distinct(topology.deadLetterQueues.flatMap((dlq) => dlq.sources.map((source) => source.arn)));
   const ofKind = (kind: TargetKind) => sources.filter((arn) => targetKindOf(arn) === kind);
@@ -108,7 +128,36 @@ function resourcesOf(topology: StackTopology, scope: ArnScope): Resources {
     archivedObjects: buckets.map((bucket) => bucketArn(scope, bucket, `${ON_FAILURE_OBJECT_PREFIX}*`)),
     dedupTables: distinct(topology.consumerWindows.flatMap((window) => (window.dedupTable ? [tableArnOf(topology, scope, window.dedupTable)] : []))),
     streamConsumers: distinct(topology.consumerFunctions.filter((consumer) => sourceTableStreams.includes(consumer.sourceArn)).map((consumer) => functionArn(scope, consumer.functionName))),
+    ...replayResourcesOf(topology, scope),
   };
+}
+
+function replayResourcesOf(topology: StackTopology, scope: ArnScope): Pick<Resources, 'consumedStreams' | 'consumedTableStreams' | 'replayableConsumers' | 'generationTables'> {
+  const streamConsumers = topology.consumerFunctions.filter((consumer) => {
+    const kind = targetKindOf(consumer.sourceArn);
+    return kind === TargetKind.KINESIS_STREAM || kind === TargetKind.TABLE_STREAM;
+  });
+  const ofKind = (kind: TargetKind) => distinct(streamConsumers.map((consumer) => consumer.sourceArn).filter((arn) => targetKindOf(arn) === kind));
+  return {
+    consumedStreams: ofKind(TargetKind.KINESIS_STREAM),
+    consumedTableStreams: ofKind(TargetKind.TABLE_STREAM),
+    replayableConsumers: distinct(streamConsumers.map((consumer) => functionArn(scope, consumer.functionName))),
+    generationTables: distinct(generationTableNames(topology).map((name) => tableArnOf(topology, scope, name))),
+  };
+}
+
+/** The tables that `eo compare` can pair: every one a generation of a consumer with more than one names apart from the others' (pairGenerations). */
+function generationTableNames(topology: StackTopology): string[] {
+  const byConsumer = new Map<string, StackTopology['consumerFunctions'][number][]>();
+  for (const consumer of topology.consumerFunctions) {
+    const name = consumer.name ?? consumer.consumer;
+    byConsumer.set(name, [...(byConsumer.get(name) ?? []), consumer]);
+  }
+  const tableNames = new Set(topology.tables.map((table) => table.name));
+  return [...byConsumer.values()].flatMap((generations) => {
+    if (new Set(generations.map((consumer) => consumer.generation ?? 1)).size < 2) return [];
+    return generations.flatMap((consumer) => Object.entries(consumer.environment ?? {}).filter(([variable, value]) => variable !== DEDUP_TABLE_VARIABLE && tableNames.has(value)).map(([, value]) => value));
+  });
 }
 
 function tableArnOf(topology: StackTopology, scope: ArnScope, name: string): string {

@@ -80,7 +80,10 @@ export interface TableRef {
  * (applied-events.ts).
  */
 export interface ConsumerWindow {
-  /** The consumer's name (`CONSUMER_NAME`), or its function's when it sets none. */
+  /**
+   * The consumer's name (`CONSUMER_NAME`), or its function's when it sets none; `<name>@g<n>` for
+   * a generation from 2 (`CONSUMER_GENERATION`): the prefix of its dedup keys.
+   */
   readonly consumer: string;
   /** The queue or stream one of its function's mappings reads. */
   readonly sourceArn: string;
@@ -100,8 +103,19 @@ export interface ConsumerWindow {
 export interface ConsumerFunction {
   /** The function's name. */
   readonly functionName: string;
-  /** The consumer's name (`CONSUMER_NAME`), or the function's when it sets none. */
+  /**
+   * The consumer's name (`CONSUMER_NAME`), or the function's when it sets none; `<name>@g<n>` for
+   * a generation from 2: what its DLQ messages and dedup keys name it.
+   */
   readonly consumer: string;
+  /** The consumer's name without its generation. @default - `consumer` */
+  readonly name?: string;
+  /** `CONSUMER_GENERATION`. @default 1 */
+  readonly generation?: number;
+  /** Whether the mapping polls its source; off for a rebuilt generation that `eo replay` fills. @default true */
+  readonly mappingEnabled?: boolean;
+  /** The function's environment variables whose values resolve (tables' names, among them). @default - none known */
+  readonly environment?: Readonly<Record<string, string>>;
   readonly sourceArn: string;
   /** The mapping's batch size. @default - the stream default, 100 */
   readonly batchSize?: number;

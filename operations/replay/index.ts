@@ -1,4 +1,4 @@
-/** `eo replay`: a window of a stream consumer's retained records through its own function again. */
+/** `eo replay` and `eo compare`: a window of a stream consumer's retained records through its own function again, and a rebuilt generation held against the live one. */
 export { invokeReplayBatch, REPLAY_CLIENT_CONTEXT_BASE64 } from './invoke-batch';
 export type { BatchAnswer } from './invoke-batch';
 export { planReplay, ReplayRefusedError, streamKindOf } from './plan';
@@ -8,3 +8,7 @@ export type { ReplayOptions, ReplaySummary, ReplayTotals, ShardReplay } from './
 export { parseReplayTime, replayWindow, ReplayWindowError } from './window';
 export type { ReplayWindow } from './window';
 export { windowRecords } from './window-records';
+export { CompareRefusedError, pairGenerations } from './generations';
+export type { GenerationPair } from './generations';
+export { DEFAULT_MAX_EXAMPLES, diffTables, KeySchemaMismatchError } from './table-diff';
+export type { DiffAttribute, DiffExample, TableDiff, TableDiffOptions, TablePair, TableSide } from './table-diff';

@@ -4,6 +4,7 @@
  * whether the window reaches past the consumer's dedup records (then a replay would apply events
  * again, and is refused unless the operator says so).
  */
+import { dedupNamespace } from '../../lambdas/runtime/dedup-record';
 import { targetKindOf, TargetKind } from '../dlq/redrive-targets';
 import { retentionHoursOf } from '../dlq/stream-range';
 import type { ConsumerFunction, ConsumerWindow, StackTopology } from '../dlq/types';
@@ -41,6 +42,12 @@ export interface PlanOptions {
   readonly nowMs: number;
   /** Replay even where the dedup records have expired (events there are applied again). @default false */
   readonly allowPastDedupWindow?: boolean;
+  /**
+   * The generation of the consumer to replay into (its `CONSUMER_GENERATION`): a rebuild, filled
+   * from the stream. Takes a consumer's name, not a function's.
+   * @default - the consumer the name alone names: generation 1, or `<name>@g<n>` as written
+   */
+  readonly generation?: number;
 }
 
 /**
@@ -48,7 +55,7 @@ export interface PlanOptions {
  * @throws ReplayRefusedError for an unknown consumer, a queue consumer, or a window past the dedup records
  */
 export function planReplay(topology: StackTopology, name: string, window: ReplayWindow, options: PlanOptions): ReplayPlan {
-  const consumer = consumerNamed(topology, name);
+  const consumer = consumerNamed(topology, name, options.generation);
   const source = sourceOf(topology, consumer);
   const oldestHeldMs = options.nowMs - source.retentionHours * 3_600_000;
   const dedup = dedupWindowOf(topology.consumerWindows, consumer);
@@ -61,8 +68,9 @@ export function planReplay(topology: StackTopology, name: string, window: Replay
   return { ...plan, pastDedupWindow: what };
 }
 
-function consumerNamed(topology: StackTopology, name: string): ConsumerFunction {
-  const matching = topology.consumerFunctions.filter((candidate) => candidate.consumer === name || candidate.functionName === name);
+function consumerNamed(topology: StackTopology, given: string, generation?: number): ConsumerFunction {
+  const name = generation === undefined ? given : generationName(given, generation);
+  const matching = topology.consumerFunctions.filter((candidate) => candidate.consumer === name || (generation === undefined && candidate.functionName === name));
   const names = [...new Set(topology.consumerFunctions.map((candidate) => candidate.consumer))].sort().join(', ') || 'none';
   if (matching.length === 0) throw new ReplayRefusedError(`no consumer of ${topology.stackName} is named ${JSON.stringify(name)} (its consumers: ${names})`);
   const streams = matching.filter((candidate) => streamKindOf(candidate.sourceArn) !== undefined);
@@ -73,6 +81,15 @@ function consumerNamed(topology: StackTopology, name: string): ConsumerFunction 
     `${name} reads a queue (${queued?.sourceArn}), and a queue keeps no history: a message is gone once it is consumed, so there is nothing to replay. ` +
       'To make it replayable, feed it from a Kinesis stream (retention up to 365 days), or keep an archive of the raw events it receives (an S3 copy, an EventBridge archive) and publish from there again.',
   );
+}
+
+/** A consumer's name at a generation, as the stack's functions declare it; a name refused as the runtime refuses it. */
+function generationName(name: string, generation: number): string {
+  try {
+    return dedupNamespace(name, generation);
+  } catch (error) {
+    throw new ReplayRefusedError(`--generation: ${(error as Error).message}`);
+  }
 }
 
 function sourceOf(topology: StackTopology, consumer: ConsumerFunction): ReplaySource {

@@ -42,6 +42,7 @@ describe('cdk-nag AwsSolutions', () => {
     const found = acknowledgements(examples);
     expect([...found.keys()].sort()).toEqual([
       'EffectivelyOnce/OrderProjection/Dlq AwsSolutions-SQS3',
+      'EffectivelyOnce/OrderProjectionRebuild/Dlq AwsSolutions-SQS3',
       'EffectivelyOnce/ShipmentNotifier/Dlq AwsSolutions-SQS3',
       'EffectivelyOnce/ShipmentNotifier/Role AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
       'EffectivelyOnce/ShipmentNotifier/Role AwsSolutions-IAM5[Resource::*]',

@@ -29,17 +29,18 @@ function arnOf(value: unknown): string | undefined {
 }
 
 describe('EventPipelineStack', () => {
-  test('holds four consumers and what they read, write and alarm', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 4);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
-    template.resourceCountIs('AWS::SQS::Queue', 6);
+  test('holds four consumers, the order projection\'s rebuilt generation, and what they read, write and alarm', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 5);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
+    template.resourceCountIs('AWS::SQS::Queue', 7);
+    // The rebuilt generation reads the live one's stream.
     template.resourceCountIs('AWS::Kinesis::Stream', 1);
-    template.resourceCountIs('AWS::DynamoDB::Table', 4);
+    template.resourceCountIs('AWS::DynamoDB::Table', 5);
     template.resourceCountIs('AWS::SNS::Topic', 3);
     template.resourceCountIs('AWS::KMS::Key', 3);
     // A depth alarm per DLQ, an iterator age alarm per stream consumer, five more per consumer (lib/consumer-alarms.ts).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6 + 4 * 5);
-    // One dashboard over all four (lib/pipeline-dashboard.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8 + 5 * 5);
+    // One dashboard over all five (lib/pipeline-dashboard.ts).
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // One more than before the fan-out: the page views topic's subscription of the counter queue.
     template.resourceCountIs('AWS::SNS::Subscription', 2);
@@ -74,11 +75,13 @@ describe('EventPipelineStack', () => {
       'LedgerTableName',
       'NotificationsTopicArn',
       'OrderProjectionDlqUrl',
+      'OrderProjectionRebuildDlqUrl',
       'OrdersStreamName',
       'OrdersTableName',
       'PageViewCounterDlqUrl',
       'PageViewsQueueUrl',
       'PageViewsTopicArn',
+      'RebuiltOrdersTableName',
       'ShipmentNotifierDlqUrl',
     ]);
     expect(Object.values(outputs).filter((output) => output.Export !== undefined)).toEqual([]);
@@ -244,7 +247,7 @@ describe('EventPipelineStack', () => {
     const streamConsumers = ofType('AWS::Lambda::EventSourceMapping')
       .filter(([, mapping]) => mapping.Properties.StartingPosition !== undefined)
       .map(([, mapping]) => mapping.Properties.FunctionName);
-    expect(streamConsumers).toHaveLength(2);
+    expect(streamConsumers).toHaveLength(3);
     for (const functionName of streamConsumers) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
@@ -265,7 +268,7 @@ describe('EventPipelineStack', () => {
       [...redriveTargets, ...onFailure].filter((arn) => arn !== undefined).map((arn) => arnOf(arn) ?? String(arn)),
     );
 
-    expect(dlqs.size).toBe(4);
+    expect(dlqs.size).toBe(5);
     for (const dlq of dlqs) {
       expect(resources[dlq]?.Type).toBe('AWS::SQS::Queue'); // a queue of this stack, not a foreign ARN
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {

@@ -126,6 +126,36 @@ describe('KinesisConsumer', () => {
     expect(() => new KinesisConsumer(stack, 'Short', { consumerName: 'orders-c', entry: FIXTURE_HANDLER, alarmTopic, retentionPeriod: Duration.days(7), dedupTtl: Duration.days(3) })).toThrow(/dedupTtl/);
   });
 
+  test('a rebuilt generation beside the live one: the same stream, its generation in its environment and service name, its mapping off', () => {
+    const { stack, alarmTopic } = testStack();
+    const live = new KinesisConsumer(stack, 'Live', { consumerName: 'order-projection', entry: FIXTURE_HANDLER, alarmTopic });
+    const rebuild = new KinesisConsumer(stack, 'Rebuild', {
+      consumerName: 'order-projection',
+      generation: 2,
+      mappingEnabled: false,
+      stream: live.stream,
+      retentionPeriod: live.replayableFor,
+      entry: FIXTURE_HANDLER,
+      alarmTopic,
+    });
+    expect([live.generation, rebuild.generation]).toEqual([1, 2]);
+    expect([live.serviceName, rebuild.serviceName]).toEqual(['order-projection', 'order-projection@g2']);
+    const template = Template.fromStack(stack);
+    const variables = Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => (fn as { Properties: { Environment: { Variables: Record<string, string> } } }).Properties.Environment.Variables);
+    // Generation 1 sets no CONSUMER_GENERATION: a consumer that never had another keeps its template.
+    expect(variables.map((env) => [env.CONSUMER_NAME, env.CONSUMER_GENERATION, env.POWERTOOLS_SERVICE_NAME])).toEqual([
+      ['order-projection', undefined, 'order-projection'],
+      ['order-projection', '2', 'order-projection@g2'],
+    ]);
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).map((mapping) => (mapping as { Properties: Record<string, unknown> }).Properties);
+    expect(mappings.map((mapping) => mapping.Enabled)).toEqual([undefined, false]);
+    template.resourceCountIs('AWS::Kinesis::Stream', 1);
+  });
+
+  test.each([0, 1.5, 1000])('refuses generation %p', (generation) => {
+    expect(() => synth({ generation })).toThrow(/generation must be .*1.*999/);
+  });
+
   test('passes the tuning props to the mapping and the alarm', () => {
     const template = synth({
       batchSize: 500,

@@ -84,21 +84,28 @@ const widgets = parseBody(dashboards[0]?.[1].Properties.DashboardBody).widgets;
 const CONSUMERS: [string, string, 'queue' | 'stream'][] = [
   ['PageViewCounter', 'page-view-counter', 'queue'],
   ['OrderProjection', 'order-projection', 'stream'],
+  // The order projection's rebuilt generation: its widgets titled with its generation.
+  ['OrderProjectionRebuild', 'order-projection (generation 2)', 'stream'],
   ['ShipmentNotifier', 'shipment-notifier', 'stream'],
   ['AccountLedger', 'account-ledger', 'queue'],
 ];
 
 /** What the template says about one consumer: its logical ids and its service name. */
 function consumerResources(constructId: string) {
-  const fn = logicalId(assertions, 'AWS::Lambda::Function', constructId);
+  const fn = logicalId(assertions, 'AWS::Lambda::Function', `${constructId}Function`);
   const environment = template.Resources[fn]?.Properties.Environment as { Variables: Record<string, string> };
   return {
     fn,
-    mapping: logicalId(assertions, 'AWS::Lambda::EventSourceMapping', constructId),
+    mapping: logicalId(assertions, 'AWS::Lambda::EventSourceMapping', `${constructId}Function`),
     dlq: logicalId(assertions, 'AWS::SQS::Queue', `${constructId}Dlq`),
     service: environment.Variables.POWERTOOLS_SERVICE_NAME,
-    alarms: ofType('AWS::CloudWatch::Alarm').map(([id]) => id).filter((id) => id.startsWith(constructId)),
+    alarms: ofType('AWS::CloudWatch::Alarm').map(([id]) => id).filter((id) => ownerOf(id) === constructId),
   };
+}
+
+/** The consumer whose construct id is the longest that starts the logical id (`OrderProjectionRebuild...` is not `OrderProjection`'s). */
+function ownerOf(id: string): string | undefined {
+  return CONSUMERS.map(([constructId]) => constructId).filter((constructId) => id.startsWith(constructId)).sort((a, b) => b.length - a.length)[0];
 }
 
 describe('the example stack', () => {

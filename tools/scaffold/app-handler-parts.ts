@@ -166,7 +166,7 @@ ${indent(streamRoutes('project', 'project', 'removal'), 4)}
 /** The publish's setup inside \`routes(env)\`: its clients and settings from the environment. */
 const PUBLISH = `  const { dynamodb, sns } = env.clients;
   const [topicArn, idempotencyTable] = [env.require('TOPIC_ARN'), env.require('IDEMPOTENCY_TABLE')];
-${publishSetup({ topicArn: 'topicArn', idempotencyTable: 'idempotencyTable', consumer: 'env.settings.consumerName', dedupTtlSeconds: 'env.settings.dedupTtlSeconds' })}`;
+${publishSetup({ topicArn: 'topicArn', idempotencyTable: 'idempotencyTable', consumer: 'env.settings.consumerName', generation: 'env.settings.generation', dedupTtlSeconds: 'env.settings.dedupTtlSeconds' })}`;
 
 const EXTERNAL_IMPORTS = ["import { PublishCommand } from '@aws-sdk/client-sns';"];
 

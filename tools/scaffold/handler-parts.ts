@@ -45,7 +45,7 @@ const EVENT_TYPE_DOC = '/** The event type this consumer handles: a placeholder,
 const TRANSACTIONAL = `transactionalStrategy({
       dynamodb,
       mode: 'batch',
-      dedup: { table: config.idempotencyTable, consumer: name, ttlSeconds: config.dedupTtlSeconds },
+      dedup: { table: config.idempotencyTable, consumer: name, generation: config.generation, ttlSeconds: config.dedupTtlSeconds },
       retry: config.retry,
     })`;
 
@@ -172,6 +172,7 @@ export interface PublishRefs {
   readonly topicArn: string;
   readonly idempotencyTable: string;
   readonly consumer: string;
+  readonly generation: string;
   readonly dedupTtlSeconds: string;
 }
 
@@ -191,12 +192,12 @@ export function publishSetup(refs: PublishRefs): string {
       );
       return { messageId: result.MessageId };
     },
-    { table: ${refs.idempotencyTable}, dynamodb, consumer: ${refs.consumer}, expiresAfterSeconds: ${refs.dedupTtlSeconds} },
+    { table: ${refs.idempotencyTable}, dynamodb, consumer: ${refs.consumer}, generation: ${refs.generation}, expiresAfterSeconds: ${refs.dedupTtlSeconds} },
   );
 `;
 }
 
-const PUBLISH_SETUP = publishSetup({ topicArn: 'config.topicArn', idempotencyTable: 'config.idempotencyTable', consumer: 'name', dedupTtlSeconds: 'config.dedupTtlSeconds' });
+const PUBLISH_SETUP = publishSetup({ topicArn: 'config.topicArn', idempotencyTable: 'config.idempotencyTable', consumer: 'name', generation: 'config.generation', dedupTtlSeconds: 'config.dedupTtlSeconds' });
 
 /** What the consumer publishes for an event; `eventId` is the receiver's idempotency key. */
 export const ENVELOPE_MESSAGE = `/** What the consumer publishes; \`eventId\` is the receiver's idempotency key. */

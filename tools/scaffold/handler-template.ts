@@ -36,6 +36,7 @@ export function create{{Pascal}}(config: {{Pascal}}Config): BatchHandler {
   const { {{clients}} } = config.clients;
 {{setup}}  return createConsumer({
     name,
+    generation: config.generation,
     source: {{sourceKind}},
     routes: {
       {{routes}}
@@ -73,6 +74,7 @@ const SQS_OPTIONS = `
 function commonSettings(request: ConsumerRequest): [string, string][] {
   const settings: [string, string][] = [
     ['consumerName', 'readonly consumerName?: string;'],
+    ['generation', 'readonly generation?: number;'],
     ['dlqUrl', 'readonly dlqUrl?: string;'],
   ];
   if (request.pattern !== Pattern.UPSERT) settings.push(['dedupTtlSeconds', 'readonly dedupTtlSeconds?: number;']);

@@ -107,6 +107,7 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     redrive?: { exactAfter: boolean; redriven: number; remainingInDlq: number; queues: { queue: string; redriven: number; remaining: number; remainingByError: Record<string, number> }[] };
     aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
     replay?: { changes: string[]; consumers: { consumer: string; complete: boolean; totals: { records: number; applied: number; duplicates: number; skipped: number } }[] };
+    rebuilds?: { consumer: string; generation: number; complete: boolean; totals: { records: number; applied: number }; tables: { variable: string; same: boolean; equal: number; live: { items: number } }[] }[];
     consumers: { name: string; source: string; deliveries: number; checked: boolean; exact: boolean }[];
     timeline: DemoTimeline;
   };
@@ -135,9 +136,10 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   expect(report.dlq.withContext + report.dlq.appliedWithoutContext).toBe(report.dlq.messages);
   expect(report.alarms.notifications).toBeGreaterThan(0);
   expect(report.notifications.missing).toEqual([]);
-  // The redrive went through every DLQ of the stack (the two queue consumers', and the two stream consumers'
-  // on-failure queues); what remains is what no fix cures, and nothing the fix or time cures.
-  expect(report.redrive?.queues).toHaveLength(4);
+  // The redrive went through every DLQ of the stack (the two queue consumers', the two stream consumers'
+  // on-failure queues, and the rebuilt generation's, empty); what remains is what no fix cures, and
+  // nothing the fix or time cures.
+  expect(report.redrive?.queues).toHaveLength(5);
   for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
   const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
   for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
@@ -150,6 +152,17 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   ]);
   for (const consumer of report.replay?.consumers ?? []) expect(consumer.totals.duplicates + consumer.totals.skipped).toBeGreaterThan(0);
   expect(report.replay?.consumers[1]?.totals.duplicates).toBeGreaterThanOrEqual(report.notifications.sent);
+  // Then the order projection's generation 2 (its mapping off) was filled from the stream by the
+  // replay's code and held against the live orders table by the compare's: every order the same.
+  expect(report.rebuilds?.map(({ consumer, generation, complete, tables }) => ({ consumer, generation, complete, tables: tables.map(({ variable, same }) => ({ variable, same })) }))).toEqual([
+    { consumer: 'order-projection', generation: 2, complete: true, tables: [{ variable: 'ORDERS_TABLE', same: true }] },
+  ]);
+  const [rebuild] = report.rebuilds ?? [];
+  expect(rebuild?.totals.applied).toBeGreaterThan(0);
+  expect(rebuild?.tables[0]?.equal).toBe(rebuild?.tables[0]?.live.items);
+  expect(rebuild?.tables[0]?.equal).toBeGreaterThan(0);
+  // Its mapping is off, and local mode left it off: the replay wrote every order of the rebuilt table.
+  expect(rebuild?.totals.applied).toBeGreaterThanOrEqual(rebuild?.tables[0]?.equal ?? Number.POSITIVE_INFINITY);
 
   // The timeline: every consumer period by period, every alarm evaluated locally but Throttles and IteratorAge.
   const { timeline } = report;
@@ -161,7 +174,10 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     expect(consumer.points.reduce((sum, point) => sum + point.effects, 0)).toBeGreaterThan(0);
     expect(consumer.alarms.length).toBeGreaterThanOrEqual(6);
   }
-  expect(timeline.alarms.filter((alarm) => !alarm.evaluated).map((alarm) => alarm.metric).sort()).toEqual([...Array(2).fill('AWS/Lambda IteratorAge'), ...Array(4).fill('AWS/Lambda Throttles')]);
+  // Not evaluated: what nothing local publishes, each stream consumer's IteratorAge (the rebuilt
+  // generation's too) and every Throttles. The rebuilt generation's mapping is off: its counts are
+  // evaluated, empty, as on AWS.
+  expect(timeline.alarms.filter((alarm) => !alarm.evaluated).map((alarm) => alarm.metric).sort()).toEqual([...Array(3).fill('AWS/Lambda IteratorAge'), ...Array(5).fill('AWS/Lambda Throttles')]);
   for (const alarm of timeline.alarms.filter((candidate) => candidate.evaluated)) expect(alarm.states.length).toBeGreaterThan(1);
   // A crash after commit is a dead invocation: with 30% of batches crashing, some consumer's Errors alarm fired.
   expect(timeline.alarms.some((alarm) => alarm.alarmName.includes('ConsumerAlarmsErrors') && alarm.states.some((state) => state.state === 'ALARM'))).toBe(true);

@@ -136,10 +136,11 @@ const consumers = Object.keys(FUNCTIONS) as Consumer[];
 
 test('the template compiles whole: every value resolves, every function has its role', () => {
   expect(policies.notes).toEqual([]);
-  expect(policies.functionRoles.size).toBe(4);
+  // The four consumers and the order projection's rebuilt generation.
+  expect(policies.functionRoles.size).toBe(5);
   expect(policies.topicKeys.get(NOTIFICATIONS)).toBe(keyArn('NotificationsTopicKey'));
   expect(policies.resourcePolicies.get(keyArn('NotificationsTopicKey'))?.kind).toBe('kms-key');
-  expect([...policies.resourcePolicies.values()].filter((policy) => policy.kind === 'sqs-queue')).toHaveLength(6);
+  expect([...policies.resourcePolicies.values()].filter((policy) => policy.kind === 'sqs-queue')).toHaveLength(7);
 });
 
 describe.each(consumers)('%s', (consumer) => {

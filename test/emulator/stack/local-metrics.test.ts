@@ -20,6 +20,7 @@ const others = new Map([
   ['OrdersFn', { ref: 'S-OrdersFn-3c4d', attributes: {} }],
   ['CounterMapping', { ref: 'uuid-counter-mapping', attributes: {} }],
   ['OrdersMapping', { ref: 'uuid-orders-mapping', attributes: {} }],
+  ['RebuildMapping', { ref: 'uuid-rebuild-mapping', attributes: {} }],
 ]);
 const stack = provisionedStack(['Source', 'Dlq'], others);
 
@@ -51,7 +52,7 @@ interface Fixture {
   readonly ordersMapping: Mutable<StreamMappingStats>;
 }
 
-/** The stack above: CounterFn fed by an SQS mapping, OrdersFn by a Kinesis one that publishes its metrics under `Orders`. */
+/** The stack above: CounterFn fed by an SQS mapping, OrdersFn by a Kinesis one that publishes its metrics under `Orders`, and a mapping that is off. */
 function fixture(): Fixture {
   const [counter, orders, counterMapping, ordersMapping] = [functionStats(), functionStats(), sqsStats(), streamStats()];
   const store = new MetricStore();
@@ -61,6 +62,7 @@ function fixture(): Fixture {
     functions: new Map([['CounterFn', fakeFunction(counter)], ['OrdersFn', fakeFunction(orders)]]),
     functionSpecs: [functionSpec('CounterFn'), functionSpec('OrdersFn', { POWERTOOLS_METRICS_NAMESPACE: 'Orders' })],
     mappings: [fakeMapping('CounterMapping', 'sqs', 'CounterFn', counterMapping), fakeMapping('OrdersMapping', 'kinesis', 'OrdersFn', ordersMapping)],
+    disabledMappings: ['RebuildMapping'],
     store,
     sqs: asClient<SQSClient>(sqs),
     fauxqs: asClient<SQSClient>(new FakeClient()),
@@ -85,6 +87,8 @@ describe('measurability', () => {
     ['the errors of a stack function', ofFunction('Errors', 'S-OrdersFn-3c4d')],
     ...['PolledEventCount', 'InvokedEventCount', 'FailedInvokeEventCount', 'DeletedEventCount'].map((name): [string, MetricKey] => [`${name} of an SQS mapping, by its UUID`, ofMapping(name)]),
     ...['PolledEventCount', 'InvokedEventCount', 'FailedInvokeEventCount', 'DroppedEventCount'].map((name): [string, MetricKey] => [`${name} of a Kinesis mapping, by its UUID`, ofMapping(name, 'uuid-orders-mapping')]),
+    // Off (a rebuilt generation's): it polls and publishes nothing, and its alarms see no data, as on AWS.
+    ...['FailedInvokeEventCount', 'DroppedEventCount'].map((name): [string, MetricKey] => [`${name} of a mapping that is off`, ofMapping(name, 'uuid-rebuild-mapping')]),
     ['a runtime metric in the EffectivelyOnce namespace', key('EffectivelyOnce', 'ConflictingDuplicates', { service: 'page-view-counter' })],
     ["a runtime metric in a function's own POWERTOOLS_METRICS_NAMESPACE", key('Orders', 'EventsProcessed', { service: 'orders' })],
   ])('local mode measures %s', (_, metric) => {

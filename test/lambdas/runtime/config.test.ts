@@ -53,8 +53,9 @@ describe('booleanEnv', () => {
 
 describe('consumerEnv', () => {
   test('reads every common setting', () => {
-    expect(consumerEnv('default-name', { CONSUMER_NAME: 'c', DLQ_URL: 'dlq', MAX_ATTEMPTS: '4', DEDUP_TTL_SECONDS: '60', SOURCE_QUEUE_URL: 'q' })).toEqual({
+    expect(consumerEnv('default-name', { CONSUMER_NAME: 'c', CONSUMER_GENERATION: '3', DLQ_URL: 'dlq', MAX_ATTEMPTS: '4', DEDUP_TTL_SECONDS: '60', SOURCE_QUEUE_URL: 'q' })).toEqual({
       consumerName: 'c',
+      generation: 3,
       dlqUrl: 'dlq',
       maxAttempts: 4,
       dedupTtlSeconds: 60,
@@ -65,6 +66,7 @@ describe('consumerEnv', () => {
   test('falls back to the default name and leaves the rest unset', () => {
     expect(consumerEnv('page-view-counter', { CONSUMER_NAME: '', DLQ_URL: '' })).toEqual({
       consumerName: 'page-view-counter',
+      generation: 1,
       dlqUrl: undefined,
       maxAttempts: undefined,
       dedupTtlSeconds: undefined,
@@ -74,5 +76,17 @@ describe('consumerEnv', () => {
 
   test('a malformed number fails the whole read', () => {
     expect(() => consumerEnv('c', { DEDUP_TTL_SECONDS: '30d' })).toThrow('DEDUP_TTL_SECONDS');
+  });
+});
+
+describe('consumerEnv: the generation', () => {
+  test('is 1 when CONSUMER_GENERATION is unset, else the whole number it holds', () => {
+    expect(consumerEnv('counter', {}).generation).toBe(1);
+    expect(consumerEnv('counter', { CONSUMER_GENERATION: '2' }).generation).toBe(2);
+  });
+
+  test.each(['0', 'two', '1.5'])('refuses CONSUMER_GENERATION=%p, naming it', (value) => {
+    expect(() => consumerEnv('counter', { CONSUMER_GENERATION: value })).toThrow(ConfigurationError);
+    expect(() => consumerEnv('counter', { CONSUMER_GENERATION: value })).toThrow(`CONSUMER_GENERATION must be a positive integer (given "${value}")`);
   });
 });

@@ -29,7 +29,8 @@ const STREAM_DEDUP_TTL_SECONDS = 19 * 86_400;
 const getAtt = (logicalId: string, attribute: string) => ({ 'Fn::GetAtt': [logicalId, attribute] });
 
 /**
- * Two DLQs fed by redrive and on-failure as the example stack's are, and a table stream's third.
+ * Two DLQs fed by redrive and on-failure as the example stack's are, and a table stream's third;
+ * the order projection's rebuilt generation (its own table, its mapping off) for `eo compare`.
  * Each consumer function declares its dedup TTL as the constructs' do; the page-view counter names
  * its dedup table (`IDEMPOTENCY_TABLE`), which `dlq inspect` reads. The queue's mapping is
  * disabled: moto invokes an enabled SQS mapping's function (in docker) on every send, and this
@@ -47,6 +48,10 @@ export const TEST_TEMPLATE = {
       Properties: { AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST', StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } },
     },
     ShipmentNotifierDlq: { Type: 'AWS::SQS::Queue' },
+    RebuiltOrdersTable: {
+      Type: 'AWS::DynamoDB::Table',
+      Properties: { AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' },
+    },
     IdempotencyTable: {
       Type: 'AWS::DynamoDB::Table',
       Properties: { AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' },
@@ -56,11 +61,17 @@ export const TEST_TEMPLATE = {
       Properties: { AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] } },
     },
     PageViewCounterFunction: consumerFunction(CONSUMER, PAGE_VIEW_DEDUP_TTL_SECONDS, { IDEMPOTENCY_TABLE: { Ref: 'IdempotencyTable' } }),
-    OrderProjectionFunction: consumerFunction('order-projection', STREAM_DEDUP_TTL_SECONDS),
+    OrderProjectionFunction: consumerFunction('order-projection', STREAM_DEDUP_TTL_SECONDS, { ORDERS_TABLE: { Ref: 'OrdersTable' } }),
+    OrderProjectionRebuildFunction: consumerFunction('order-projection', STREAM_DEDUP_TTL_SECONDS, { ORDERS_TABLE: { Ref: 'RebuiltOrdersTable' }, CONSUMER_GENERATION: '2' }),
     ShipmentNotifierFunction: consumerFunction('shipment-notifier', STREAM_DEDUP_TTL_SECONDS),
     PageViewCounterMapping: { Type: 'AWS::Lambda::EventSourceMapping', Properties: { FunctionName: { Ref: 'PageViewCounterFunction' }, EventSourceArn: getAtt('PageViewCounterQueue', 'Arn'), BatchSize: 10, Enabled: false } },
     OrderProjectionMapping: streamMapping('OrderProjectionFunction', getAtt('OrderProjectionStream', 'Arn'), 'OrderProjectionDlq'),
     ShipmentNotifierMapping: streamMapping('ShipmentNotifierFunction', getAtt('OrdersTable', 'StreamArn'), 'ShipmentNotifierDlq'),
+    // The order projection's rebuilt generation, as the example stack has it: the same stream, its mapping off.
+    OrderProjectionRebuildMapping: {
+      Type: 'AWS::Lambda::EventSourceMapping',
+      Properties: { FunctionName: { Ref: 'OrderProjectionRebuildFunction' }, EventSourceArn: getAtt('OrderProjectionStream', 'Arn'), StartingPosition: 'TRIM_HORIZON', BatchSize: 10, Enabled: false },
+    },
   },
 };
 

@@ -11,10 +11,12 @@ test('every DLQ of the example stack is found with its role and source, without 
   const topology = deployedTopology(stack);
   const arnOf = (prefix: string) => topology.queues.find((queue) => queue.name.startsWith(`EffectivelyOnce-${prefix}`))?.arn;
   const bySource = Object.fromEntries(topology.deadLetterQueues.map((dlq) => [dlq.arn, dlq.sources]));
-  expect(Object.keys(bySource).sort()).toEqual([arnOf('AccountLedgerDlq'), arnOf('OrderProjectionDlq'), arnOf('PageViewCounterDlq'), arnOf('ShipmentNotifierDlq')].sort());
+  expect(Object.keys(bySource).sort()).toEqual([arnOf('AccountLedgerDlq'), arnOf('OrderProjectionDlq'), arnOf('OrderProjectionRebuildDlq'), arnOf('PageViewCounterDlq'), arnOf('ShipmentNotifierDlq')].sort());
   expect(bySource[arnOf('AccountLedgerDlq') ?? '']).toEqual([{ role: 'redrive', arn: arnOf('AccountLedgerQueue') }]);
   expect(bySource[arnOf('PageViewCounterDlq') ?? '']).toEqual([{ role: 'redrive', arn: arnOf('PageViewCounterQueue') }]);
   expect(bySource[arnOf('OrderProjectionDlq') ?? '']).toEqual([{ role: 'on-failure', arn: topology.streams[0]?.arn }]);
+  // The rebuilt generation reads the same stream, with its own DLQ (its mapping is off: nothing comes there until it is live).
+  expect(bySource[arnOf('OrderProjectionRebuildDlq') ?? '']).toEqual([{ role: 'on-failure', arn: topology.streams[0]?.arn }]);
   expect(bySource[arnOf('ShipmentNotifierDlq') ?? '']).toEqual([{ role: 'on-failure', arn: topology.tables.find((table) => table.streamArn)?.streamArn }]);
   expect(topology.region).toBe(REGION);
   expect(topology.streams[0]).toMatchObject({ arn: expect.stringMatching(new RegExp(`^arn:aws:kinesis:${REGION}:${ACCOUNT}:stream/EffectivelyOnce-OrderProjectionStream`)), retentionHours: 24 });
@@ -24,7 +26,7 @@ test('every DLQ of the example stack is found with its role and source, without 
 
 test('in aws-cn the same stack resolves the same way, with its queue URLs on amazonaws.com.cn', () => {
   const topology = deployedTopology(deployed('aws-cn', 'amazonaws.com.cn'));
-  expect(topology.deadLetterQueues).toHaveLength(4);
+  expect(topology.deadLetterQueues).toHaveLength(5);
   expect(topology.deadLetterQueues.every((dlq) => dlq.arn.startsWith('arn:aws-cn:sqs:') && dlq.url.includes('.amazonaws.com.cn/'))).toBe(true);
 });
 
@@ -48,6 +50,8 @@ test('each consumer\'s dedup window is found by the source its mapping reads, fr
     { consumer: 'account-ledger', sourceArn: queueArn('AccountLedgerQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4), dedupTable },
     // The projection is idempotent by versions: it keeps no dedup records.
     { consumer: 'order-projection', sourceArn: topology.streams[0]?.arn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
+    // Its generation 2, named as its DLQ messages and dedup keys name it.
+    { consumer: 'order-projection@g2', sourceArn: topology.streams[0]?.arn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
     { consumer: 'page-view-counter', sourceArn: queueArn('PageViewCounterQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4), dedupTable },
     { consumer: 'shipment-notifier', sourceArn: topology.tables.find((table) => table.streamArn)?.streamArn, dedupTtlSeconds: days(1 + 14 + 1 + 1), dedupTable },
   ]);

@@ -1,5 +1,5 @@
 /**
- * The operator's policy grants every call that `list`, `inspect` and `redrive` really make: each
+ * The operator's policy grants every call that `list`, `inspect`, `redrive`, `replay` and `compare` really make: each
  * request the operations send to the engines is recorded as the SDK sent it, mapped to the IAM
  * permissions AWS checks for it (local mode's evaluator, emulator/iam), and decided against the
  * policy generated from the same topology. A call the policy forgot fails here, on the request
@@ -17,7 +17,9 @@ import { authorize, AwsService, compileRolePolicies, requiredPermissions, type P
 import { dynamoDbClient, kinesisClient, LOCAL_ACCOUNT_ID, LOCAL_REGION, sqsClient } from '../../../emulator/engines';
 import { inspectQueue, listDlqs, operatorPolicy, redriveQueue, type DlqContext, type StackTopology } from '../../../operations/dlq';
 import { createQueue, createStream, testEndpoints, uniqueName } from '../../helpers/engines';
-import { pageView } from '../../helpers/events';
+import { kinesisEvent, lambdaContext, orderStatus, pageView } from '../../helpers/events';
+import { createOrderProjection } from '../../../example/handlers/order-projection';
+import { diffTables, pairGenerations, planReplay, runReplay } from '../../../operations/replay';
 import { pkTable } from '../../helpers/fixtures';
 import { readKinesis, readTableStream, tableStreamsClient } from '../../helpers/streams';
 import { pageViewConsumer, pageViewV2 } from './page-views';
@@ -140,6 +142,40 @@ test('a table stream consumer\'s DLQ: a pointer read back and handed to the cons
   expect(invocations).toHaveLength(1);
   expect(calls.map((call) => call.operation)).toEqual(expect.arrayContaining(['GetShardIterator', 'GetRecords']));
   expect(refusedBy(topology, [...calls, ...invocations], iterators)).toEqual([]);
+});
+
+test('a replay into a rebuilt generation and the compare of its table with the live one: the streams read, the function invoked, the tables scanned', async () => {
+  const [stream, dlq, live, rebuilt] = await Promise.all([createStream(clients.kinesis, uniqueName('replay-orders'), 1), createQueue(clients.sqs, uniqueName('replay-dlq')), pkTable(clients.dynamodb, 'orders-g1'), pkTable(clients.dynamodb, 'orders-g2')]);
+  await publishToKinesis(clients.kinesis, stream.streamName, [outgoingMessage(orderStatus('o-1', 'PAID', 2), 'o-1')]);
+  const projection = createOrderProjection({ ordersTable: live.tableName, clients });
+  expect((await projection(kinesisEvent(...(await readKinesis(clients.kinesis, stream.streamName))), lambdaContext())).batchItemFailures).toEqual([]);
+  const tableRef = (name: string) => ({ name, arn: `arn:aws:dynamodb:${LOCAL_REGION}:${ACCOUNT}:table/${name}` });
+  const generation = (functionName: string, number: number, table: string) => ({ functionName, consumer: number === 1 ? 'order-projection' : `order-projection@g${number}`, name: 'order-projection', generation: number, sourceArn: stream.streamArn, environment: { ORDERS_TABLE: table } });
+  const topology = topologyOf({
+    dlq,
+    sources: [{ role: 'on-failure', arn: stream.streamArn }],
+    streams: [{ name: stream.streamName, arn: stream.streamArn, retentionHours: 24 }],
+    tables: [tableRef(live.tableName), tableRef(rebuilt.tableName)],
+    consumerFunctions: [generation('orders-g1', 1, live.tableName), generation('orders-g2', 2, rebuilt.tableName)],
+  });
+  const lambda = inProcessLambda({ 'orders-g2': createOrderProjection({ ordersTable: rebuilt.tableName, generation: 2, clients }) });
+  const { clients: recording, calls, iterators } = recordingClients(lambda);
+  const context = { clients: recording, topology };
+
+  const nowMs = Date.now();
+  const summary = await runReplay(context, planReplay(topology, 'order-projection', { fromMs: nowMs - 3_600_000, toMs: nowMs }, { nowMs, generation: 2 }));
+  expect(summary.totals).toMatchObject({ records: 1, applied: 1 });
+  const pair = pairGenerations(topology, 'order-projection', 2);
+  expect((await diffTables(recording.dynamodb, pair.tables[0] as (typeof pair.tables)[number])).same).toBe(true);
+
+  const invocations: Call[] = lambda.invocations.map((invocation) => ({ service: AwsService.LAMBDA, operation: 'Invoke', input: { FunctionName: invocation.functionName } }));
+  expect(invocations).toHaveLength(1);
+  expect(calls.map((call) => call.operation)).toEqual(expect.arrayContaining(['ListShards', 'GetShardIterator', 'GetRecords', 'DescribeTable', 'Scan']));
+  expect(refusedBy(topology, [...calls, ...invocations], iterators)).toEqual([]);
+  // Nothing more: the compare scans the generations' tables only, the replay invokes the stream consumers only.
+  const statements = new Map(operatorPolicy(topology).Statement.map((statement) => [statement.Sid, statement.Resource]));
+  expect(statements.get('CompareGenerations')).toEqual([live.tableName, rebuilt.tableName].sort().map((name) => tableRef(name).arn));
+  expect(statements.get('ReplayInvokeStreamConsumers')).toEqual(['orders-g1', 'orders-g2'].map((name) => `arn:aws:lambda:${LOCAL_REGION}:${ACCOUNT}:function:${name}`));
 });
 
 /** The first record of a table's stream, and its shard. */

@@ -62,14 +62,16 @@ test('IAM allows what list, inspect and a redrive of each DLQ call', () => {
   expect(allows(AwsService.LAMBDA, 'Invoke', { FunctionName: functionOf('shipment-notifier') })).toBe(true);
 });
 
-test('IAM denies a send to a queue outside the stack or one that feeds no DLQ, a put to another stream, and the invocation of any other function', () => {
+test('IAM denies a send to a queue outside the stack or one that feeds no DLQ, a put to another stream, and the invocation of any function but a stream consumer', () => {
   expect(allows(AwsService.SQS, 'SendMessage', { QueueUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/payments` })).toBe(false);
   expect(allows(AwsService.SQS, 'SendMessage', { QueueUrl: `https://sqs.${REGION}.amazonaws.com/210987654321/${queueUrl('PageViewCounterQueue').split('/').pop()}` })).toBe(false);
   expect(allows(AwsService.SQS, 'SendMessage', { QueueUrl: queueUrl('PageViewCounterDlq') })).toBe(false);
   expect(allows(AwsService.SQS, 'GetQueueUrl', { QueueName: 'payments' })).toBe(false);
   expect(allows(AwsService.KINESIS, 'PutRecords', { StreamName: 'payments' })).toBe(false);
-  expect(allows(AwsService.LAMBDA, 'Invoke', { FunctionName: functionOf('order-projection') })).toBe(false);
+  // A queue consumer has nothing to replay; a stream consumer is invoked by `eo replay` (ReplayInvokeStreamConsumers).
   expect(allows(AwsService.LAMBDA, 'Invoke', { FunctionName: functionOf('page-view-counter') })).toBe(false);
+  expect(allows(AwsService.LAMBDA, 'Invoke', { FunctionName: functionOf('order-projection') })).toBe(true);
+  expect(allows(AwsService.LAMBDA, 'Invoke', { FunctionName: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:payments` })).toBe(false);
 });
 
 test('a stack with a failure archive grants its bucket\'s on-failure objects, and nothing of a stack without one', () => {
