@@ -28,6 +28,8 @@ export interface ReplayPlan {
   readonly dedupTtlSeconds?: number;
   /** Set when the window reaches past the dedup records and the operator allowed it: what it means. */
   readonly pastDedupWindow?: string;
+  /** The buckets of the failure archives (`onFailure: 's3'`) fed by the stream: records the stream no longer holds are read there. */
+  readonly archives: readonly string[];
 }
 
 /** Thrown when a replay cannot or must not run; nothing was read or invoked. */
@@ -59,7 +61,8 @@ export function planReplay(topology: StackTopology, name: string, window: Replay
   const source = sourceOf(topology, consumer);
   const oldestHeldMs = options.nowMs - source.retentionHours * 3_600_000;
   const dedup = dedupWindowOf(topology.consumerWindows, consumer);
-  const plan = { consumer, source, window, ...(window.fromMs < oldestHeldMs && { trimmedBefore: oldestHeldMs }), ...(dedup && { dedupTtlSeconds: dedup.dedupTtlSeconds }) };
+  const archives = archivesOf(topology, consumer.sourceArn);
+  const plan = { consumer, source, window, archives, ...(window.fromMs < oldestHeldMs && { trimmedBefore: oldestHeldMs }), ...(dedup && { dedupTtlSeconds: dedup.dedupTtlSeconds }) };
   if (dedup === undefined) return plan;
   const dedupSinceMs = options.nowMs - dedup.dedupTtlSeconds * 1000;
   if (window.fromMs >= dedupSinceMs) return plan;
@@ -106,6 +109,12 @@ const STREAM_KINDS: Partial<Record<TargetKind, ReplaySource['kind']>> = { [Targe
 export function streamKindOf(arn: string): ReplaySource['kind'] | undefined {
   const kind = targetKindOf(arn);
   return kind === undefined ? undefined : STREAM_KINDS[kind];
+}
+
+/** The failure archives' buckets whose index a mapping on `sourceArn` feeds. */
+function archivesOf(topology: StackTopology, sourceArn: string): string[] {
+  const buckets = topology.deadLetterQueues.flatMap((dlq) => (dlq.archive && dlq.sources.some((source) => source.arn === sourceArn) ? [dlq.archive.bucket] : []));
+  return [...new Set(buckets)].sort();
 }
 
 function dedupWindowOf(windows: readonly ConsumerWindow[], consumer: ConsumerFunction): ConsumerWindow | undefined {

@@ -1,6 +1,7 @@
 /**
  * `eo replay`: the records a consumer's stream still holds within a window go through the
  * consumer's own function again, shard by shard in shard order, in batches of its mapping's size,
+ * then those of its archived failed batches (`onFailure: 's3'`) that the stream no longer held,
  * each invocation marked as a replay (../../lambdas/runtime/replay-mode.ts). A record the function
  * reports is sent again from there, as its mapping retries, up to {@link MAX_RETRIES} times. On events applied
  * before, that changes nothing: their dedup records exist, their versions are not newer; a
@@ -18,6 +19,7 @@ import type { DlqContext } from '../dlq/types';
 import { invokeReplayBatch } from './invoke-batch';
 import type { ReplayPlan } from './plan';
 import { windowRecords } from './window-records';
+import { archivedWindowRecords, compareSequenceNumbers } from './archive-records';
 
 /** Counts over the whole replay: the runtime's, summed. */
 export type ReplayTotals = Omit<ReplayCounts, 'records'> & { readonly records: number };
@@ -25,6 +27,8 @@ export type ReplayTotals = Omit<ReplayCounts, 'records'> & { readonly records: n
 /** How one shard went. */
 export interface ShardReplay {
   readonly shardId: string;
+  /** Of `inWindow`, the records read from the failure archives (the stream no longer held them). @default 0 */
+  readonly fromArchive?: number;
   /** Records within the window that the shard holds (a dry run counts them; a replay sends them up to a stop). */
   readonly inWindow: number;
   readonly sent: number;
@@ -40,6 +44,8 @@ export interface ReplaySummary {
   readonly totals: ReplayTotals;
   /** Whether every record in the window was sent and none was reported. */
   readonly complete: boolean;
+  /** When the stream feeds failure archives: the consumer's archived batches read, and whether the archives held more than one read takes. */
+  readonly archive?: { readonly objects: number; readonly truncated: boolean };
 }
 
 export interface ReplayOptions {
@@ -63,17 +69,44 @@ const ZERO: ReplayTotals = { records: 0, applied: 0, duplicates: 0, skipped: 0, 
 export async function runReplay(context: DlqContext, plan: ReplayPlan, options: ReplayOptions = {}): Promise<ReplaySummary> {
   // The redrive's reader: a read AWS refuses for want of a permission names the action.
   const reader = readerFor(context.clients, plan.source.arn);
+  const archived = plan.archives.length === 0 ? undefined : await archivedWindowRecords(context.clients.s3, plan.archives, plan.consumer.functionName, plan.window);
+  const streamShards = parentsFirst(await reader.listShards()).map((shard) => shard.shardId);
+  // Archived shards the stream no longer lists expired before the ones it lists: they go first.
+  const gone = [...(archived?.shards.keys() ?? [])].filter((shardId) => !streamShards.includes(shardId));
   const shards: ShardReplay[] = [];
   let totals = ZERO;
-  for (const { shardId } of parentsFirst(await reader.listShards())) {
-    const shard = await replayShard(context.clients.lambda, reader, shardId, plan, options, (counts) => (totals = add(totals, counts)));
-    shards.push(shard);
+  const count = (counts: ReplayCounts) => (totals = add(totals, counts));
+  for (const shardId of gone) shards.push(await replayShard(context.clients.lambda, { shardId, archived: archived?.shards.get(shardId) ?? [] }, plan, options, count));
+  for (const shardId of streamShards) {
+    const older = await olderThanHeld(reader, shardId, archived?.shards.get(shardId) ?? []);
+    shards.push(await replayShard(context.clients.lambda, { shardId, archived: older, stream: windowRecords(reader, shardId, plan.window) }, plan, options, count));
   }
   const complete = shards.every((shard) => shard.stoppedAt === undefined && shard.sent === shard.inWindow);
-  return { plan, dryRun: options.dryRun === true, shards, totals, complete: !options.dryRun && complete };
+  return { plan, dryRun: options.dryRun === true, shards, totals, complete: !options.dryRun && complete, ...(archived && { archive: { objects: archived.objects, truncated: archived.truncated } }) };
 }
 
-async function replayShard(lambda: LambdaClient, reader: StreamReader, shardId: string, plan: ReplayPlan, options: ReplayOptions, count: (counts: ReplayCounts) => void): Promise<ShardReplay> {
+/** What one shard's replay sends: first its archived records the stream no longer holds, then the stream's records in the window. */
+interface ShardSource {
+  readonly shardId: string;
+  readonly archived: readonly StreamRecord[];
+  readonly stream?: AsyncIterable<StreamRecord[]>;
+}
+
+/** The archived records older than the shard's oldest record: the ones the stream no longer holds (all of them when it holds none). */
+async function olderThanHeld(reader: StreamReader, shardId: string, archived: readonly StreamRecord[]): Promise<StreamRecord[]> {
+  if (archived.length === 0) return [];
+  const { records } = await reader.read(shardId, await reader.iterator(shardId, { type: 'TRIM_HORIZON' }), 1);
+  const oldest = records[0]?.sequenceNumber;
+  return oldest === undefined ? [...archived] : archived.filter((record) => compareSequenceNumbers(record.sequenceNumber, oldest) < 0);
+}
+
+async function* pagesOf({ archived, stream }: ShardSource): AsyncGenerator<{ readonly records: StreamRecord[]; readonly fromArchive: boolean }> {
+  if (archived.length > 0) yield { records: [...archived], fromArchive: true };
+  if (stream) for await (const records of stream) yield { records, fromArchive: false };
+}
+
+async function replayShard(lambda: LambdaClient, source: ShardSource, plan: ReplayPlan, options: ReplayOptions, count: (counts: ReplayCounts) => void): Promise<ShardReplay> {
+  const { shardId } = source;
   const batchSize = plan.consumer.batchSize ?? LAMBDA_LIMITS.defaultStreamBatchSize;
   const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
   let inWindow = 0;
@@ -106,15 +139,17 @@ async function replayShard(lambda: LambdaClient, reader: StreamReader, shardId: 
     }
     return undefined;
   };
-  for await (const records of windowRecords(reader, shardId, plan.window)) {
+  let fromArchive = 0;
+  for await (const { records, fromArchive: archived } of pagesOf(source)) {
     inWindow += records.length;
+    if (archived) fromArchive += records.length;
     if (options.dryRun) continue;
     pending.push(...records);
     const stoppedAt = await flush(false);
-    if (stoppedAt) return { shardId, inWindow, sent, invocations, stoppedAt };
+    if (stoppedAt) return { shardId, inWindow, sent, invocations, stoppedAt, ...(fromArchive > 0 && { fromArchive }) };
   }
   const stoppedAt = options.dryRun ? undefined : await flush(true);
-  return { shardId, inWindow, sent, invocations, ...(stoppedAt && { stoppedAt }) };
+  return { shardId, inWindow, sent, invocations, ...(fromArchive > 0 && { fromArchive }), ...(stoppedAt && { stoppedAt }) };
 }
 
 /** The counts of a batch whose reported records go again: they are not settled yet. */

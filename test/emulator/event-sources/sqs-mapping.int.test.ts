@@ -203,8 +203,12 @@ describe('keepHeldInvisible, for a visibility timeout scaled below the real wind
     const fn = recordingFunction<SQSRecord>(respond);
     const mapping = mappingFor(queue, fn, { keepHeldInvisible: true, faults });
     await whileRunning(mapping, () => deleted(mapping, 2));
-    expect(fn.batches.map(bodiesOf)).toEqual([['a', 'b'], ['a', 'b']]);
-    expect(receiveCounts(fn.batches[1])).toEqual(['2', '2']);
+    expect(bodiesOf(fn.batches[0])).toEqual(['a', 'b']);
+    // Both come back, each received a second time; in one batch or two, as SQS's receives return them
+    // (a receive may return fewer messages than are visible).
+    const redelivered = fn.batches.slice(1).flat();
+    expect(bodiesOf(redelivered).sort()).toEqual(['a', 'b']);
+    expect(receiveCounts(redelivered)).toEqual(['2', '2']);
   });
 
   test('with it, a message the crashed invocation reported keeps the visibility the function gave it', async () => {

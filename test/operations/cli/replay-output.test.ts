@@ -6,6 +6,7 @@ const plan: ReplaySummary['plan'] = {
   consumer: { functionName: 'fn-orders', consumer: 'order-projection', sourceArn: 'arn:aws:kinesis:us-east-1:000000000000:stream/orders', batchSize: 100 },
   source: { kind: 'kinesis', arn: 'arn:aws:kinesis:us-east-1:000000000000:stream/orders', retentionHours: 24 },
   window: { fromMs: Date.parse('2026-12-02T10:00:00Z'), toMs: Date.parse('2026-12-02T11:00:00Z') },
+  archives: [],
 };
 const zero = { records: 0, applied: 0, duplicates: 0, skipped: 0, permanent: 0, reported: 0 };
 
