@@ -10,10 +10,12 @@
  */
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { StreamRecord } from '../../aws/streams/stream-reader';
+import { compareSequenceNumbers, type StreamRecord } from '../../aws/streams/stream-reader';
 import { readArchive } from '../dlq/archive-objects';
 import { functionNameOf } from '../dlq/entry';
 import type { ReplayWindow } from './window';
+
+const SEQUENCE_NUMBER = /^\d+$/;
 
 /** The records to send from the archives, by shard, each shard's in sequence order. */
 export interface ArchivedRecords {
@@ -37,6 +39,8 @@ export async function archivedWindowRecords(s3: S3Client, buckets: readonly stri
       objects += 1;
       const shard = byShard.get(entry.failure.range.shardId) ?? new Map<string, StreamRecord>();
       for (const record of entry.failure.event.Records.map(streamRecordOf)) {
+        // A record without a decimal sequence number is no stream's: nothing to order it by, nor to send.
+        if (!SEQUENCE_NUMBER.test(record.sequenceNumber)) continue;
         if (record.arrivalMs >= window.fromMs && record.arrivalMs < window.toMs) shard.set(record.sequenceNumber, record);
       }
       byShard.set(entry.failure.range.shardId, shard);
@@ -53,15 +57,6 @@ function streamRecordOf(record: KinesisStreamRecord | DynamoDBRecord): StreamRec
   return { sequenceNumber: change?.SequenceNumber ?? '', arrivalMs: (change?.ApproximateCreationDateTime ?? 0) * 1000, lambdaRecord: record };
 }
 
-const DECIMAL = /^\d+$/;
-
 function bySequence(a: StreamRecord, b: StreamRecord): number {
   return compareSequenceNumbers(a.sequenceNumber, b.sequenceNumber);
-}
-
-/** Sequence numbers are decimal strings of up to 128 bits: compared as numbers, not as text (anything else, as text). */
-export function compareSequenceNumbers(a: string, b: string): number {
-  if (!DECIMAL.test(a) || !DECIMAL.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  const [x, y] = [BigInt(a), BigInt(b)];
-  return x < y ? -1 : x > y ? 1 : 0;
 }

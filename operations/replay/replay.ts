@@ -13,13 +13,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayCounts } from '../../lambdas/runtime/replay-mode';
 import { LAMBDA_LIMITS } from '../../aws/limits';
 import { leadingBatch } from '../../aws/lambda/invoke-batches';
-import type { ShardDescription, StreamReader, StreamRecord } from '../../aws/streams/stream-reader';
-import { readerFor } from '../dlq/stream-range';
+import { compareSequenceNumbers, type ShardDescription, type StreamReader, type StreamRecord } from '../../aws/streams/stream-reader';
+import { atTip, readerFor } from '../dlq/stream-range';
+import type { LaggingStreamRead } from '../dlq/kinesis-range-reader';
 import type { DlqContext } from '../dlq/types';
 import { invokeReplayBatch } from './invoke-batch';
 import type { ReplayPlan } from './plan';
 import { windowRecords } from './window-records';
-import { archivedWindowRecords, compareSequenceNumbers } from './archive-records';
+import { archivedWindowRecords } from './archive-records';
 
 /** Counts over the whole replay: the runtime's, summed. */
 export type ReplayTotals = Omit<ReplayCounts, 'records'> & { readonly records: number };
@@ -95,9 +96,21 @@ interface ShardSource {
 /** The archived records older than the shard's oldest record: the ones the stream no longer holds (all of them when it holds none). */
 async function olderThanHeld(reader: StreamReader, shardId: string, archived: readonly StreamRecord[]): Promise<StreamRecord[]> {
   if (archived.length === 0) return [];
-  const { records } = await reader.read(shardId, await reader.iterator(shardId, { type: 'TRIM_HORIZON' }), 1);
-  const oldest = records[0]?.sequenceNumber;
+  const oldest = await oldestHeld(reader, shardId);
   return oldest === undefined ? [...archived] : archived.filter((record) => compareSequenceNumbers(record.sequenceNumber, oldest) < 0);
+}
+
+/** The sequence number of the shard's oldest record; undefined when it holds none. A Kinesis read from the trim horizon can come back empty short of the tip, so reads go on until a record or the tip. */
+async function oldestHeld(reader: StreamReader, shardId: string): Promise<string | undefined> {
+  let iterator: string | undefined = await reader.iterator(shardId, { type: 'TRIM_HORIZON' });
+  for (let emptyReads = 1; iterator !== undefined; emptyReads += 1) {
+    const read: LaggingStreamRead = await reader.read(shardId, iterator, 1);
+    const [oldest] = read.records;
+    if (oldest !== undefined) return oldest.sequenceNumber;
+    if (atTip(read, 1, emptyReads)) return undefined;
+    iterator = read.nextIterator;
+  }
+  return undefined;
 }
 
 async function* pagesOf({ archived, stream }: ShardSource): AsyncGenerator<{ readonly records: StreamRecord[]; readonly fromArchive: boolean }> {
