@@ -7,7 +7,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-kinesis';
 import { kinesisLambdaRecord } from '../lambda/event-records';
-import type { ShardDescription, StreamPosition, StreamRead, StreamReader } from './stream-reader';
+import { streamRecordOf, type ShardDescription, type StreamPosition, type StreamRead, type StreamReader } from './stream-reader';
 
 /** GetRecords returns at most this many records. */
 export const KINESIS_MAX_RECORDS_PER_READ = 10_000;
@@ -40,10 +40,7 @@ export function kinesisReader(options: KinesisReaderOptions): StreamReader {
     },
     async read(shardId, iterator, limit, signal): Promise<StreamRead> {
       const { Records = [], NextShardIterator } = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }), { abortSignal: signal });
-      const records = Records.map((record) => {
-        const lambdaRecord = kinesisLambdaRecord(record, shardId, streamArn, region);
-        return { sequenceNumber: lambdaRecord.kinesis.sequenceNumber, arrivalMs: lambdaRecord.kinesis.approximateArrivalTimestamp * 1000, lambdaRecord };
-      });
+      const records = Records.map((record) => streamRecordOf(kinesisLambdaRecord(record, shardId, streamArn, region)));
       return { records, nextIterator: NextShardIterator };
     },
   };

@@ -60,3 +60,14 @@ export function compareSequenceNumbers(a: string, b: string): number {
   const difference = BigInt(a) - BigInt(b);
   return difference === 0n ? 0 : difference < 0n ? -1 : 1;
 }
+
+/**
+ * A record as Lambda hands it (in an invocation event, or built from a read), with its sequence
+ * number and arrival time: Lambda's records state the time in seconds (Kinesis's
+ * `approximateArrivalTimestamp`, a table stream's `ApproximateCreationDateTime`).
+ */
+export function streamRecordOf(lambdaRecord: KinesisStreamRecord | DynamoDBRecord): StreamRecord {
+  if ('kinesis' in lambdaRecord && lambdaRecord.kinesis) return { sequenceNumber: lambdaRecord.kinesis.sequenceNumber, arrivalMs: lambdaRecord.kinesis.approximateArrivalTimestamp * 1000, lambdaRecord };
+  const change = (lambdaRecord as DynamoDBRecord).dynamodb;
+  return { sequenceNumber: change?.SequenceNumber ?? '', arrivalMs: (change?.ApproximateCreationDateTime ?? 0) * 1000, lambdaRecord };
+}

@@ -8,7 +8,7 @@ import { diffTables, pairGenerations, planReplay, runReplay, streamKindOf, type 
 import type { ConsumerFunction } from '../../operations/dlq';
 import { dlqContextOfLocalStack } from '../stack/dlq-context';
 import type { LocalStack } from '../stack/runtime';
-import { STREAM_CLOCK_SLACK_MS } from './replay-phase';
+import { STREAM_CLOCK_SLACK_MS, stoppedShards } from './replay-phase';
 
 /** What the rebuild of one generation came to. */
 export interface RebuildReport {
@@ -39,7 +39,7 @@ export async function rebuildPhase(stack: LocalStack, startedAt: number): Promis
     const pair = pairGenerations(context.topology, name, generation);
     const tables: TableDiff[] = [];
     for (const tablePair of pair.tables) tables.push(await diffTables(context.clients.dynamodb, tablePair));
-    const stopped = summary.shards.flatMap((shard) => (shard.stoppedAt ? [`${shard.shardId} at ${shard.stoppedAt.sequenceNumber}: ${shard.stoppedAt.reason}`] : []));
+    const stopped = stoppedShards(summary);
     reports.push({ consumer: name, generation, liveGeneration: pair.live.generation ?? 1, totals: summary.totals, complete: summary.complete, ...(stopped.length > 0 && { stopped }), tables });
   }
   return reports;

@@ -5,7 +5,7 @@
  * (an injected throttle that outlasted its retries, a batch out of its compressed time) is sent
  * again from there, as the mapping would (operations/replay/replay.ts).
  */
-import { planReplay, runReplay, streamKindOf, type ReplayTotals } from '../../operations/replay';
+import { planReplay, runReplay, streamKindOf, type ReplaySummary, type ReplayTotals } from '../../operations/replay';
 import { dlqContextOfLocalStack } from '../stack/dlq-context';
 import type { LocalStack } from '../stack/runtime';
 import { settledState } from './settle';
@@ -39,11 +39,16 @@ export async function replayPhase(stack: LocalStack, before: FinalState, started
     const nowMs = Date.now();
     const plan = planReplay(context.topology, consumer.consumer, { fromMs: startedAt - STREAM_CLOCK_SLACK_MS, toMs: nowMs }, { nowMs });
     const summary = await runReplay(context, plan);
-    const stopped = summary.shards.flatMap((shard) => (shard.stoppedAt ? [`${shard.shardId} at ${shard.stoppedAt.sequenceNumber}: ${shard.stoppedAt.reason}`] : []));
+    const stopped = stoppedShards(summary);
     consumers.push({ consumer: consumer.consumer, totals: summary.totals, complete: summary.complete, ...(stopped.length > 0 && { stopped }) });
   }
   const after = await settledState(stack);
   return { consumers, changes: stateChanges(before, after) };
+}
+
+/** Why a replay stopped short, one sentence per shard that stopped. */
+export function stoppedShards(summary: ReplaySummary): string[] {
+  return summary.shards.flatMap((shard) => (shard.stoppedAt ? [`${shard.shardId} at ${shard.stoppedAt.sequenceNumber}: ${shard.stoppedAt.reason}`] : []));
 }
 
 /** The parts of the state a replay must leave as they were, compared; each difference as a sentence. */

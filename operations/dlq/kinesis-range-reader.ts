@@ -6,7 +6,7 @@
 import { GetRecordsCommand } from '@aws-sdk/client-kinesis';
 import { kinesisReader, type KinesisReaderOptions } from '../../aws/streams/kinesis-reader';
 import { kinesisLambdaRecord } from '../../aws/lambda/event-records';
-import type { StreamRead, StreamReader } from '../../aws/streams/stream-reader';
+import { streamRecordOf, type StreamRead, type StreamReader } from '../../aws/streams/stream-reader';
 
 /** A read, with the service's distance from the shard's tip when it reports one. */
 export interface LaggingStreamRead extends StreamRead {
@@ -21,10 +21,7 @@ export function kinesisRangeReader(options: KinesisReaderOptions): StreamReader 
     ...kinesisReader(options),
     async read(shardId, iterator, limit, signal): Promise<LaggingStreamRead> {
       const { Records = [], NextShardIterator, MillisBehindLatest } = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }), { abortSignal: signal });
-      const records = Records.map((record) => {
-        const lambdaRecord = kinesisLambdaRecord(record, shardId, streamArn, region);
-        return { sequenceNumber: lambdaRecord.kinesis.sequenceNumber, arrivalMs: lambdaRecord.kinesis.approximateArrivalTimestamp * 1000, lambdaRecord };
-      });
+      const records = Records.map((record) => streamRecordOf(kinesisLambdaRecord(record, shardId, streamArn, region)));
       return { records, nextIterator: NextShardIterator, millisBehindLatest: MillisBehindLatest };
     },
   };

@@ -16,7 +16,7 @@
 import { arnScopeOf, bucketArn, functionArn, type ArnScope } from './permissions';
 import { targetKindOf, TargetKind } from './redrive-targets';
 import { ON_FAILURE_OBJECT_PREFIX } from '../../aws/lambda/on-failure-object';
-import { DEDUP_TABLE_VARIABLE } from '../../aws/consumer-env';
+import { effectTablesOf } from './consumer-functions';
 import type { StackTopology } from './types';
 
 /** One `Allow` statement of an identity-based policy. */
@@ -153,10 +153,9 @@ function generationTableNames(topology: StackTopology): string[] {
     const name = consumer.name ?? consumer.consumer;
     byConsumer.set(name, [...(byConsumer.get(name) ?? []), consumer]);
   }
-  const tableNames = new Set(topology.tables.map((table) => table.name));
   return [...byConsumer.values()].flatMap((generations) => {
     if (new Set(generations.map((consumer) => consumer.generation ?? 1)).size < 2) return [];
-    return generations.flatMap((consumer) => Object.entries(consumer.environment ?? {}).filter(([variable, value]) => variable !== DEDUP_TABLE_VARIABLE && tableNames.has(value)).map(([, value]) => value));
+    return generations.flatMap((consumer) => Object.values(effectTablesOf(topology, consumer)));
   });
 }
 

@@ -8,9 +8,8 @@
  * are taken (the object's function ARN): a batch another generation failed on is that one's. The
  * objects stay: a replay reads, a redrive (`eo dlq redrive`) removes.
  */
-import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { compareSequenceNumbers, type StreamRecord } from '../../aws/streams/stream-reader';
+import { compareSequenceNumbers, streamRecordOf, type StreamRecord } from '../../aws/streams/stream-reader';
 import { readArchive } from '../dlq/archive-objects';
 import { functionNameOf } from '../dlq/entry';
 import type { ReplayWindow } from './window';
@@ -48,13 +47,6 @@ export async function archivedWindowRecords(s3: S3Client, buckets: readonly stri
   }
   const shards = new Map([...byShard].filter(([, records]) => records.size > 0).map(([shardId, records]) => [shardId, [...records.values()].sort(bySequence)]));
   return { shards, objects, truncated };
-}
-
-/** An archived record as the stream reader gives one: its sequence number and arrival time, as Lambda's record states them (in seconds). */
-function streamRecordOf(record: KinesisStreamRecord | DynamoDBRecord): StreamRecord {
-  if ('kinesis' in record && record.kinesis) return { sequenceNumber: record.kinesis.sequenceNumber, arrivalMs: record.kinesis.approximateArrivalTimestamp * 1000, lambdaRecord: record };
-  const change = (record as DynamoDBRecord).dynamodb;
-  return { sequenceNumber: change?.SequenceNumber ?? '', arrivalMs: (change?.ApproximateCreationDateTime ?? 0) * 1000, lambdaRecord: record };
 }
 
 function bySequence(a: StreamRecord, b: StreamRecord): number {

@@ -6,7 +6,7 @@
  * table to compare; a variable naming the same table in both (the idempotency table, whose records
  * each generation keys apart) is not.
  */
-import { DEDUP_TABLE_VARIABLE } from '../../aws/consumer-env';
+import { effectTablesOf } from '../dlq/consumer-functions';
 import type { ConsumerFunction, StackTopology } from '../dlq/types';
 import type { TablePair } from './table-diff';
 
@@ -71,24 +71,16 @@ function generationsOf(topology: StackTopology, name: string): Map<number, Consu
 }
 
 function tablePairs(topology: StackTopology, live: ConsumerFunction, next: ConsumerFunction): TablePair[] {
-  const nextTables = next.environment ?? {};
+  const [liveTables, nextTables] = [effectTablesOf(topology, live), effectTablesOf(topology, next)];
   return tableVariables(topology, live).flatMap((variable) => {
-    const [liveTable, nextTable] = [live.environment?.[variable], nextTables[variable]];
-    if (liveTable === undefined || nextTable === undefined || liveTable === nextTable || !isTable(topology, nextTable)) return [];
+    const [liveTable, nextTable] = [liveTables[variable], nextTables[variable]];
+    if (liveTable === undefined || nextTable === undefined || liveTable === nextTable) return [];
     return [{ variable, live: liveTable, next: nextTable }];
   });
 }
 
-/** The function's variables that name a table of the stack, but its dedup table's. */
 function tableVariables(topology: StackTopology, fn: ConsumerFunction): string[] {
-  return Object.entries(fn.environment ?? {})
-    .filter(([variable, value]) => variable !== DEDUP_TABLE_VARIABLE && isTable(topology, value))
-    .map(([variable]) => variable)
-    .sort();
-}
-
-function isTable(topology: StackTopology, name: string): boolean {
-  return topology.tables.some((table) => table.name === name);
+  return Object.keys(effectTablesOf(topology, fn)).sort();
 }
 
 function consumerNames(topology: StackTopology): string {
