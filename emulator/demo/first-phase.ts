@@ -50,7 +50,7 @@ export function firstPhaseReport(input: FirstPhaseInput): DemoReport {
     faults: faultCounts(stack, input.faults),
     effects: verification.effects,
     notifications: { expected: verification.notifications.expected, sent: verification.notifications.sent, missing: verification.notifications.missing, pending: verification.notifications.pending },
-    dlq: { messages: verification.dlq.messages, withContext: verification.dlq.withContext, appliedWithoutContext: verification.dlq.appliedWithoutContext },
+    dlq: { messages: verification.dlq.messages, withContext: verification.dlq.withContext, appliedWithoutContext: verification.dlq.appliedWithoutContext, copiesOfDeadLettered: verification.dlq.copiesOfDeadLettered },
     waitingForRedrive: new Set(workload.filter(waiting).map((event) => event.envelope?.eventId)).size,
     lost: verification.lost,
     alarms: { notifications: verification.alarms.notifications },

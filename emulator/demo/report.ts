@@ -40,7 +40,7 @@ export interface DemoReport {
   readonly effects: { readonly exact: boolean; readonly mismatches: Mismatch[] };
   /** `missing`: shipped orders never notified; `pending`: shipped orders whose notification waited in a DLQ for the redrive. */
   readonly notifications: { readonly expected: number; readonly sent: number; readonly missing: readonly string[]; readonly pending: number };
-  readonly dlq: { readonly messages: number; readonly withContext: number; readonly appliedWithoutContext: number };
+  readonly dlq: { readonly messages: number; readonly withContext: number; readonly appliedWithoutContext: number; readonly copiesOfDeadLettered: number };
   /** Valid events whose failure waited in a DLQ after the first drain, for the redrive to bring in. */
   readonly waitingForRedrive: number;
   readonly lost: number;
@@ -84,13 +84,13 @@ export function failedSentences(verdicts: readonly InvariantVerdict[]): string[]
 /** Every invariant a run must hold, each with its verdict. */
 export function invariantsOf(verification: Verification): InvariantVerdict[] {
   const { effects, lost, lostExamples, dlq } = verification;
-  const unexplained = dlq.messages - dlq.withContext - dlq.appliedWithoutContext;
+  const unexplained = dlq.messages - dlq.withContext - dlq.appliedWithoutContext - dlq.copiesOfDeadLettered;
   return [
     verdictOf('every counter, order and ledger entry equals the expected state', effects.exact ? undefined : `${effects.mismatches.length} counters or orders differ from the expected state`),
     ...notificationInvariants(verification.notifications),
     verdictOf('every valid event is applied or in a DLQ', lost > 0 ? `${lost} valid events were neither applied nor in a DLQ (e.g. ${lostExamples.join(', ')})` : undefined),
     verdictOf('every poison message is in a DLQ with its context', dlq.poison !== dlq.poisonPublished ? `${dlq.poisonPublished - dlq.poison} poison messages are not in a DLQ with their context` : undefined),
-    verdictOf('every DLQ message carries its failure context or its event was applied', unexplained > 0 ? `${unexplained} DLQ messages carry no failure context and their events were not applied` : undefined),
+    verdictOf('every DLQ message carries its failure context, or its event was applied or is in a DLQ with its context', unexplained > 0 ? `${unexplained} DLQ messages carry no failure context and their events were neither applied nor dead-lettered with it` : undefined),
     verdictOf('a DLQ that held messages raised an ALARM notification', verification.alarms.alarmed ? undefined : 'a DLQ held messages but no ALARM notification was published'),
   ];
 }
@@ -103,6 +103,15 @@ function notificationInvariants(check: NotificationCheck): InvariantVerdict[] {
     verdictOf('no order is notified more than once', only('duplicated')),
     verdictOf('every notification is for a shipped order', only('unexpected')),
   ];
+}
+
+/** The DLQ row: how many messages, how many with context, and what explains those without. */
+function dlqValue(dlq: DemoReport['dlq']): string {
+  const bare = [
+    ...(dlq.appliedWithoutContext > 0 ? [`${dlq.appliedWithoutContext} applied, moved by SQS after lost acks`] : []),
+    ...(dlq.copiesOfDeadLettered > 0 ? [`${dlq.copiesOfDeadLettered} copies of events dead-lettered with context, moved by SQS`] : []),
+  ];
+  return [`${dlq.messages} (${dlq.withContext})`, ...bare].join(', ');
 }
 
 /** The invariants a run must hold that failed, as readable sentences. */
@@ -231,7 +240,7 @@ export function summaryRows(report: DemoReport): [string, string][] {
     ['DynamoDB throttles / 5xx injected', `${report.faults.throttled} / ${report.faults.serverErrors}`],
     ['effects exact', report.effects.exact ? 'yes' : `NO (${report.effects.mismatches.length} mismatches)`],
     ['shipment notifications (expected)', notificationValue(report)],
-    ['DLQ messages (with context)', `${report.dlq.messages} (${report.dlq.withContext})${report.dlq.appliedWithoutContext > 0 ? `, ${report.dlq.appliedWithoutContext} applied, moved by SQS after lost acks` : ''}`],
+    ['DLQ messages (with context)', dlqValue(report.dlq)],
     ['events waiting in a DLQ for the redrive', String(report.waitingForRedrive)],
     ['lost events', String(report.lost)],
     ['alarm notifications', String(report.alarms.notifications)],

@@ -29,6 +29,13 @@ export interface Verification {
      * changes nothing.
      */
     readonly appliedWithoutContext: number;
+    /**
+     * Messages without context whose events are in a DLQ with their context as well: the runtime
+     * dead-lettered the event on the message's final receive, and SQS then moved the message itself
+     * (that invocation's acknowledgement was lost, or the message was received again while its final
+     * receive ran), as it would on AWS. A redrive of both applies the event once.
+     */
+    readonly copiesOfDeadLettered: number;
     readonly poison: number;
     readonly poisonPublished: number;
   };
@@ -61,7 +68,7 @@ export function verify(input: VerifyInput): Verification {
   return {
     effects: { exact: mismatches.length === 0, mismatches },
     notifications: checkNotifications(expected, state, input.pendingNotifications),
-    dlq: { messages: dlqMessages, withContext, appliedWithoutContext: appliedWithoutContext(input), ...poisonAccounting(input) },
+    dlq: { messages: dlqMessages, withContext, appliedWithoutContext: appliedWithoutContext(input), copiesOfDeadLettered: copiesOfDeadLettered(input), ...poisonAccounting(input) },
     lost: lost.length,
     lostExamples: lost.slice(0, 5),
     alarms: alarmAccounting(state, input.dlqEverNonEmpty, input.dlqAlarmNames),
@@ -99,6 +106,16 @@ function appliedWithoutContext(input: VerifyInput): number {
   return input.state.dlqs.flatMap((dlq) => dlq.bare).filter((body) => {
     const event = published.get(body);
     return event !== undefined && isApplied(event, input.state, input.counterConsumer);
+  }).length;
+}
+
+/** DLQ messages without failure context, their events not applied, whose events a DLQ also holds with their context. */
+function copiesOfDeadLettered(input: VerifyInput): number {
+  const published = new Map(input.published.map((message) => [message.body, message.event]));
+  const withContext = new Set(input.state.dlqs.flatMap((dlq) => dlq.failures).map((failure) => failure.eventId).filter(Boolean));
+  return input.state.dlqs.flatMap((dlq) => dlq.bare).filter((body) => {
+    const event = published.get(body);
+    return event?.envelope !== undefined && !isApplied(event, input.state, input.counterConsumer) && withContext.has(event.envelope.eventId);
   }).length;
 }
 

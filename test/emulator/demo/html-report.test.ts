@@ -25,7 +25,7 @@ function cleanVerification(): Verification {
   return {
     effects: { exact: true, mismatches: [] },
     notifications: { expected: 120, sent: 120, exact: true, missing: [], duplicated: [], unexpected: [], pending: 0 },
-    dlq: { messages: 14, withContext: 14, appliedWithoutContext: 0, poison: 9, poisonPublished: 9 },
+    dlq: { messages: 14, withContext: 14, appliedWithoutContext: 0, copiesOfDeadLettered: 0, poison: 9, poisonPublished: 9 },
     lost: 0,
     lostExamples: [],
     alarms: { notifications: 2, alarmed: true, recoveredToOk: true },
@@ -45,7 +45,7 @@ function fixtureReport(): DemoReport {
     faults: { crashAfterCommit: 6, visibilityExpired: 3, throttled: 12, serverErrors: 4, duplicateBatches: 7 },
     effects: verification.effects,
     notifications: { expected: 120, sent: 120, missing: [], pending: 0 },
-    dlq: { messages: 14, withContext: 14, appliedWithoutContext: 0 },
+    dlq: { messages: 14, withContext: 14, appliedWithoutContext: 0, copiesOfDeadLettered: 0 },
     waitingForRedrive: 5,
     lost: 0,
     alarms: { notifications: 2 },
