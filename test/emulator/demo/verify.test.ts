@@ -4,7 +4,7 @@
  * when the event is missing from the state.
  */
 import { type Envelope } from '../../../lambdas/runtime';
-import { dedupKey } from '../../../lambdas/runtime/dedup-record';
+import { dedupKey } from '../../../lambdas/runtime/stores/dynamodb/dedup-record';
 import { violationsOf } from '../../../emulator/demo/report';
 import type { PublishedMessage } from '../../../emulator/demo/publisher';
 import type { FinalState } from '../../../emulator/demo/state';
