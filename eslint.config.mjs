@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -27,6 +27,36 @@ const EMULATOR_MAY = ['aws', 'lambdas/runtime', 'operations', 'cli'];
 const EMULATOR_BOUNDARY = 'emulator may import only aws/, lambdas/runtime/, operations/ and cli/ (example/ only in emulator/demo and emulator/chaos)';
 
 /**
+ * The runtime's rooms (docs/architecture.md, "The runtime's rooms"; tools/architecture/layout.ts
+ * RUNTIME_ROOMS): each may import aws/ and the rooms listed for it, a strict DAG. Nothing below the
+ * consumer imports it, the consumer imports no store (a store implements its Strategy port), and a
+ * store imports no other store; only the one-call handlers and the runtime's index import a store.
+ */
+const RUNTIME = 'lambdas/runtime';
+const runtimeRoom = (name, rooms, rule, why) => {
+  const zone = `${RUNTIME}/${name}`;
+  const names = rooms.length < 2 ? rooms.join('') : `${rooms.slice(0, -1).join(', ')} and ${rooms.at(-1)}`;
+  const only = rooms.length === 0 ? 'aws/' : `aws/ and the runtime's ${names} room${rooms.length === 1 ? '' : 's'}`;
+  return { zone, may: ['aws', ...rooms.map((room) => `${RUNTIME}/${room}`)], cdk: true, published: true, boundary: `${zone} may import only ${only}${rule ? `: ${rule}` : ''}`, why };
+};
+/** Every store on disk gets its own zone, so that a new one is held to the same rule as DynamoDB's from its first file. */
+const STORES = readdirSync(new URL(`./${RUNTIME}/stores/`, import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `stores/${entry.name}`);
+const NOT_A_STORE = 'it may not import the consumer or a store';
+/** Exported for the test that holds tools/architecture/layout.ts RUNTIME_ROOMS to it. */
+export const RUNTIME_ROOMS = [
+  runtimeRoom('core', [], 'the core may not import another room or a store', 'it is the vocabulary every room of the runtime shares (errors, failure kinds, retries, the time budget, metrics), so it depends on none of them'),
+  runtimeRoom('events', ['core'], NOT_A_STORE, 'it is the event format that producers write and consumers read, shared by both sides'),
+  runtimeRoom('decoding', ['core', 'events'], `${NOT_A_STORE}, nor what happens to a failed record`, 'it turns the sources\' records into events, whatever becomes of them next'),
+  runtimeRoom('failures', ['core', 'events', 'decoding'], NOT_A_STORE, 'what happens to a failed record (a DLQ send with its context, a visibility backoff) depends on the record alone'),
+  runtimeRoom('producing', ['core', 'events'], NOT_A_STORE, 'a producer publishes events and runs with none of the consuming side'),
+  runtimeRoom('consumer', ['core', 'events', 'decoding', 'failures'], 'the consumer may not import a store', 'a store implements the consumer\'s Strategy port, so that the consumer runs on any store; the one-call handlers pick one'),
+  ...STORES.map((store) =>
+    runtimeRoom(store, ['core', 'events', 'decoding', 'failures', 'consumer'], 'a store may not import another store', 'each store implements the consumer\'s Strategy port on its own, so that the runtime can hold another store beside it'),
+  ),
+  runtimeRoom('one-call', ['core', 'events', 'decoding', 'failures', 'producing', 'consumer', ...STORES], '', 'the one-call handlers wire the consumer to a store from the environment their construct set'),
+];
+
+/**
  * A zone is a folder (a role, or a part of one that differs from the rest of it). `may` lists the
  * folders of ours it may import besides its own role (`lambdas/runtime$`: the runtime's public
  * index only), or `mayNot` the ones it may not; `cdk`, `published` and `engines` say which
@@ -34,7 +64,9 @@ const EMULATOR_BOUNDARY = 'emulator may import only aws/, lambdas/runtime/, oper
  */
 const ZONES = [
   { zone: 'aws', may: [], cdk: true, published: true, boundary: 'aws/ may import nothing of ours', why: 'it holds the AWS facts that every role reads, so it depends on none of them' },
-  { zone: 'lambdas/runtime', may: ['aws'], cdk: true, published: true, boundary: 'lambdas/runtime may import only aws/', why: 'it runs inside the Lambda bundles and is published as effectively-once/runtime' },
+  // The runtime's index (lambdas/runtime/index.ts) may import every room: they are its own role.
+  { zone: RUNTIME, may: ['aws'], cdk: true, published: true, boundary: 'lambdas/runtime may import only aws/', why: 'it runs inside the Lambda bundles and is published as effectively-once/runtime' },
+  ...RUNTIME_ROOMS,
   { zone: 'lib', may: ['aws'], published: true, boundary: 'lib may import only aws/, aws-cdk-lib and constructs', why: 'the constructs are published as effectively-once and synthesize without the runtime, operations, the emulator, the tools or the example' },
   { zone: 'cli', may: ['aws'], cdk: true, published: true, boundary: 'cli may import only aws/', why: 'operations and the emulator share its terminal output, so it may carry neither into the other' },
   { zone: 'operations', may: ['aws', 'lambdas/runtime', 'cli'], cdk: true, published: true, boundary: 'operations may import only aws/, lambdas/runtime/ and cli/', why: 'eo dlq runs on an operator\'s install, against AWS, with no emulator, example, tools, constructs or CDK' },

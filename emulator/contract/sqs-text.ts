@@ -1,6 +1,6 @@
 /**
  * Where a text breaks SQS's character rule, for messages that name the character as SQS does
- * (`'#x7'`). The rule itself is the runtime's: `isSqsText` from lambdas/runtime/sqsText.ts.
+ * (`'#x7'`). The rule itself is the runtime's: `isSqsText` from aws/sqs-text.ts.
  */
 import { isSqsText } from '../../aws/sqs-text';
 

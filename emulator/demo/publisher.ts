@@ -9,7 +9,7 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { publishToSns, publishToSqs, type OutgoingMessage } from '../../lambdas/runtime';
-import { putRecordsInOrder, type KinesisEntry } from '../../lambdas/runtime/producer';
+import { putRecordsInOrder, type KinesisEntry } from '../../lambdas/runtime/producing/producer';
 import { chance } from '../faults/random';
 import type { Random } from '../types';
 import type { WorkloadEvent } from './workload';

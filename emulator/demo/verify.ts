@@ -2,7 +2,7 @@
  * Checks the final state against what exactly-once effects of the workload must produce, and
  * accounts for every published event: applied, or in a DLQ with its context.
  */
-import { dedupKey } from '../../lambdas/runtime/dedup-record';
+import { dedupKey } from '../../lambdas/runtime/stores/dynamodb/dedup-record';
 import { CONSUMER_NAME as LEDGER_CONSUMER } from '../../example/handlers/account-ledger';
 import { type FailureEnvelope } from '../../aws/dlq-format';
 import type { ExpectedState } from './expected';

@@ -12,73 +12,76 @@
  */
 
 // The consumer: one Lambda handler for an SQS, Kinesis or DynamoDB Streams batch.
-export { createConsumer } from './consumer';
-export { isReplayInvocation, REPLAY_CLIENT_CONTEXT, replayCounts } from './replay-mode';
-export type { ReplayCounts } from './replay-mode';
-export type { BatchEvent, BatchHandler, BatchResponse, ConsumerOptions } from './consumer';
-export { SourceKind } from './records';
-export type { SourceRecord } from './records';
+export { createConsumer } from './consumer/consumer';
+export { isReplayInvocation, REPLAY_CLIENT_CONTEXT, replayCounts } from './consumer/replay-mode';
+export type { ReplayCounts } from './consumer/replay-mode';
+export type { BatchEvent, BatchHandler, BatchResponse, ConsumerOptions } from './consumer/consumer';
+export { SourceKind } from './decoding/records';
+export type { SourceRecord } from './decoding/records';
 
 // Routes: event types, their payload schemas (any Standard Schema validator), their handlers.
-export { dynamoStreamDecoder, envelopeDecoder, route } from './routes';
-export type { ConsumedEvent, EventDecoder, HandlerContext, PayloadSchema, Route, Routes, StreamChange } from './routes';
+export { dynamoStreamDecoder, envelopeDecoder, route } from './decoding/routes';
+export type { ConsumedEvent, EventDecoder, HandlerContext, PayloadSchema, Route, Routes, StreamChange } from './decoding/routes';
 // DynamoDB numbers: a JavaScript number when one holds them exactly, else a NumberValue (its text) on request.
-export { NumberValue, StreamNumbers } from './stream-image';
-export type { DynamoStreamDecoderOptions } from './stream-image';
-export { parseEnvelope } from './envelope';
-export type { Envelope } from './envelope';
+export { NumberValue, StreamNumbers } from './decoding/stream-image';
+export type { DynamoStreamDecoderOptions } from './decoding/stream-image';
+export { parseEnvelope } from './events/envelope';
+export type { Envelope } from './events/envelope';
 
 // Envelopes: events that arrive wrapped by SNS or EventBridge, or as CloudEvents (docs/envelopes.md).
 export { EnvelopeFormat } from '../../aws/envelope-formats';
-export { decoderFor, envelopeFromEnv } from './envelope-decoders';
-export type { EnvelopeOptions } from './envelope-decoders';
-export { snsNotificationDecoder } from './sns-notification';
-export type { SnsNotification } from './sns-notification';
-export { eventBridgeDecoder } from './eventbridge-event';
-export type { EventBridgeDecoderOptions, EventBridgeEvent } from './eventbridge-event';
-export { cloudEventDecoder } from './cloudevent';
-export type { CloudEvent } from './cloudevent';
+export { decoderFor, envelopeFromEnv } from './decoding/envelope-decoders';
+export type { EnvelopeOptions } from './decoding/envelope-decoders';
+export { snsNotificationDecoder } from './decoding/sns-notification';
+export type { SnsNotification } from './decoding/sns-notification';
+export { eventBridgeDecoder } from './decoding/eventbridge-event';
+export type { EventBridgeDecoderOptions, EventBridgeEvent } from './decoding/eventbridge-event';
+export { cloudEventDecoder } from './decoding/cloudevent';
+export type { CloudEvent } from './decoding/cloudevent';
 
 // Strategies and the effects they apply.
-export { DEFAULT_DIRECT_CONCURRENCY, directStrategy, transactionalStrategy } from './strategies';
-export type { DirectResult, DirectStrategyOptions, Effects, Outcome, Strategy, StrategyRun, TransactionalStrategyOptions } from './strategies';
-export type { DedupSettings } from './dedup-record';
-export { increment, onShard } from './effects';
-export type { Effect, Increment, IncrementOptions, ItemKey, Update } from './effects';
+export type { Outcome, Strategy, StrategyRun } from './consumer/strategy';
+export { DEFAULT_DIRECT_CONCURRENCY, directStrategy } from './consumer/direct-strategy';
+export type { DirectResult, DirectStrategyOptions } from './consumer/direct-strategy';
+export { transactionalStrategy } from './stores/dynamodb/transactional-strategy';
+export type { Effects, TransactionalStrategyOptions } from './stores/dynamodb/transactional-strategy';
+export type { DedupSettings } from './stores/dynamodb/dedup-record';
+export { increment, onShard } from './stores/dynamodb/effects';
+export type { Effect, Increment, IncrementOptions, ItemKey, Update } from './stores/dynamodb/effects';
 // Sharded counters: increments spread over shard items, read back as one sum.
-export { counterKeys, MAX_SHARDS, SHARD_SEPARATOR, unshardedValue } from './sharding';
-export type { Sharding } from './sharding';
-export { readCounter } from './counter-read';
-export type { CounterRead } from './counter-read';
-export { putIfNewer } from './upsert';
-export type { VersionedPut } from './upsert';
-export { idempotentEffect } from './external';
-export { DEFAULT_EFFECT_LOCK_MS } from './effect-lock';
-export type { EffectOutcome, ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './external';
+export { counterKeys, MAX_SHARDS, SHARD_SEPARATOR, unshardedValue } from './stores/dynamodb/sharding';
+export type { Sharding } from './stores/dynamodb/sharding';
+export { readCounter } from './stores/dynamodb/counter-read';
+export type { CounterRead } from './stores/dynamodb/counter-read';
+export { putIfNewer } from './stores/dynamodb/upsert';
+export type { VersionedPut } from './stores/dynamodb/upsert';
+export { idempotentEffect } from './stores/dynamodb/external';
+export { DEFAULT_EFFECT_LOCK_MS } from './stores/dynamodb/effect-lock';
+export type { EffectOutcome, ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './stores/dynamodb/external';
 
 // Where failures go, how redeliveries spread, how long an invocation may work.
-export { DlqSender } from './dlq';
-export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff } from './visibility';
-export type { VisibilityBackoffOptions } from './visibility';
-export { DEFAULT_TIME_BUDGET } from './time-budget';
-export type { TimeBudgetOptions } from './time-budget';
-export type { RetryOptions } from './backoff';
+export { DlqSender } from './failures/dlq';
+export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff } from './failures/visibility';
+export type { VisibilityBackoffOptions } from './failures/visibility';
+export { DEFAULT_TIME_BUDGET } from './core/time-budget';
+export type { TimeBudgetOptions } from './core/time-budget';
+export type { RetryOptions } from './core/backoff';
 
 // The environment the constructs set, and the AWS clients.
-export { consumerEnv, positiveIntEnv, requireEnv } from './config';
-export { directHandler, transactionalHandler } from './handler-from-env';
-export type { HandlerEnv, HandlerFromEnvOptions } from './handler-from-env';
-export type { ConsumerEnv } from './config';
-export { createClients, SDK_CLIENT_DEFAULTS, sharedClients } from './clients';
-export type { AwsClients, SdkClientSettings } from './clients';
-export { createObservability } from './observability';
-export type { Observability } from './observability';
+export { consumerEnv, positiveIntEnv, requireEnv } from './consumer/config';
+export { directHandler, transactionalHandler } from './one-call/handler-from-env';
+export type { HandlerEnv, HandlerFromEnvOptions } from './one-call/handler-from-env';
+export type { ConsumerEnv } from './consumer/config';
+export { createClients, SDK_CLIENT_DEFAULTS, sharedClients } from './one-call/clients';
+export type { AwsClients, SdkClientSettings } from './one-call/clients';
+export { createObservability } from './core/observability';
+export type { Observability } from './core/observability';
 
 // Producing events: envelopes whose ids derive from the business key, published with retries.
-export { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs } from './producer';
-export { publishToSns } from './sns-producer';
-export type { EnvelopeInput, OutgoingMessage, PublishResult } from './producer';
-export { eventIdFor } from './event-id';
+export { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs } from './producing/producer';
+export { publishToSns } from './producing/sns-producer';
+export type { EnvelopeInput, OutgoingMessage, PublishResult } from './producing/producer';
+export { eventIdFor } from './events/event-id';
 
 // Errors: what a handler may throw, and what the runtime reports.
 export {
@@ -101,4 +104,4 @@ export {
   UndecodableRecordError,
   UnknownEventTypeError,
   UnsupportedSourceError,
-} from './errors';
+} from './core/errors';

@@ -15,11 +15,11 @@
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { sqsLambdaRecord } from '../../aws/lambda/event-records';
-import { decoderFor } from '../../lambdas/runtime/envelope-decoders';
-import { messageOf } from '../../lambdas/runtime/errors';
-import { readCommitted } from '../../lambdas/runtime/known-duplicates';
-import { fromSqsRecord } from '../../lambdas/runtime/records';
-import { envelopeDecoder } from '../../lambdas/runtime/routes';
+import { decoderFor } from '../../lambdas/runtime/decoding/envelope-decoders';
+import { messageOf } from '../../lambdas/runtime/core/errors';
+import { readCommitted } from '../../lambdas/runtime/stores/dynamodb/known-duplicates';
+import { fromSqsRecord } from '../../lambdas/runtime/decoding/records';
+import { envelopeDecoder } from '../../lambdas/runtime/decoding/routes';
 import { EntryKind, type DlqEntry } from './entry';
 import type { ConsumerWindow, DlqContext, DlqInfo } from './types';
 

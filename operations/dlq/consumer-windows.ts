@@ -8,7 +8,7 @@
  */
 import { CONSUMER_ENV, DEDUP_TABLE_VARIABLE } from '../../aws/consumer-env';
 import type { Template } from '../../aws/cloudformation/template';
-import { envelopeFromEnv, type EnvelopeOptions } from '../../lambdas/runtime/envelope-decoders';
+import { envelopeFromEnv, type EnvelopeOptions } from '../../lambdas/runtime/decoding/envelope-decoders';
 import type { TryResolve } from './archive-topology';
 import { consumerIdentityOf, functionSources } from './function-sources';
 import type { ConsumerWindow } from './types';

@@ -5,7 +5,7 @@
  */
 import { CONSUMER_ENV } from '../../aws/consumer-env';
 import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
-import { dedupNamespace } from '../../lambdas/runtime/dedup-record';
+import { dedupNamespace } from '../../lambdas/runtime/consumer/namespace';
 import type { TryResolve } from './archive-topology';
 
 /** A function of the stack and one source a mapping of it reads. */

@@ -7,9 +7,9 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { KinesisStreamRecord } from 'aws-lambda';
-import type { Sleep } from '../../lambdas/runtime/backoff';
-import { PublishError } from '../../lambdas/runtime/errors';
-import { putRecordsInOrder } from '../../lambdas/runtime/producer';
+import type { Sleep } from '../../lambdas/runtime/core/backoff';
+import { PublishError } from '../../lambdas/runtime/core/errors';
+import { putRecordsInOrder } from '../../lambdas/runtime/producing/producer';
 import type { StreamRecord } from '../../aws/streams/stream-reader';
 import { MalformedEntryError } from './errors';
 

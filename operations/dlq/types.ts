@@ -9,7 +9,7 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { EnvelopeOptions } from '../../lambdas/runtime/envelope-decoders';
+import type { EnvelopeOptions } from '../../lambdas/runtime/decoding/envelope-decoders';
 
 /** The clients the operations use; AWS's or the local engines'. */
 export interface DlqClients {

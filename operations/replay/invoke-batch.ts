@@ -4,7 +4,7 @@
  * read as the mapping reads a partial batch response, plus the counts the runtime adds for a replay.
  */
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import { REPLAY_CLIENT_CONTEXT, type ReplayCounts } from '../../lambdas/runtime/replay-mode';
+import { REPLAY_CLIENT_CONTEXT, type ReplayCounts } from '../../lambdas/runtime/consumer/replay-mode';
 import { readBatchAnswer } from '../../aws/lambda/invoke-batches';
 import type { StreamRecord } from '../../aws/streams/stream-reader';
 

@@ -4,7 +4,7 @@
  * whether the window reaches past the consumer's dedup records (then a replay would apply events
  * again, and is refused unless the operator says so).
  */
-import { dedupNamespace } from '../../lambdas/runtime/dedup-record';
+import { dedupNamespace } from '../../lambdas/runtime/consumer/namespace';
 import { targetKindOf, TargetKind } from '../dlq/redrive-targets';
 import { retentionHoursOf } from '../dlq/stream-range';
 import type { ConsumerFunction, ConsumerWindow, StackTopology } from '../dlq/types';

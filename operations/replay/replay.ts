@@ -2,7 +2,7 @@
  * `eo replay`: the records a consumer's stream still holds within a window go through the
  * consumer's own function again, shard by shard in shard order, in batches of its mapping's size,
  * then those of its archived failed batches (`onFailure: 's3'`) that the stream no longer held,
- * each invocation marked as a replay (../../lambdas/runtime/replay-mode.ts). A record the function
+ * each invocation marked as a replay (../../lambdas/runtime/consumer/replay-mode.ts). A record the function
  * reports is sent again from there, as its mapping retries, up to {@link MAX_RETRIES} times. On events applied
  * before, that changes nothing: their dedup records exist, their versions are not newer; a
  * permanent failure is counted, not dead-lettered again. Why this mechanism, what it needs and what
@@ -10,7 +10,7 @@
  */
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ReplayCounts } from '../../lambdas/runtime/replay-mode';
+import type { ReplayCounts } from '../../lambdas/runtime/consumer/replay-mode';
 import { LAMBDA_LIMITS } from '../../aws/limits';
 import { leadingBatch } from '../../aws/lambda/invoke-batches';
 import { compareSequenceNumbers, type ShardDescription, type StreamReader, type StreamRecord } from '../../aws/streams/stream-reader';

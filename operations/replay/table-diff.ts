@@ -12,9 +12,9 @@
  */
 import { DescribeTableCommand, paginateScan, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { convertToNative } from '@aws-sdk/util-dynamodb';
-import { canonicalJson } from '../../lambdas/runtime/canonical-json';
-import { canonicalDecimal } from '../../lambdas/runtime/decimal';
-import { unshardedValue } from '../../lambdas/runtime/sharding';
+import { canonicalJson } from '../../lambdas/runtime/core/canonical-json';
+import { canonicalDecimal } from '../../lambdas/runtime/core/decimal';
+import { unshardedValue } from '../../lambdas/runtime/stores/dynamodb/sharding';
 
 /** One table variable of a consumer: the env variable its function reads, and the table each generation has. */
 export interface TablePair {

@@ -5,7 +5,7 @@
  */
 import { eventIdPathProblem } from '../../aws/envelope-formats';
 import { checkEnvelope, EnvelopeFormat } from '../../lib/event-envelope';
-import { parseEventIdPath } from '../../lambdas/runtime/eventbridge-event';
+import { parseEventIdPath } from '../../lambdas/runtime/decoding/eventbridge-event';
 
 const PATHS = ['detail.orderId', 'detail.order.id', 'detail.instance-id', 'detail.order id', 'id', 'detail', 'detail.', 'detail..id', 'detail. orderId', 'detail.orderId ', 'source', 'details.orderId', ''];
 

@@ -5,9 +5,9 @@
 import { PutRecordCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DlqSender, SchemaViolationError } from '../../lambdas/runtime';
-import { describeFailure } from '../../lambdas/runtime/failure-context';
+import { describeFailure } from '../../lambdas/runtime/failures/failure-context';
 import { DlqReason } from '../../aws/dlq-format';
-import { fromSqsRecord } from '../../lambdas/runtime/records';
+import { fromSqsRecord } from '../../lambdas/runtime/decoding/records';
 import { onFailureRecord } from '../../aws/lambda/on-failure-record';
 import { orderStatus, pageView, sqsRecord } from '../helpers/events';
 import type { DeployedConsumer } from './consumers';

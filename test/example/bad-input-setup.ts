@@ -9,7 +9,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { createPageViewCounter, type PageViewCounterConfig } from '../../example/handlers/page-view-counter';
 import { publishToSqs, type BatchHandler, type OutgoingMessage } from '../../lambdas/runtime';
 import { isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
-import { MetricName } from '../../lambdas/runtime/observability';
+import { MetricName } from '../../lambdas/runtime/core/observability';
 import type { LocalClients } from '../../emulator/engines';
 import { pageView, sqsEvent } from '../helpers/events';
 import { createQueue, uniqueName, type CreatedQueue } from '../helpers/engines';

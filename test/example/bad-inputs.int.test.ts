@@ -11,7 +11,7 @@ import { SendMessageCommand, type MessageAttributeValue } from '@aws-sdk/client-
 import { createPageViewCounter } from '../../example/handlers/page-view-counter';
 import { createEnvelope, outgoingMessage, publishToSqs } from '../../lambdas/runtime';
 import { ATTRIBUTE_CONTEXT_FORMAT } from '../../aws/dlq-format';
-import { dedupKey } from '../../lambdas/runtime/dedup-record';
+import { dedupKey } from '../../lambdas/runtime/stores/dynamodb/dedup-record';
 import { destroyClients, type LocalClients } from '../../emulator/engines';
 import { pageView, sqsEvent } from '../helpers/events';
 import { receiveAll, testClients, type CreatedQueue } from '../helpers/engines';

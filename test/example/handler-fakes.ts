@@ -9,7 +9,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { FailureEnvelope } from '../../aws/dlq-format';
-import type { AwsClients } from '../../lambdas/runtime/clients';
+import type { AwsClients } from '../../lambdas/runtime/one-call/clients';
 import { asClient, FakeClient, noSleep } from '../helpers/fakes';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

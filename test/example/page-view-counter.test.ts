@@ -6,8 +6,8 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as pageViewCounter from '../../example/handlers/page-view-counter';
-import { ConfigurationError } from '../../lambdas/runtime/errors';
-import { createEnvelope } from '../../lambdas/runtime/producer';
+import { ConfigurationError } from '../../lambdas/runtime/core/errors';
+import { createEnvelope } from '../../lambdas/runtime/producing/producer';
 import { pageView, sqsEvent, sqsRecord } from '../helpers/events';
 import { awsError, FakeClient } from '../helpers/fakes';
 import { dedupIds, DLQ_URL, dlqWrappers, fakeClients, increments, RETRY, transactions, type Fakes } from './handler-fakes';

@@ -8,7 +8,7 @@
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import * as shipmentNotifier from '../../example/handlers/shipment-notifier';
-import { eventIdFor } from '../../lambdas/runtime/event-id';
+import { eventIdFor } from '../../lambdas/runtime/events/event-id';
 import { dynamoEvent, dynamoRecord } from '../helpers/events';
 import { DLQ_URL, dlqWrappers, fakeClients, RETRY } from './handler-fakes';
 

@@ -9,9 +9,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Observability } from '../../lambdas/runtime/observability';
-import type { MetricName } from '../../lambdas/runtime/observability';
-import type { Sleep } from '../../lambdas/runtime/backoff';
+import type { Observability } from '../../lambdas/runtime/core/observability';
+import type { MetricName } from '../../lambdas/runtime/core/observability';
+import type { Sleep } from '../../lambdas/runtime/core/backoff';
 
 /** An AWS SDK v3 command as the fake sees it: its class name and its input. */
 export interface RecordedCommand {

@@ -17,7 +17,7 @@
  * - FIFO order holds only while each batch is answered within its visibility timeout.
  */
 import { DlqReason, type FailureEnvelope } from '../../aws/dlq-format';
-import { SourceKind } from '../../lambdas/runtime/records';
+import { SourceKind } from '../../lambdas/runtime/decoding/records';
 import { CONSUMER } from './consumer';
 import type { InvocationRecord, RunHistory } from './runner';
 import type { Delivered, Published } from './sources';

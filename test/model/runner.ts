@@ -3,7 +3,7 @@
  * batch after batch, as the event source mapping would, until the model says the source is
  * drained. Records the whole history (what each invocation got, did and answered) for the checker.
  */
-import type { BatchHandler, BatchResponse } from '../../lambdas/runtime/consumer';
+import type { BatchHandler, BatchResponse } from '../../lambdas/runtime/consumer/consumer';
 import { consumerFor, invocationContext } from './consumer';
 import type { Schedule } from './schedule';
 import { createSource, type Delivered, type ModelSource } from './sources';

@@ -1,7 +1,7 @@
 /** `docs/architecture.md`: the diagram and the tables, from a synthesized template, byte for byte reproducible. */
 import type { Template } from '../../aws/cloudformation/template';
 import { renderMermaid } from './mermaid';
-import { layoutTable } from './layout';
+import { layoutTable, runtimeRoomsTable } from './layout';
 import { pipelineModel } from './model';
 import { consumerTable, sharedTable } from './tables';
 
@@ -42,5 +42,8 @@ export function renderArchitecture(template: Template): string {
     '## Repository layout',
     'Each top-level folder is one role; imports go one way (the ESLint configuration enforces it): the runtime and the constructs import only `aws/`, operations never import the emulator, and nothing published imports the example.',
     layoutTable(),
+    "## The runtime's rooms",
+    'The runtime (`lambdas/runtime/`) is in rooms by role, with `index.ts` at its root the whole public surface. A room imports `aws/` and only the rooms listed for it, so that the dependencies go one way (the ESLint configuration enforces it): nothing but the one-call handlers and the index imports a store, a store never imports another store, and a producer never imports the consumer.',
+    runtimeRoomsTable(),
   ].join('\n\n') + '\n';
 }

@@ -9,7 +9,7 @@
  * duplicate cancels a transaction that then commits again.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { itemIdOf } from '../../lambdas/runtime/effects';
+import { itemIdOf } from '../../lambdas/runtime/stores/dynamodb/effects';
 import { pageViewEffects } from '../../example/handlers/page-view-counter';
 import type { Workload } from './workload';
 

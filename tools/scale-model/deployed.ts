@@ -3,7 +3,7 @@
  * that docs/scale.md follows a change of memory, concurrency or shards without being edited.
  */
 import { PAGE_VIEW_COUNTER_SHARDS } from '../../example/counter-shards';
-import { MAX_SHARDS } from '../../lambdas/runtime/sharding';
+import { MAX_SHARDS } from '../../lambdas/runtime/stores/dynamodb/sharding';
 import { CONSUMER_DEFAULTS, QUEUE_CONSUMER_DEFAULTS, STREAM_CONSUMER_DEFAULTS } from '../../lib/defaults';
 import { SQS_LIMITS } from '../../aws/limits';
 

@@ -10,7 +10,7 @@
  */
 import { createEnvelope, outgoingMessage, publishToKinesis, publishToSqs, type Envelope, type OutgoingMessage } from '../../../lambdas/runtime';
 import { pageViewEffects } from '../../../example/handlers/page-view-counter';
-import { planChunks } from '../../../lambdas/runtime/chunking';
+import { planChunks } from '../../../lambdas/runtime/stores/dynamodb/chunking';
 import { destroyClients, LOCAL_REGION, type LocalClients } from '../../../emulator/engines';
 import { SqsMapping, StreamMapping, untilQuiet } from '../../../emulator/event-sources';
 import { orderStatus, pageView } from '../../helpers/events';

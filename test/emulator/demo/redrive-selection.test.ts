@@ -5,7 +5,7 @@
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { FailureKind, SourceKind } from '../../../lambdas/runtime';
-import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { describeFailure } from '../../../lambdas/runtime/failures/failure-context';
 import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { entryOf, matches } from '../../../operations/dlq';
 import { onFailureRecord } from '../../../emulator/event-sources';

@@ -8,7 +8,7 @@
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope, SourceKind } from '../../../lambdas/runtime';
-import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { describeFailure } from '../../../lambdas/runtime/failures/failure-context';
 import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { redriveEveryDlq } from '../../../emulator/demo/redrive-phase';
 import { currentState } from '../../../emulator/demo/settle';

@@ -6,7 +6,7 @@
  */
 import { DlqReason, FAILURE_FORMAT, FAILURE_FORMAT_VERSION, FailureKind, SourceKind, type FailureEnvelope } from '../../../aws/dlq-format';
 import { type Envelope } from '../../../lambdas/runtime';
-import { dedupKey } from '../../../lambdas/runtime/dedup-record';
+import { dedupKey } from '../../../lambdas/runtime/stores/dynamodb/dedup-record';
 import { violationsOf } from '../../../emulator/demo/report';
 import type { PublishedMessage } from '../../../emulator/demo/publisher';
 import type { FinalState } from '../../../emulator/demo/state';

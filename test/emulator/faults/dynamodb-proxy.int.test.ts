@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { FailureKind } from '../../../lambdas/runtime';
-import { classifyError } from '../../../lambdas/runtime/classify';
+import { classifyError } from '../../../lambdas/runtime/core/classify';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines';
 import { startDynamoFaultProxy, type DynamoFaultProxy, type DynamoFaultProxyOptions } from '../../../emulator/faults/dynamodb-proxy';
 import { seededRandom } from '../../../emulator/faults/random';

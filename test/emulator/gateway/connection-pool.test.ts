@@ -11,7 +11,7 @@ import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dynamoDbClient } from '../../../emulator/engines';
-import { createClients } from '../../../lambdas/runtime/clients';
+import { createClients } from '../../../lambdas/runtime/one-call/clients';
 
 const SDK_MAX_SOCKETS = 50;
 const REQUESTS = 120;

@@ -11,9 +11,9 @@ import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand,
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { DlqSender } from '../../../lambdas/runtime';
-import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { describeFailure } from '../../../lambdas/runtime/failures/failure-context';
 import { DlqReason } from '../../../aws/dlq-format';
-import { fromSqsRecord } from '../../../lambdas/runtime/records';
+import { fromSqsRecord } from '../../../lambdas/runtime/decoding/records';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
 import { onFailureRecord } from '../../../aws/lambda/on-failure-record';
 import type { MotoServer } from '../../helpers/moto';

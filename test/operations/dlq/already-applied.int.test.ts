@@ -9,7 +9,7 @@ import { outgoingMessage, publishToSqs, type BatchHandler, type Envelope } from 
 import { EnvelopeFormat } from '../../../aws/envelope-formats';
 import { inspectQueue, type ConsumerWindow, type DlqContext } from '../../../operations/dlq';
 import { pageView } from '../../helpers/events';
-import { snsNotification } from '../../lambdas/runtime/envelopes/fixtures';
+import { snsNotification } from '../../lambdas/runtime/decoding/envelopes/fixtures';
 import { MAX_RECEIVE_COUNT, pageViewConsumer, pageViewV2, type PageViewConsumer as PageViews } from './page-views';
 import { consumeQueue, contextOf, dlqTestClients, FAST_SWEEP, letSqsMoveAll, topologyOf, visible } from './support';
 

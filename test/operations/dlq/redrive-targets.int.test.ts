@@ -14,7 +14,7 @@ import { SendMessageCommand, type ReceiveMessageResult, type SQSClient } from '@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { outgoingMessage, publishToKinesis, publishToSqs, SourceKind, type BatchHandler, type Envelope } from '../../../lambdas/runtime';
-import { describeFailure } from '../../../lambdas/runtime/failure-context';
+import { describeFailure } from '../../../lambdas/runtime/failures/failure-context';
 import { DlqReason, type FailureEnvelope } from '../../../aws/dlq-format';
 import { onFailureRecord } from '../../../aws/lambda/on-failure-record';
 import { redriveQueue, type DlqContext, type RedriveResult } from '../../../operations/dlq';

@@ -5,7 +5,7 @@ import { Template as Assertions } from 'aws-cdk-lib/assertions';
 import { EventPipelineStack, type AddConsumer } from '../../../example';
 import { QueueConsumer } from '../../../lib';
 import { ARCHITECTURE_DOC, renderArchitecture } from '../../../tools/architecture/document';
-import { LAYOUT, layoutTable } from '../../../tools/architecture/layout';
+import { LAYOUT, layoutTable, RUNTIME_ROOMS } from '../../../tools/architecture/layout';
 import { renderMermaid } from '../../../tools/architecture/mermaid';
 import { pipelineModel } from '../../../tools/architecture/model';
 import { synthesizeInProcess } from '../../../tools/architecture/synth';
@@ -117,5 +117,18 @@ describe('the repository layout', () => {
 
   test('is the map in the README, word for word', () => {
     expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(layoutTable());
+  });
+
+  test('names every room of the runtime (each folder below lambdas/runtime/ that holds files), and only those', () => {
+    const rooms = new Set(tracked.filter((file) => /^lambdas\/runtime\/.+\//.test(file)).map((file) => `${path.posix.dirname(file)}/`));
+    expect(RUNTIME_ROOMS.map((room) => room.folder).sort()).toEqual([...rooms].sort());
+  });
+
+  test('gives each room of the runtime the imports that the ESLint configuration allows it', () => {
+    // The config is an ES module: Jest's module sandbox cannot import() it, so a child process reads it.
+    const script = "const { RUNTIME_ROOMS } = await import('./eslint.config.mjs'); process.stdout.write(JSON.stringify(RUNTIME_ROOMS.map(({ zone, may }) => [zone, may])));";
+    const zones = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '--eval', script], { cwd: ROOT, encoding: 'utf8' })) as [string, string[]][];
+    const runtime = 'lambdas/runtime';
+    expect(zones).toEqual(RUNTIME_ROOMS.map((room) => [room.folder.replace(/\/$/, ''), ['aws', ...room.mayImport.map((other) => `${runtime}/${other}`)]]));
   });
 });

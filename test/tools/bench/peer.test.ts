@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchProcessor } from '@aws-lambda-powertools/batch';
-import { createConsumer } from '../../../lambdas/runtime/consumer';
+import { createConsumer } from '../../../lambdas/runtime/consumer/consumer';
 import { createStrategyHandler } from '../../../tools/bench/strategies';
 import { describePeer } from '../../../tools/bench/handlers/powertools';
 import { FakeClient, type RecordedCommand } from '../../helpers/fakes';
@@ -18,8 +18,8 @@ jest.mock('@aws-lambda-powertools/batch', () => {
   const actual = jest.requireActual<typeof import('@aws-lambda-powertools/batch')>('@aws-lambda-powertools/batch');
   return { ...actual, processPartialResponse: jest.fn(actual.processPartialResponse) };
 });
-jest.mock('../../../lambdas/runtime/consumer', () => {
-  const actual = jest.requireActual<typeof import('../../../lambdas/runtime/consumer')>('../../../lambdas/runtime/consumer');
+jest.mock('../../../lambdas/runtime/consumer/consumer', () => {
+  const actual = jest.requireActual<typeof import('../../../lambdas/runtime/consumer/consumer')>('../../../lambdas/runtime/consumer/consumer');
   return { ...actual, createConsumer: jest.fn(actual.createConsumer) };
 });
 

@@ -1,0 +1,114 @@
+/**
+ * One-call handlers: a consumer built from the environment its construct set, so that a handler
+ * file holds its schema and its effects and nothing else. At the first invocation (never at
+ * import, so that a test can import the file without the environment) they read what every
+ * consumer reads: `CONSUMER_NAME`, `CONSUMER_GENERATION`, `DLQ_URL` (a `DlqSender` with the failure context),
+ * `MAX_ATTEMPTS`, `MAX_RECEIVE_COUNT`, `DEDUP_TTL_SECONDS`, `SOURCE_QUEUE_URL` (a
+ * `VisibilityBackoff` for an SQS source) and the envelope settings, and share one set of SDK
+ * clients (`sharedClients`). Anything else a handler needs (a table's name) it reads through
+ * `env.require`, which names a missing variable.
+ *
+ * What they build is `createConsumer` with the strategy named; a consumer that needs another
+ * setting (a decoder, retries, observability) is built with `createConsumer` directly.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEDUP_TABLE_VARIABLE } from '../../../aws/consumer-env';
+import type { Context } from 'aws-lambda';
+import { sharedClients, type AwsClients } from './clients';
+import { consumerEnv, requireEnv, type ConsumerEnv } from '../consumer/config';
+import { createConsumer, type BatchEvent, type BatchHandler, type BatchResponse } from '../consumer/consumer';
+import { DlqSender } from '../failures/dlq';
+import { SourceKind } from '../decoding/records';
+import type { Routes } from '../decoding/routes';
+import { directStrategy, type DirectResult } from '../consumer/direct-strategy';
+import { transactionalStrategy, type Effects } from '../stores/dynamodb/transactional-strategy';
+import { type Strategy } from '../consumer/strategy';
+import { VisibilityBackoff } from '../failures/visibility';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+
+/** What a handler's routes may read when they are built, at the first invocation. */
+export interface HandlerEnv {
+  /** A variable the construct set (a table's name, a topic's ARN). @throws ConfigurationError naming it when it is not set */
+  require(name: string): string;
+  /** What every consumer reads: its name, DLQ, attempts, dedup TTL, source queue. */
+  readonly settings: ConsumerEnv;
+  /** The SDK clients the consumer uses, shared by the execution environment. */
+  readonly clients: AwsClients;
+}
+
+/** What a one-call handler needs beyond its environment. */
+export interface HandlerFromEnvOptions<TResult> {
+  /** The consumer's name when `CONSUMER_NAME` is not set (a test); the constructs set it. */
+  readonly name: string;
+  /** @default SourceKind.SQS */
+  readonly source?: SourceKind;
+  /** The routes, built once, at the first invocation, from the environment. */
+  readonly routes: (env: HandlerEnv) => Routes<TResult>;
+  /** @default process.env */
+  readonly env?: Env;
+  /** @default sharedClients() */
+  readonly clients?: AwsClients;
+}
+
+/**
+ * A consumer whose handlers return effects, committed with their dedup records in DynamoDB
+ * transactions (`transactionalStrategy`) on the table in `IDEMPOTENCY_TABLE` (the construct's
+ * `idempotency` prop sets it).
+ *
+ * @example
+ * ```ts
+ * import { increment, route, transactionalHandler } from 'effectively-once/runtime';
+ * import { z } from 'zod'; // or any Standard Schema validator
+ * const pageView = z.object({ pageId: z.string() });
+ * export const handler = transactionalHandler({
+ *   name: 'page-view-counter',
+ *   routes: (env) => ({ 'page.viewed': route(pageView, (event) => [increment(env.require('COUNTERS_TABLE'), { pk: `page#${event.payload.pageId}` }, 'views')]) }),
+ * });
+ * ```
+ */
+export function transactionalHandler(options: HandlerFromEnvOptions<Effects> & { readonly mode?: 'batch' | 'per-record' }): BatchHandler {
+  return lazily(options, (env, dynamodb) =>
+    transactionalStrategy({ dynamodb, mode: options.mode, dedup: { table: env.require(DEDUP_TABLE_VARIABLE), consumer: env.settings.consumerName, generation: env.settings.generation, ttlSeconds: env.settings.dedupTtlSeconds } }),
+  );
+}
+
+/**
+ * A consumer whose handlers do the work themselves (`directStrategy`): a natural-key upsert, a
+ * versioned write, an external effect through `idempotentEffect`. `concurrency` as
+ * `directStrategy` takes it.
+ */
+export function directHandler(options: HandlerFromEnvOptions<DirectResult> & { readonly concurrency?: number }): BatchHandler {
+  return lazily(options, () => directStrategy({ concurrency: options.concurrency }));
+}
+
+/** The consumer, built at the first invocation from the environment, then reused. */
+function lazily<TResult>(options: HandlerFromEnvOptions<TResult>, strategyOf: (env: HandlerEnv, dynamodb: DynamoDBClient) => Strategy<TResult>): BatchHandler {
+  let built: BatchHandler | undefined;
+  // Async, so that a setting missing from the environment rejects the invocation rather than throwing at the caller.
+  return async (event: BatchEvent, context?: Context): Promise<BatchResponse> => {
+    built ??= build(options, strategyOf);
+    return built(event, context);
+  };
+}
+
+function build<TResult>(options: HandlerFromEnvOptions<TResult>, strategyOf: (env: HandlerEnv, dynamodb: DynamoDBClient) => Strategy<TResult>): BatchHandler {
+  const source = options.env ?? process.env;
+  const clients = options.clients ?? sharedClients();
+  const settings = consumerEnv(options.name, source);
+  const env: HandlerEnv = { require: (name) => requireEnv(name, source), settings, clients };
+  const kind = options.source ?? SourceKind.SQS;
+  return createConsumer({
+    name: settings.consumerName,
+    generation: settings.generation,
+    source: kind,
+    routes: options.routes(env),
+    strategy: strategyOf(env, clients.dynamodb),
+    dlq: settings.dlqUrl ? new DlqSender(clients.sqs, settings.dlqUrl) : undefined,
+    maxAttempts: settings.maxAttempts,
+    maxReceiveCount: settings.maxReceiveCount,
+    visibility: kind === SourceKind.SQS && settings.sourceQueueUrl ? new VisibilityBackoff(clients.sqs, { queueUrl: settings.sourceQueueUrl }) : undefined,
+    envelope: settings.envelope,
+  });
+}
