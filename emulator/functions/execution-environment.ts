@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
 import type { InvokeResult } from '../types';
 import type { OutputSink } from './output';
 import type { InvokeMessage, WorkerConfig, WorkerError, WorkerMessage } from './protocol';
-
-/** The bootstrap every execution environment runs; plain JavaScript, so no loader is needed. */
-export const WORKER_FILE = join(__dirname, 'bootstrap.js');
+import { IN_PROCESS_THREADS, type EnvironmentThread, type ThreadStarter } from './threads';
 
 /** Lambda gives the init phase (loading the module, top-level code) at most this long. */
 export const INIT_TIMEOUT_MS = 10_000;
@@ -20,6 +15,8 @@ export interface ExecutionEnvironmentOptions {
   readonly output: OutputSink;
   /** Which configuration of the function this environment runs; see `LocalFunction.setEnvironment`. */
   readonly generation: number;
+  /** Where its thread runs. @default IN_PROCESS_THREADS */
+  readonly threads?: ThreadStarter;
   /** Called when the cold start fails for a reason of the function's own (not a stop or kill meanwhile). */
   readonly onInitFailure?: (failure: InitFailureDetail) => void;
 }
@@ -36,13 +33,13 @@ type WorkerEvent =
   | { readonly kind: 'timeout' };
 
 /**
- * One Lambda execution environment: a worker thread with the function's own `env`, which loads
+ * One Lambda execution environment: a worker thread (of this process or of a runtime host) with the function's own `env`, which loads
  * the handler once (the cold start) and then runs one invocation at a time. A timeout terminates
  * the worker, as Lambda discards a sandbox that timed out.
  */
 export class ExecutionEnvironment {
   public readonly generation: number;
-  private readonly worker: Worker;
+  private readonly worker: EnvironmentThread;
   private readonly ready: Promise<Failure | undefined>;
   private waiter: ((event: WorkerEvent) => void) | undefined;
   private exitDetail: string | undefined;
@@ -52,18 +49,16 @@ export class ExecutionEnvironment {
 
   public constructor(private readonly options: ExecutionEnvironmentOptions) {
     this.generation = options.generation;
-    this.worker = new Worker(WORKER_FILE, {
-      env: { ...options.env },
-      workerData: options.config,
-      execArgv: [...options.execArgv],
-      stdout: true,
-      stderr: true,
-    });
-    this.forwardOutput(this.worker.stdout, 'stdout');
-    this.forwardOutput(this.worker.stderr, 'stderr');
-    this.worker.on('message', (message: WorkerMessage) => this.waiter?.({ kind: 'message', message }));
-    this.worker.on('error', (error) => (this.lastError = error));
-    this.worker.on('exit', (code) => this.onExit(code));
+    const start = options.threads ?? IN_PROCESS_THREADS;
+    this.worker = start(
+      { env: options.env, workerData: options.config, execArgv: options.execArgv },
+      {
+        onMessage: (message) => this.waiter?.({ kind: 'message', message }),
+        onError: (error) => (this.lastError = error),
+        onExit: (code) => this.onExit(code),
+        onOutput: (chunk, stream) => this.options.output(chunk, { functionName: this.options.config.functionName, stream }),
+      },
+    );
     this.ready = this.initialise();
   }
 
@@ -152,11 +147,6 @@ export class ExecutionEnvironment {
       ? `The execution environment was terminated (${this.terminatedBecause})`
       : `Runtime exited with error: ${cause}`;
     this.waiter?.({ kind: 'exit', detail: this.exitDetail });
-  }
-
-  private forwardOutput(stream: Readable, name: 'stdout' | 'stderr'): void {
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => this.options.output(chunk, { functionName: this.options.config.functionName, stream: name }));
   }
 }
 

@@ -1,8 +1,13 @@
 export { LocalFunction, LOCAL_FUNCTION_DEFAULTS } from './local-function';
 export type { LocalFunctionConfig, LocalFunctionStats } from './local-function';
-export { INIT_TIMEOUT_MS, WORKER_FILE } from './execution-environment';
+export { INIT_TIMEOUT_MS } from './execution-environment';
+export { IN_PROCESS_THREADS, WORKER_FILE } from './threads';
+export type { EnvironmentThread, ThreadEvents, ThreadOptions, ThreadStarter } from './threads';
+export { RuntimeHost, RUNTIME_HOST_FILE } from './runtime-host';
+export { threadsForRuntime } from './runtime-threads';
+export type { RuntimeThreads } from './runtime-threads';
 export { WORKER_NODE_OPTIONS, lambdaEnvironment, logStreamName } from './environment';
-export { LAMBDA_NODE_RELEASES, nodeBinaryFor, nodeBinaryVariable, nodeMajorOf } from './node-runtime';
+export { LAMBDA_NODE_RELEASES, nodeBinaryFor, nodeBinaryVariable, nodeMajorOf, nodeSourceText } from './node-runtime';
 export type { NodeBinary, NodeBinaryOptions } from './node-runtime';
 export { DROP_OUTPUT, fileOutput } from './output';
 export type { FileOutput, OutputSink, OutputSource } from './output';

@@ -6,6 +6,7 @@ import { ExecutionEnvironment, type InitFailureDetail } from './execution-enviro
 import { initFailureLogLine, type InitFailure, type InitFailureListener } from './init-failure';
 import { DROP_OUTPUT, type OutputSink } from './output';
 import type { WorkerConfig } from './protocol';
+import type { ThreadStarter } from './threads';
 
 /** Defaults of {@link LocalFunctionConfig}, named once for the code and its docs. */
 export const LOCAL_FUNCTION_DEFAULTS = {
@@ -37,6 +38,11 @@ export interface LocalFunctionConfig {
    * @default - only the log line
    */
   readonly onInitFailure?: InitFailureListener;
+  /**
+   * Where the execution environments' threads run: `threadsForRuntime` gives the ones of the
+   * function's Lambda runtime. @default IN_PROCESS_THREADS (the tools' own Node.js)
+   */
+  readonly threads?: ThreadStarter;
   /** @default LOCAL_REGION */
   readonly region?: string;
   /** @default LOCAL_ACCOUNT_ID */
@@ -57,8 +63,8 @@ export interface LocalFunctionStats {
 type MutableStats = { -readonly [K in keyof LocalFunctionStats]: LocalFunctionStats[K] };
 
 /**
- * A Lambda function emulated in this process. Each execution environment is a worker thread
- * with its own `process.env`, so functions with different variables run side by side; it loads
+ * A Lambda function emulated in this process. Each execution environment is a worker thread (of
+ * this process, or of the runtime host on its Lambda runtime's Node.js) with its own `process.env`, so functions with different variables run side by side; it loads
  * the bundle once and serves invocations until it times out, crashes, is killed or recycled.
  *
  * @example
@@ -170,6 +176,7 @@ export class LocalFunction {
       execArgv: workerExecArgv(this.variables),
       output: this.config.output ?? DROP_OUTPUT,
       generation: this.generation,
+      threads: this.config.threads,
       onInitFailure: (failure) => this.initFailed(failure),
     });
     this.environments.add(environment);

@@ -2,8 +2,8 @@
  * The Node.js binary of a Lambda runtime's major (`nodejs24.x`: Node.js 24), whatever Node.js runs
  * the tools: the host's own when its major matches; else the binary named by `EO_NODE_<major>`;
  * else the pinned release below, fetched once from the npm registry into a cache
- * (./node-download.ts). `npm run test:lambda-node` runs the runtime's tests on it. Local functions
- * do not run on it yet: docs/local-mode.md ("Node.js as Lambda runs it") says why.
+ * (./node-download.ts). Local mode runs the functions on it (./runtime-threads.ts), and `npm run
+ * test:lambda-node` the runtime's tests.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -61,16 +61,17 @@ export function nodeMajorOf(runtime: string): number {
 const resolved = new Map<string, Promise<NodeBinary>>();
 
 /**
- * The binary for `runtime`, downloaded on first use; one lookup per runtime and cache per process.
+ * The binary for `runtime`, downloaded on first use; one lookup per runtime, cache and host binary per process.
  *
  * @throws Error naming the runtime and what to do when no binary can be found or fetched
  */
 export function nodeBinaryFor(runtime: string, options: NodeBinaryOptions = {}): Promise<NodeBinary> {
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
-  const key = `${runtime}\0${cacheDir}`;
+  const host = options.host ?? { path: process.execPath, version: process.versions.node };
+  const key = `${runtime}\0${cacheDir}\0${host.path}\0${host.version}`;
   let binary = resolved.get(key);
   if (binary === undefined) {
-    binary = findBinary(nodeMajorOf(runtime), cacheDir, options);
+    binary = findBinary(nodeMajorOf(runtime), cacheDir, { ...options, host });
     binary.catch(() => resolved.delete(key));
     resolved.set(key, binary);
   }
@@ -93,6 +94,13 @@ async function findBinary(major: number, cacheDir: string, options: NodeBinaryOp
     throw new Error(`could not fetch Node.js ${version} for nodejs${major}.x functions (${reason}); install Node.js ${major} and set ${nodeBinaryVariable(major)} to its binary`, { cause: error });
   }
   return { path: cached, version: checkedVersion(cached, major, 'the download'), source: 'download' };
+}
+
+/** Where a binary came from, in words: "the tools' own", "EO_NODE_24", "cached in <dir>", "fetched into <dir>". */
+export function nodeSourceText(node: NodeBinary): string {
+  if (node.source === 'host') return "the tools' own";
+  if (node.source === 'variable') return `${nodeBinaryVariable(majorOf(node.version))}: ${node.path}`;
+  return `${node.source === 'cache' ? 'cached' : 'fetched'}: ${node.path}`;
 }
 
 /** `<cacheDir>/node-v<version>-<platform>-<arch>/bin/node`. */

@@ -5,7 +5,7 @@
  * local resources, plus the endpoints of the local engines.
  */
 import * as path from 'node:path';
-import { LocalFunction, nodeMajorOf, type InitFailureListener, type OutputSink } from '../functions';
+import { LocalFunction, nodeMajorOf, threadsForRuntime, type InitFailureListener, type NodeBinary, type OutputSink } from '../functions';
 import { localFunctionTimeoutSeconds } from './function-timeout';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
 import { refOf, type ProvisionedStack } from './provision';
@@ -20,6 +20,8 @@ export interface FunctionSpec {
   readonly name: string;
   readonly assetDir: string;
   readonly handler: string;
+  /** The template's `Runtime`, e.g. `nodejs24.x`: the functions run on its Node.js major. */
+  readonly runtime: string;
   /** What the function gets locally: the template's timeout compressed, with a floor. */
   readonly timeoutSeconds: number;
   /** The template's `Timeout` (Lambda's default, 3, when it has none). */
@@ -48,7 +50,7 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
   if (typeof assetPath !== 'string') {
     throw new Error(`function ${fn.logicalId} has no bundled asset (metadata aws:asset:path): local mode runs only asset-based functions`);
   }
-  checkNodeRuntime(fn);
+  const runtime = nodeRuntimeOf(fn);
   const variables = (fn.properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const resolved = resolveValue(variables, options.stack.context) as Record<string, unknown>;
   const templateTimeoutSeconds = numberProp(fn.properties, 'Timeout') ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS;
@@ -57,6 +59,7 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
     name: refOf(options.stack, fn.logicalId),
     assetDir: path.resolve(options.outDir, assetPath),
     handler: stringProp(fn.properties, 'Handler') ?? 'index.handler',
+    runtime,
     timeoutSeconds: localFunctionTimeoutSeconds(templateTimeoutSeconds, options.timeScale),
     templateTimeoutSeconds,
     memoryMb: numberProp(fn.properties, 'MemorySize') ?? 128,
@@ -65,20 +68,62 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
 }
 
 /**
- * Local mode runs the functions on the tools' Node.js (docs/local-mode.md), so only Node.js ones.
+ * Local mode runs each function on the Node.js major of its runtime (docs/local-mode.md), so only Node.js ones.
  * @throws Error for a function with no `Runtime` (a container image) or one that is not Node.js
  */
-function checkNodeRuntime(fn: NamedResource): void {
+function nodeRuntimeOf(fn: NamedResource): string {
   const runtime = stringProp(fn.properties, 'Runtime');
   if (runtime === undefined) throw new Error(`function ${fn.logicalId} names no Runtime: local mode runs Node.js functions from zip assets only`);
   nodeMajorOf(runtime);
+  return runtime;
 }
 
 function stringify(values: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]));
 }
 
-/** Starts a local function per spec (each cold-starts on its first invocation). */
-export function startFunctions(specs: readonly FunctionSpec[], options: { concurrency: number; output?: OutputSink; onInitFailure?: InitFailureListener }): Map<string, LocalFunction> {
-  return new Map(specs.map((spec) => [spec.logicalId, new LocalFunction({ ...spec, concurrency: options.concurrency, output: options.output, onInitFailure: options.onInitFailure })]));
+/** How the functions start. */
+export interface StartFunctionsOptions {
+  readonly concurrency: number;
+  readonly output?: OutputSink;
+  readonly onInitFailure?: InitFailureListener;
+  /** Told the Node.js each runtime runs on, once per runtime, after its binary is found (or fetched). */
+  readonly onNode?: (runtime: string, node: NodeBinary) => void;
+  /** Told before a runtime's Node.js release is fetched (once per machine). */
+  readonly onDownload?: (runtime: string, version: string) => void;
+  /**
+   * Which Node.js runs the functions: `tools`, worker threads of this process; `runtime`, the
+   * major of each function's Lambda runtime (a runtime host when it is not this process's).
+   * @default FUNCTIONS_NODE_VARIABLE's value, else 'tools'
+   */
+  readonly functionsNode?: FunctionsNode;
+}
+
+/** Which Node.js runs the local functions; see {@link StartFunctionsOptions.functionsNode}. */
+export type FunctionsNode = 'tools' | 'runtime';
+
+/** The variable that chooses {@link FunctionsNode} for `eo local up`, the demo and the tests, e.g. `EO_FUNCTIONS_NODE=runtime`. */
+export const FUNCTIONS_NODE_VARIABLE = 'EO_FUNCTIONS_NODE';
+
+/** The choice `env` makes. @throws Error naming the variable for a value that is neither `tools` nor `runtime` */
+export function functionsNodeOf(env: Readonly<Record<string, string | undefined>> = process.env): FunctionsNode {
+  const value = env[FUNCTIONS_NODE_VARIABLE];
+  if (value === undefined || value === '' || value === 'tools') return 'tools';
+  if (value === 'runtime') return 'runtime';
+  throw new Error(`${FUNCTIONS_NODE_VARIABLE} is "tools" (the functions run on the Node.js that runs eo) or "runtime" (on their Lambda runtime's Node.js), not ${JSON.stringify(value)}`);
+}
+
+/**
+ * Starts a local function per spec (each cold-starts on its first invocation), on the tools'
+ * Node.js or, when `functionsNode` is `runtime`, on its runtime's: the binary of each runtime is
+ * then found (or fetched once per machine) first.
+ *
+ * @throws Error naming the runtime when no binary of its Node.js major can be found or fetched
+ */
+export async function startFunctions(specs: readonly FunctionSpec[], options: StartFunctionsOptions): Promise<Map<string, LocalFunction>> {
+  if ((options.functionsNode ?? functionsNodeOf()) === 'tools') return new Map(specs.map((spec) => [spec.logicalId, new LocalFunction({ ...spec, concurrency: options.concurrency, output: options.output, onInitFailure: options.onInitFailure })]));
+  const runtimes = [...new Set(specs.map((spec) => spec.runtime))];
+  const threads = new Map(await Promise.all(runtimes.map(async (runtime) => [runtime, await threadsForRuntime(runtime, { onDownload: (version) => options.onDownload?.(runtime, version) })] as const)));
+  for (const [runtime, { node }] of threads) options.onNode?.(runtime, node);
+  return new Map(specs.map((spec) => [spec.logicalId, new LocalFunction({ ...spec, concurrency: options.concurrency, output: options.output, onInitFailure: options.onInitFailure, threads: threads.get(spec.runtime)?.threads })]));
 }

@@ -10,14 +10,14 @@ import { destroyClients, endpointEnv, lambdaClient, LOCAL_CREDENTIALS, LOCAL_REG
 import { LatencyModel, type ContractGateways, type ContractStats, type LatencyProfileLabel, type RefusalListener, type ServedFunction } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
-import { DROP_OUTPUT, InitFailureSignal, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
+import { DROP_OUTPUT, InitFailureSignal, nodeSourceText, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
 import { emfRecorder, MetricStore } from '../metrics';
 import type { DeliveryFaults, Invoker } from '../types';
 import { alarmSpecs, type AlarmSpecs } from './alarms';
 import { assertBundled, ensureSynthesized, type SynthesizedStack } from './cloud-assembly';
 import { credentialsEnvironment, enforceTemplateIam, mappingClients, startStackGateways } from './contract';
 import { drainStack, type StackDrainOptions } from './drain';
-import { functionSpecs, startFunctions, type FunctionSpec } from './functions';
+import { functionSpecs, startFunctions, type FunctionSpec, type FunctionsNode } from './functions';
 import { localMetrics } from './local-metrics';
 import { createMappings, type MappingOverrides, type MappingSpec } from './mappings';
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
@@ -40,6 +40,8 @@ export interface LocalStackOptions {
   readonly serverErrorRate?: number;
   /** @default DEFAULT_TIME_SCALE */
   readonly timeScale?: number;
+  /** Which Node.js runs the functions (docs/local-mode.md, "Node.js as Lambda runs it"). @default EO_FUNCTIONS_NODE's value, else 'tools' */
+  readonly functionsNode?: FunctionsNode;
   /** Concurrent executions per function. @default 2 */
   readonly concurrency?: number;
   /** Where the functions' stdout and stderr go. @default dropped */
@@ -149,7 +151,9 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
   const initFailures = new InitFailureSignal();
   const store = new MetricStore();
-  const functions = startFunctions(specs, { concurrency: options.concurrency ?? 2, output: emfRecorder(store, options.output ?? DROP_OUTPUT), onInitFailure: reportingTo(initFailures, options) });
+  const functions = await startFunctions(specs, { concurrency: options.concurrency ?? 2, output: emfRecorder(store, options.output ?? DROP_OUTPUT), onInitFailure: reportingTo(initFailures, options), functionsNode: options.functionsNode, onNode: (runtime, node) => phase(`${runtime} functions run on Node.js ${node.version} (${nodeSourceText(node)})`),
+    onDownload: (runtime, version) => phase(`fetching Node.js ${version} for the ${runtime} functions (once per machine)`),
+  });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
   gateways.lambda.serve(servedFunctions(specs, functions, options.wrapInvoker));
   const clientsFor = (functionLogicalId: string) => mappingClients(gateways, functionLogicalId);

@@ -1,5 +1,7 @@
 import { ENGINE_NAMES, requireEndpoints, startEngines, type EngineName } from '../../emulator/engines';
+import { nodeBinaryFor } from '../../emulator/functions';
 import { startContractGateways } from '../../emulator/gateway';
+import { CONSUMER_RUNTIME } from '../../lib/defaults';
 import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE_ENDPOINT_ENV, TEST_ENGINES_ENV, TEST_LAMBDA_ENDPOINT_ENV } from './engine-env';
 
 /**
@@ -12,8 +14,12 @@ import { ENGINES_GLOBAL_KEY, GATEWAYS_GLOBAL_KEY, TEST_ENDPOINT_ENV, TEST_ENGINE
  * The gateways here know no template, so they apply the request rules and the conflict model but
  * no IAM (local stacks started by tests enforce IAM in gateways of their own); any access key is
  * the local account's.
+ *
+ * It also finds the Node.js the functions run on (fetched once per machine), so that no test pays
+ * for the fetch and the test workers do not fetch it side by side.
  */
 export default async function globalSetup(): Promise<void> {
+  await nodeBinaryFor(CONSUMER_RUNTIME.name, { onDownload: (version) => process.stderr.write(`fetching Node.js ${version} for the ${CONSUMER_RUNTIME.name} functions (once per machine)\n`) });
   if (process.env[TEST_ENGINES_ENV] === 'none') return;
   const unset = (name: EngineName): boolean => !process.env[TEST_ENGINE_ENDPOINT_ENV[name]];
   const engines = await startEngines({ dynamodb: unset('dynamodb'), sqs: unset('sqs'), kinesis: unset('kinesis') });

@@ -40,7 +40,7 @@ function fakeMapping(logicalId: string, source: MappingSpec['source'], functionL
   return { logicalId, source, functionLogicalId, mapping: { stats } } as unknown as MappingSpec;
 }
 
-const functionSpec = (logicalId: string, environment: Record<string, string> = {}): FunctionSpec => ({ logicalId, name: others.get(logicalId)?.ref ?? logicalId, assetDir: '', handler: 'index.handler', timeoutSeconds: 1, templateTimeoutSeconds: 30, memoryMb: 128, environment });
+const functionSpec = (logicalId: string, environment: Record<string, string> = {}): FunctionSpec => ({ logicalId, name: others.get(logicalId)?.ref ?? logicalId, assetDir: '', handler: 'index.handler', runtime: 'nodejs24.x', timeoutSeconds: 1, templateTimeoutSeconds: 30, memoryMb: 128, environment });
 
 interface Fixture {
   readonly metrics: LocalMetrics;
