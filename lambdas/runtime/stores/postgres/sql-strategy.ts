@@ -112,7 +112,7 @@ export function sqlStrategy(options: SqlStrategyOptions): Strategy<SqlEffects> {
       const expiresAt = Math.floor(now().getTime() / 1000) + (options.dedup.ttlSeconds ?? DEFAULT_SQL_DEDUP_TTL_SECONDS);
       const commit = new BatchCommit(table, pending, expiresAt, run.ordered, options.isolation ?? 'read committed');
       try {
-        const committed = await withRetries(() => pace.time(() => options.session.transaction((transaction) => commit.run(transaction))), { ...options.retry, budget });
+        const committed = await withRetries(() => pace.time(() => inTransaction(options.session, (transaction) => commit.run(transaction))), { ...options.retry, budget });
         for (const [index, outcome] of committed) outcomes.set(index, outcome);
       } catch (error) {
         setAll(outcomes, pending, { status: 'failed', error });
@@ -123,7 +123,7 @@ export function sqlStrategy(options: SqlStrategyOptions): Strategy<SqlEffects> {
       if (eventIds.length === 0) return new Set();
       const keys = new Map(eventIds.map((eventId) => [dedupKey(namespace, eventId), eventId]));
       const select = sql`SELECT dedup_key FROM ${table} WHERE dedup_key IN (${list([...keys.keys()])})`;
-      const result = await withRetries(() => options.session.transaction((transaction) => execute(transaction, select, 'reading dedup rows')), options.retry);
+      const result = await withRetries(() => inTransaction(options.session, (transaction) => execute(transaction, select, 'reading dedup rows')), options.retry);
       return new Set(result.rows.map((row) => keys.get(String(row.dedup_key))).filter((eventId): eventId is string => eventId !== undefined));
     },
   };
@@ -222,6 +222,19 @@ class BatchCommit {
       }
     }
     return failedKeys;
+  }
+}
+
+/**
+ * Runs `work` in a transaction of the session. A failure of the session's own (BEGIN, COMMIT: a
+ * serialization failure at commit, a deferred constraint, a lost connection) comes out classified
+ * too, so that the retries know it.
+ */
+async function inTransaction<T>(session: SqlSession, work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
+  try {
+    return await session.transaction(work);
+  } catch (error) {
+    throw classifySqlFailure(error, 'the transaction');
   }
 }
 
