@@ -1,11 +1,17 @@
 import type { EngineName } from './types';
 
+/**
+ * An engine that can fail to start: the ones `startEngines` starts, and PostgreSQL, which is started
+ * on its own (`startPostgres`) until a stack asks for it.
+ */
+export type EngineKind = EngineName | 'postgres';
+
 /** Base class for every error the local engines raise. */
 export class EngineError extends Error {
   /** The engine that failed. */
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
 
-  constructor(engine: EngineName, message: string, options?: { cause?: unknown }) {
+  constructor(engine: EngineKind, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'EngineError';
     this.engine = engine;
@@ -22,7 +28,7 @@ export class EngineStartError extends EngineError {
   readonly output: string;
 
   constructor(
-    engine: EngineName,
+    engine: EngineKind,
     message: string,
     context: { port?: number; output: string },
     options?: { cause?: unknown },
@@ -39,7 +45,7 @@ export class EngineStartError extends EngineError {
  * picked ports, another process took each one between our probe and the engine's bind.
  */
 export class PortInUseError extends EngineStartError {
-  constructor(engine: EngineName, port: number, output: string, fixedPort: boolean) {
+  constructor(engine: EngineKind, port: number, output: string, fixedPort: boolean) {
     const advice = fixedPort
       ? `Stop whatever listens there (\`ss -ltnp 'sport = :${port}'\` shows it), or let a free port be picked.`
       : 'Every free port we picked was taken before the engine bound it; retry, or stop whatever is grabbing ports.';

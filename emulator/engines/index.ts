@@ -17,8 +17,12 @@ export {
 } from './clients';
 export { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './account';
 export { freePort, localEndpoint, LOCAL_HOST } from './ports';
-export { EngineError, EngineStartError, JavaNotFoundError, PortInUseError } from './errors';
+export { EngineError, EngineStartError, JavaNotFoundError, PortInUseError, type EngineKind } from './errors';
 export { ENGINE_NAMES } from './types';
 export type { ClientCredentials, LocalClients } from './clients';
 export type { DynamoDbLocalOptions } from './dynamodb-local';
 export type { EngineEndpoints, EngineName, Engines, LocalEndpoints, RunningEngine, StartEnginesOptions } from './types';
+export { startPostgres, POSTGRES_DEADLINE_MS, POSTGRES_PORT_ATTEMPTS, POSTGRES_USER } from './postgres';
+export type { PostgresConnection, PostgresOptions, RunningPostgres } from './postgres';
+export { PostgresSession, PostgresSqlSession } from './postgres-session';
+export type { PostgresResult } from './postgres-session';

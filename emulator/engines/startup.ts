@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { EngineStartError } from './errors';
-import type { EngineName } from './types';
+import { EngineStartError, type EngineKind } from './errors';
 
 /** Why an engine process did not become ready. */
 export type StartupFailure =
@@ -65,7 +64,7 @@ function describeFailure(failure: StartupFailure): string {
 
 /** Wraps whatever stopped an engine's startup in an `EngineStartError` that quotes its output. */
 export function startError(
-  engine: EngineName,
+  engine: EngineKind,
   error: unknown,
   context: { port?: number; output: string; hint?: string },
 ): EngineStartError {

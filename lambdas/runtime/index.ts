@@ -5,8 +5,10 @@
  *
  * A handler builds a consumer (`createConsumer`) from routes (`route`: an event type, the schema of
  * its payload, what to do with it) and a strategy: `transactionalStrategy` commits effects
- * (`increment`, updates) with their dedup record in one DynamoDB transaction; `directStrategy` runs
- * handlers that are idempotent by themselves (`putIfNewer`, `idempotentEffect`).
+ * (`increment`, updates) with their dedup record in one DynamoDB transaction; `sqlStrategy` commits
+ * SQL statements (`sql`, `sqlIncrement`, `upsertIfNewer`) with their dedup row in one PostgreSQL
+ * transaction; `directStrategy` runs handlers that are idempotent by themselves (`putIfNewer`,
+ * `idempotentEffect`).
  *
  * @module effectively-once/runtime
  */
@@ -58,6 +60,17 @@ export type { VersionedPut } from './stores/dynamodb/upsert';
 export { idempotentEffect } from './stores/dynamodb/external';
 export { DEFAULT_EFFECT_LOCK_MS } from './stores/dynamodb/effect-lock';
 export type { EffectOutcome, ExternalEffectInput, ExternalEffectOptions, IdempotentEffect } from './stores/dynamodb/external';
+
+// SQL: the dedup row in the same PostgreSQL transaction as the effect (docs/patterns/sql-dedup.md).
+export { DEFAULT_SQL_DEDUP_TTL_SECONDS, dedupTableDdl, sqlStrategy } from './stores/postgres/sql-strategy';
+export type { SqlDedupSettings, SqlIsolation, SqlStrategyOptions } from './stores/postgres/sql-strategy';
+export { IDENTIFIER_PATTERN, joinSql, sql, SqlIdentifier, sqlIdentifier } from './stores/postgres/sql';
+export type { SqlField, SqlParameter, SqlStatement, SqlTypeHint, SqlValue } from './stores/postgres/sql';
+export { sqlIncrement, upsertIfNewer } from './stores/postgres/effects';
+export type { SqlEffect, SqlEffects, SqlIncrement } from './stores/postgres/effects';
+export { sqlStateOf } from './stores/postgres/session';
+export type { SqlResult, SqlSession, SqlTransaction } from './stores/postgres/session';
+export { classifySqlFailure, isPermanentSqlState, PERMANENT_SQLSTATE_CLASSES, SqlStatementError, SqlTransientError } from './stores/postgres/errors';
 
 // Where failures go, how redeliveries spread, how long an invocation may work.
 export { DlqSender } from './failures/dlq';

@@ -11,3 +11,11 @@ export function dedupNamespace(consumer: string, generation: number = 1): string
   if (!Number.isInteger(generation) || generation < 1) throw new RangeError(`a consumer's generation is a whole number from 1 (given ${generation})`);
   return generation === 1 ? consumer : `${consumer}${GENERATION_SEPARATOR}${generation}`;
 }
+
+/**
+ * A dedup record's key: `<namespace>#<eventId>`, the namespace being the consumer's name at
+ * generation 1 ({@link dedupNamespace}). Every store keys its dedup records so.
+ */
+export function dedupKey(namespace: string, eventId: string): string {
+  return `${namespace}#${eventId}`;
+}

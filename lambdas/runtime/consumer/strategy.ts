@@ -55,3 +55,31 @@ export interface Strategy<TResult> {
 export function notAttempted(): Outcome {
   return { status: 'failed', error: new NotAttemptedError() };
 }
+
+/**
+ * Runs each event's handler, in batch order, through `prepare` (which calls `invoke`). A handler
+ * that throws fails its event; in an ordered run it also leaves the events after it not attempted.
+ * Returns what `prepare` made of the others, and the outcomes so far.
+ */
+export function invokeHandlers<TResult, TPrepared>(
+  events: readonly AcceptedEvent<TResult>[],
+  run: StrategyRun,
+  prepare: (accepted: AcceptedEvent<TResult>) => TPrepared,
+): { readonly prepared: TPrepared[]; readonly outcomes: Map<number, Outcome> } {
+  const outcomes = new Map<number, Outcome>();
+  const prepared: TPrepared[] = [];
+  let stopped = false;
+  for (const accepted of events) {
+    if (stopped) {
+      outcomes.set(accepted.index, notAttempted());
+      continue;
+    }
+    try {
+      prepared.push(prepare(accepted));
+    } catch (error) {
+      outcomes.set(accepted.index, { status: 'failed', error });
+      stopped = run.ordered;
+    }
+  }
+  return { prepared, outcomes };
+}

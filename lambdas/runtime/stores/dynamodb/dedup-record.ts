@@ -1,5 +1,5 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import { dedupNamespace } from '../../consumer/namespace';
+import { dedupKey, dedupNamespace } from '../../consumer/namespace';
 
 /** 30 days: longer than the default SQS retention (4 d) + DLQ retention (14 d) + a redrive allowance. */
 export const DEFAULT_DEDUP_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -27,10 +27,8 @@ export interface DedupIdentity {
   readonly payloadHash: string;
 }
 
-/** The dedup record's key: `<namespace>#<eventId>`, the namespace being the consumer's name at generation 1 ({@link dedupNamespace}). */
-export function dedupKey(namespace: string, eventId: string): string {
-  return `${namespace}#${eventId}`;
-}
+/** The dedup record's key (shared by every store, so it lives beside the namespace). */
+export { dedupKey } from '../../consumer/namespace';
 
 /** Epoch seconds when a record written now expires. */
 export function expirationFrom(now: Date, ttlSeconds: number = DEFAULT_DEDUP_TTL_SECONDS): number {

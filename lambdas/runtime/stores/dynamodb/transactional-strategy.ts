@@ -1,7 +1,7 @@
 import { TransactionalCommitter, type CommitterOptions } from './committer';
 import type { Effect } from './effects';
 import { payloadHash } from '../../events/event-id';
-import { notAttempted, type Outcome, type Strategy } from '../../consumer/strategy';
+import { invokeHandlers, type Strategy } from '../../consumer/strategy';
 
 /** Handler results of the transactional strategy: the effects to commit with the dedup record. */
 export type Effects = readonly Effect[];
@@ -20,27 +20,13 @@ export function transactionalStrategy(options: TransactionalStrategyOptions): St
   const committer = new TransactionalCommitter(options);
   return {
     async apply(events, run) {
-      const outcomes = new Map<number, Outcome>();
-      const pending = [];
-      let stopped = false;
-      for (const accepted of events) {
-        if (stopped) {
-          outcomes.set(accepted.index, notAttempted());
-          continue;
-        }
-        try {
-          pending.push({
-            index: accepted.index,
-            eventId: accepted.event.eventId,
-            payloadHash: payloadHash(accepted.event.payload),
-            effects: accepted.invoke(),
-            redelivered: accepted.context.record.receiveCount > 1,
-          });
-        } catch (error) {
-          outcomes.set(accepted.index, { status: 'failed', error });
-          stopped = run.ordered;
-        }
-      }
+      const { prepared: pending, outcomes } = invokeHandlers(events, run, (accepted) => ({
+        index: accepted.index,
+        eventId: accepted.event.eventId,
+        payloadHash: payloadHash(accepted.event.payload),
+        effects: accepted.invoke(),
+        redelivered: accepted.context.record.receiveCount > 1,
+      }));
       const commitRun = { stopOnFailure: run.ordered, budget: run.budget, position: run.position };
       const commit = options.mode === 'per-record' ? committer.commitEach(pending, commitRun) : committer.commitBatch(pending, commitRun);
       for (const [index, outcome] of await commit) outcomes.set(index, outcome);

@@ -1,0 +1,161 @@
+import { InvalidEffectError } from '../../core/errors';
+
+/**
+ * A typed parameter value, in the shape of the RDS Data API's `Field`: exactly one member is set.
+ * `isNull` stands for SQL NULL.
+ */
+export type SqlField =
+  | { readonly stringValue: string }
+  | { readonly longValue: number }
+  | { readonly booleanValue: boolean }
+  | { readonly blobValue: Uint8Array }
+  | { readonly isNull: true };
+
+/** How the database should read a string parameter (the Data API's `typeHint`). */
+export type SqlTypeHint = 'DECIMAL' | 'TIMESTAMP';
+
+/** One named parameter of a statement, in the Data API's `SqlParameter` shape: `:p0` in the text is `{ name: 'p0', ... }`. */
+export interface SqlParameter {
+  readonly name: string;
+  readonly value: SqlField;
+  readonly typeHint?: SqlTypeHint;
+}
+
+/** A parameterized statement: SQL text with `:p0`, `:p1`, ... placeholders, and their values. Never string-built. */
+export interface SqlStatement {
+  readonly sql: string;
+  readonly parameters: readonly SqlParameter[];
+}
+
+/**
+ * What may be interpolated into {@link sql}: a value (sent as a parameter), an {@link SqlIdentifier}
+ * (a validated, quoted table or column name), or another statement (spliced in, its parameters
+ * renumbered).
+ *
+ * Values: a string; a number (an integer is a `longValue`, any other finite number a DECIMAL
+ * string); a bigint (a DECIMAL string, exact at any size); a boolean; `null`; a `Date` (a
+ * TIMESTAMP in UTC); a `Uint8Array` (a blob). Anything else (undefined, an object, an array, NaN,
+ * an integer beyond 2^53) is refused with an {@link InvalidEffectError}: the Data API has no field
+ * for it, or it would lose precision.
+ */
+export type SqlValue = string | number | bigint | boolean | null | Date | Uint8Array;
+
+/** A table or column name, checked by {@link sqlIdentifier}. */
+export class SqlIdentifier {
+  /** The name, double-quoted for SQL. */
+  public readonly quoted: string;
+
+  /** @throws InvalidEffectError when `name` is not a plain identifier (see {@link sqlIdentifier}) */
+  public constructor(public readonly name: string) {
+    checkIdentifier(name);
+    this.quoted = name.split('.').map((part) => `"${part}"`).join('.');
+  }
+}
+
+/**
+ * Letters, digits and underscores, not starting with a digit, at most 63 characters (PostgreSQL's
+ * limit), optionally one schema prefix (`ledger.balances`). Identifiers cannot be parameters, so
+ * they are checked against this before they are quoted into the text.
+ */
+export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+
+/**
+ * A table or column name for {@link sql}: `sql\`SELECT * FROM ${sqlIdentifier(table)}\``.
+ * @throws InvalidEffectError when the name is not letters, digits and underscores (with at most one schema prefix)
+ */
+export function sqlIdentifier(name: string): SqlIdentifier {
+  return new SqlIdentifier(name);
+}
+
+function checkIdentifier(name: unknown): void {
+  if (typeof name !== 'string' || !IDENTIFIER_PATTERN.test(name)) {
+    throw new InvalidEffectError(`not a plain SQL identifier: ${JSON.stringify(name)} (letters, digits and underscores, not starting with a digit, at most 63 characters, optionally schema.name)`);
+  }
+}
+
+type Fragment = SqlValue | SqlIdentifier | SqlStatement;
+
+/**
+ * A tagged template that builds a {@link SqlStatement}: each interpolated value becomes a named
+ * parameter (`:p0`, `:p1`, ...), never text.
+ *
+ * @example
+ * ```ts
+ * import { sql } from 'effectively-once/runtime';
+ * const statement = sql`UPDATE balances SET amount = amount + ${12} WHERE account = ${'acc-1'}`;
+ * // { sql: 'UPDATE balances SET amount = amount + :p0 WHERE account = :p1', parameters: [...] }
+ * ```
+ * @throws InvalidEffectError for a value the Data API cannot carry
+ */
+export function sql(strings: TemplateStringsArray, ...values: readonly Fragment[]): SqlStatement {
+  let text = strings[0] ?? '';
+  const parameters: SqlParameter[] = [];
+  values.forEach((value, position) => {
+    text += fragmentText(value, parameters) + (strings[position + 1] ?? '');
+  });
+  return { sql: text, parameters };
+}
+
+/** Statements and identifiers joined by `separator`, for lists in {@link sql}: `joinSql(rows.map(...), ', ')`. */
+export function joinSql(fragments: readonly (SqlStatement | SqlIdentifier)[], separator: string): SqlStatement {
+  const parameters: SqlParameter[] = [];
+  const text = fragments.map((fragment) => fragmentText(fragment, parameters)).join(separator);
+  return { sql: text, parameters };
+}
+
+function fragmentText(value: Fragment, parameters: SqlParameter[]): string {
+  if (value instanceof SqlIdentifier) return value.quoted;
+  if (isStatement(value)) {
+    // Renumber the inner statement's parameters after the ones so far: `:p0` inside becomes `:p<n>`.
+    const offset = parameters.length;
+    const renamed = new Map(value.parameters.map((parameter, index) => [parameter.name, `p${offset + index}`]));
+    value.parameters.forEach((parameter) => parameters.push({ ...parameter, name: renamed.get(parameter.name) as string }));
+    return value.sql.replace(PLACEHOLDER, (placeholder: string, name: string) => (renamed.has(name) ? `:${renamed.get(name)}` : placeholder));
+  }
+  const name = `p${parameters.length}`;
+  parameters.push({ name, ...fieldOf(value) });
+  return `:${name}`;
+}
+
+/** A `:name` placeholder, not a `::type` cast. */
+export const PLACEHOLDER = /(?<![:\w]):(p\d+)\b/g;
+
+function isStatement(value: unknown): value is SqlStatement {
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !(value instanceof Uint8Array) && typeof (value as SqlStatement).sql === 'string' && Array.isArray((value as SqlStatement).parameters);
+}
+
+/** The Data API field (and type hint) for a value. */
+export function fieldOf(value: SqlValue): { value: SqlField; typeHint?: SqlTypeHint } {
+  switch (typeof value) {
+    case 'string':
+      return { value: { stringValue: value } };
+    case 'boolean':
+      return { value: { booleanValue: value } };
+    case 'bigint':
+      return { value: { stringValue: value.toString() }, typeHint: 'DECIMAL' };
+    case 'number':
+      if (!Number.isFinite(value)) throw refused(value, 'a SQL number is finite');
+      if (Number.isInteger(value)) {
+        if (!Number.isSafeInteger(value)) throw refused(value, 'an integer beyond 2^53 has lost its exact value already: pass a bigint');
+        return { value: { longValue: value } };
+      }
+      return { value: { stringValue: String(value) }, typeHint: 'DECIMAL' };
+    case 'object':
+      if (value === null) return { value: { isNull: true } };
+      if (value instanceof Date) {
+        if (Number.isNaN(value.getTime())) throw refused(value, 'an invalid Date');
+        // The Data API's TIMESTAMP format: YYYY-MM-DD HH:MM:SS[.FFF], here in UTC.
+        return { value: { stringValue: value.toISOString().replace('T', ' ').replace('Z', '') }, typeHint: 'TIMESTAMP' };
+      }
+      if (value instanceof Uint8Array) return { value: { blobValue: value } };
+      break;
+    default:
+      break;
+  }
+  throw refused(value, 'the Data API takes strings, numbers, bigints, booleans, null, Dates and Uint8Arrays');
+}
+
+function refused(value: unknown, why: string): InvalidEffectError {
+  const shown = typeof value === 'bigint' || typeof value === 'number' ? String(value) : value === undefined ? 'undefined' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : typeof value;
+  return new InvalidEffectError(`a SQL parameter cannot be ${shown}: ${why}`);
+}

@@ -1,0 +1,158 @@
+/**
+ * A ledger on a real local PostgreSQL for the SQL strategy's tests: `entries` (one row per entry,
+ * its id unique, its amount bounded by a CHECK) and `balances` (one row per account, summed by
+ * increments), each test with tables of its own, and a consumer of `ledger.entry` events on SQS.
+ */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import {
+  createConsumer,
+  createEnvelope,
+  dedupTableDdl,
+  DlqSender,
+  route,
+  SourceKind,
+  sql,
+  sqlIdentifier,
+  sqlIncrement,
+  sqlStrategy,
+  type BatchHandler,
+  type Envelope,
+  type SqlEffects,
+  type SqlResult,
+  type SqlSession,
+  type SqlStatement,
+  type SqlStrategyOptions,
+  type SqlTransaction,
+} from '../../../../../lambdas/runtime';
+import { PostgresSession, type PostgresConnection } from '../../../../../emulator/engines';
+import { sqsRecord, type SqsRecordOptions } from '../../../../helpers/events';
+import { asClient, FakeClient, noSleep, recordingObservability } from '../../../../helpers/fakes';
+
+/** The bound on one entry's amount: the CHECK constraint a bad effect breaks. */
+export const MAX_AMOUNT = 10_000;
+
+let tables = 0;
+
+/** A ledger's tables, created for one test. */
+export interface Ledger {
+  readonly entries: string;
+  readonly balances: string;
+  readonly dedup: string;
+}
+
+/** Creates a fresh ledger (entries, balances, dedup table) and returns its table names. */
+export async function createLedger(connection: PostgresConnection): Promise<Ledger> {
+  tables += 1;
+  const suffix = `${process.pid}_${tables}`;
+  const ledger = { entries: `entries_${suffix}`, balances: `balances_${suffix}`, dedup: `eo_dedup_${suffix}` };
+  const admin = await PostgresSession.connect(connection);
+  try {
+    await admin.query(`CREATE TABLE ${ledger.entries} (entry_id text PRIMARY KEY, account text NOT NULL, amount bigint NOT NULL CHECK (amount BETWEEN -${MAX_AMOUNT} AND ${MAX_AMOUNT}))`);
+    await admin.query(`CREATE TABLE ${ledger.balances} (account text PRIMARY KEY, amount bigint NOT NULL DEFAULT 0)`);
+    for (const statement of dedupTableDdl(ledger.dedup)) await admin.query(statement);
+  } finally {
+    await admin.close();
+  }
+  return ledger;
+}
+
+/** A `ledger.entry` event; the same entry id always gives the same event id. */
+export function entry(entryId: string, account: string, amount: number): Envelope<{ entryId: string; account: string; amount: number }> {
+  return createEnvelope({ type: 'ledger.entry', businessKey: entryId, source: 'test', payload: { entryId, account, amount }, occurredAt: '2026-12-01T10:00:00.000Z' });
+}
+
+/** An SQS record of an event. */
+export function recordOf(event: Envelope<unknown>, options: SqsRecordOptions = {}): SQSRecord {
+  return sqsRecord(event, options);
+}
+
+/** The handler's effects: the entry's row, and the increment of its account's balance. */
+export function entryEffects(ledger: Ledger, payload: { entryId: string; account: string; amount: number }): SqlEffects {
+  return [
+    sql`INSERT INTO ${sqlIdentifier(ledger.entries)} (entry_id, account, amount) VALUES (${payload.entryId}, ${payload.account}, ${payload.amount})`,
+    sqlIncrement(ledger.balances, { account: payload.account }, 'amount', payload.amount),
+  ];
+}
+
+/** A consumer of the ledger, its recording observability and its fake DLQ. */
+export interface LedgerConsumer {
+  readonly handle: BatchHandler;
+  readonly observability: ReturnType<typeof recordingObservability>;
+  readonly dlq: FakeClient;
+}
+
+/** A consumer of `ledger.entry` events on SQS, committing through `session`. */
+export function ledgerConsumer(ledger: Ledger, session: SqlSession, options: Partial<SqlStrategyOptions> = {}): LedgerConsumer {
+  const observability = recordingObservability();
+  const dlq = new FakeClient(() => ({ MessageId: 'dlq-message' }));
+  const handle = createConsumer<SqlEffects>({
+    name: 'ledger',
+    source: SourceKind.SQS,
+    routes: {
+      'ledger.entry': route(z.object({ entryId: z.string(), account: z.string(), amount: z.number().int() }), (event) => entryEffects(ledger, event.payload)),
+    },
+    strategy: sqlStrategy({ session, dedup: { table: ledger.dedup, consumer: 'ledger' }, retry: { sleep: noSleep, maxAttempts: 5 }, ...options }),
+    dlq: new DlqSender(asClient<SQSClient>(dlq), 'https://sqs.us-east-1.amazonaws.com/000000000000/ledger-dlq', { sleep: noSleep }),
+    observability,
+  });
+  return { handle, observability, dlq };
+}
+
+/** The balances, by account. */
+export async function balancesOf(connection: PostgresConnection, ledger: Ledger): Promise<Record<string, number>> {
+  const session = await PostgresSession.connect(connection);
+  try {
+    const { rows } = await session.query<{ account: string; amount: string }>(`SELECT account, amount FROM ${ledger.balances} ORDER BY account`);
+    return Object.fromEntries(rows.map((row) => [row.account, Number(row.amount)]));
+  } finally {
+    await session.close();
+  }
+}
+
+/** How many rows a query counts. */
+export async function countOf(connection: PostgresConnection, query: string, values: readonly unknown[] = []): Promise<number> {
+  const session = await PostgresSession.connect(connection);
+  try {
+    const { rows } = await session.query<{ count: string }>(query, values);
+    return Number(rows[0]?.count);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * A session that records every statement and transaction, and lets a test act at a statement
+ * (run a concurrent transaction, lose the commit's answer).
+ */
+export class RecordingSession implements SqlSession {
+  public readonly statements: SqlStatement[] = [];
+  public transactions = 0;
+
+  public constructor(
+    private readonly inner: SqlSession,
+    private readonly hooks: { beforeStatement?: (statement: SqlStatement, transaction: number) => Promise<void>; afterCommit?: (transaction: number) => Promise<void> } = {},
+  ) {}
+
+  public async transaction<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
+    this.transactions += 1;
+    const number = this.transactions;
+    const result = await this.inner.transaction((transaction) =>
+      work({
+        execute: async (statement): Promise<SqlResult> => {
+          this.statements.push(statement);
+          await this.hooks.beforeStatement?.(statement, number);
+          return transaction.execute(statement);
+        },
+      }),
+    );
+    await this.hooks.afterCommit?.(number);
+    return result;
+  }
+
+  /** The statements whose text starts with `prefix`. */
+  public startingWith(prefix: string): SqlStatement[] {
+    return this.statements.filter((statement) => statement.sql.startsWith(prefix));
+  }
+}
