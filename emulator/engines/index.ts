@@ -22,7 +22,3 @@ export { ENGINE_NAMES } from './types';
 export type { ClientCredentials, LocalClients } from './clients';
 export type { DynamoDbLocalOptions } from './dynamodb-local';
 export type { EngineEndpoints, EngineName, Engines, LocalEndpoints, RunningEngine, StartEnginesOptions } from './types';
-export { startPostgres, POSTGRES_DEADLINE_MS, POSTGRES_PORT_ATTEMPTS, POSTGRES_USER } from './postgres';
-export type { PostgresConnection, PostgresOptions, RunningPostgres } from './postgres';
-export { PostgresSession, PostgresSqlSession } from './postgres-session';
-export type { PostgresResult } from './postgres-session';

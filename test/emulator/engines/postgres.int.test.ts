@@ -2,7 +2,8 @@
 // directory of its own that stop() deletes, able to run two transactions at once and to refuse one
 // of them with a serialization failure, which the SQL strategy's tests rely on.
 import { existsSync } from 'node:fs';
-import { PostgresSession, startPostgres, type RunningPostgres } from '../../../emulator/engines';
+import { startPostgres, type RunningPostgres } from '../../../emulator/engines/postgres';
+import { PostgresSession } from '../../../emulator/engines/postgres-session';
 
 let postgres: RunningPostgres;
 let started: number;

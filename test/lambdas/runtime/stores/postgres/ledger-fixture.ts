@@ -26,7 +26,8 @@ import {
   type SqlStrategyOptions,
   type SqlTransaction,
 } from '../../../../../lambdas/runtime';
-import { PostgresSession, type PostgresConnection } from '../../../../../emulator/engines';
+import type { PostgresConnection } from '../../../../../emulator/engines/postgres';
+import { PostgresSession } from '../../../../../emulator/engines/postgres-session';
 import { sqsRecord, type SqsRecordOptions } from '../../../../helpers/events';
 import { asClient, FakeClient, noSleep, recordingObservability } from '../../../../helpers/fakes';
 
