@@ -1,5 +1,10 @@
 // The AWS SDK warns once per process that Node 20 support ends in 2027; the README says so once.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// The local stacks of the tests run their functions in the test worker's own threads, on this Node.js: a
+// runtime host per worker would put a second process per stack on CI's two cores. The functions' Node.js
+// is covered elsewhere: `npm run test:lambda-node` runs the runtime's tests on it, demo.e2e runs the
+// demo as a user does (relaunched on it), test/emulator/functions runs functions on it both ways.
+process.env.EO_FUNCTIONS_NODE ??= 'tools';
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -12,7 +12,9 @@ import { Option, type Command } from 'commander';
 import { createProgress, type Progress } from '../../cli/progress';
 import { DEFAULT_STATE_FILE, removeLocalState, writeLocalState, type LocalStateFile } from '../../operations/dlq';
 import { localStateOf } from '../stack/dlq-context';
-import { cdkProject, ensureSynthesized, type CdkProject } from '../stack/cloud-assembly';
+import { cdkProject, ensureSynthesized, type SynthesizedStack } from '../stack/cloud-assembly';
+import { functionRuntimes } from '../stack/functions';
+import { relaunchOnRuntimeNode } from './relaunch';
 import { fileOutput, initFailureSummary, type InitFailure, type InitFailureListener, type OutputSink } from '../functions';
 import type { LocalStack } from '../stack/runtime';
 import { AWS_ENV_FILE_NAME, awsCliFilesBeside, awsCliInstructions, removeAwsCliFiles, writeAwsCliFiles } from './aws-cli-config';
@@ -74,15 +76,21 @@ async function startUp(flags: UpFlags): Promise<void> {
   const project = cdkProject({ app: flags.app, out: flags.out });
   requireEngines();
   const progress = createProgress(process.stderr, flags.quiet);
+  const synthesized = await ensureSynthesized({ root: project.root, outDir: project.outDir, onSynthesize: (reason) => progress.phase(`synthesizing the CDK app in ${project.root}: ${reason}`) });
+  const relaunched = await relaunchOnRuntimeNode({ runtimes: functionRuntimes(synthesized.template), onPhase: (phase) => progress.phase(phase) });
+  if (relaunched !== undefined) {
+    process.exitCode = relaunched;
+    return;
+  }
   mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
   const log = fileOutput(flags.functionsLog);
   try {
-    const stack = await startStack(project, { flags, latency }, progress, log.sink);
+    const stack = await startStack(synthesized, { flags, latency }, progress, log.sink);
     const state = localStateOf(stack);
     const awsCliFiles = awsCliFilesBeside(flags.state);
     writeLocalState(flags.state, state);
     writeAwsCliFiles(awsCliFiles, state);
-    process.stdout.write(`${banner(state, flags)}\nlatency profile: ${latencyLabel(latency)}\n${alarmsLine(stack.alarms)}\n`);
+    process.stdout.write(`${banner(state, flags)}\nlatency profile: ${latencyLabel(latency)}\n${functionsNodeLine(stack.functionNodes)}\n${alarmsLine(stack.alarms)}\n`);
     await untilInterrupted();
     progress.phase('stopping the local stack');
     removeLocalState(flags.state);
@@ -95,12 +103,11 @@ async function startUp(flags: UpFlags): Promise<void> {
 }
 
 /**
- * Synthesizes the app when its assembly is stale, then starts its stack. The emulator is loaded
- * only now, once {@link requireEngines} found the engines, so that a missing one is named.
+ * Starts the synthesized app's stack. The emulator is loaded only now, once {@link requireEngines}
+ * found the engines, so that a missing one is named.
  */
-async function startStack(project: CdkProject, { flags, latency }: { flags: UpFlags; latency: LatencyProfileLabel }, progress: Progress, output: OutputSink): Promise<LocalStack> {
+async function startStack(synthesized: SynthesizedStack, { flags, latency }: { flags: UpFlags; latency: LatencyProfileLabel }, progress: Progress, output: OutputSink): Promise<LocalStack> {
   const { startLocalStack } = await import('../stack/runtime');
-  const synthesized = await ensureSynthesized({ root: project.root, outDir: project.outDir, onSynthesize: (reason) => progress.phase(`synthesizing the CDK app in ${project.root}: ${reason}`) });
   return startLocalStack({
     synthesized,
     output,
@@ -150,6 +157,11 @@ export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'fu
     `State: ${flags.state} (read by ${dlqCommand(flags.state)}, run from this folder); functions' log: ${flags.functionsLog}`,
     'Press Ctrl-C to stop.',
   ].join('\n');
+}
+
+/** Which Node.js runs the functions of each runtime: a runtime's own major, unless EO_FUNCTIONS_NODE=tools. */
+export function functionsNodeLine(functionNodes: ReadonlyMap<string, string>): string {
+  return `Functions: ${[...functionNodes].map(([runtime, version]) => `${runtime} on Node.js ${version}`).join(', ') || 'none'}.`;
 }
 
 /** How many of the stack's alarms local mode evaluates, and why the others are not. */

@@ -34,6 +34,8 @@ export interface DemoReport {
   readonly seed: number;
   /** The latency profile of the run's contract layer. @default - absent from reports built before profiles existed */
   readonly latencyProfile?: LatencyProfileLabel;
+  /** The Node.js version each runtime's functions ran on, e.g. `{ "nodejs24.x": "24.22.3" }`. @default - absent from reports built before it was kept */
+  readonly functionsNode?: Readonly<Record<string, string>>;
   readonly published: { readonly logicalEvents: number; readonly messages: number; readonly producerRetries: number; readonly poison: number };
   readonly deliveries: { readonly total: number; readonly duplicates: number };
   readonly faults: { readonly crashAfterCommit: number; readonly visibilityExpired: number; readonly throttled: number; readonly serverErrors: number; readonly duplicateBatches: number };
@@ -221,6 +223,12 @@ function latencyRow(report: DemoReport): [string, string][] {
   return profile ? [['latency profile', latencyLabel(profile)]] : [];
 }
 
+/** Which Node.js ran the functions, for a report that says. */
+function functionsNodeRow(report: DemoReport): [string, string][] {
+  const nodes = Object.entries(report.functionsNode ?? {});
+  return nodes.length === 0 ? [] : [['functions ran on', nodes.map(([runtime, version]) => `Node.js ${version} (${runtime})`).join(', ')]];
+}
+
 /** The summary table printed at the end of a run. */
 export function summaryTable(report: DemoReport): string {
   return renderRows(summaryRows(report));
@@ -231,6 +239,7 @@ export function summaryRows(report: DemoReport): [string, string][] {
   return [
     ['seed', String(report.seed)],
     ...latencyRow(report),
+    ...functionsNodeRow(report),
     ['logical events published', String(report.published.logicalEvents)],
     ['messages published (producer retries, poison)', `${report.published.messages} (${report.published.producerRetries}, ${report.published.poison})`],
     ['deliveries to functions (duplicates)', `${report.deliveries.total} (${report.deliveries.duplicates})`],

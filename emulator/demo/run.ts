@@ -73,7 +73,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const stack = await start(options, { faults, deliveries, sink: log.sink, logFile: path.join(logDir, 'functions.log') });
     try {
       const report = await runScenario(stack, { faults, deliveries, started }, options);
-      return { ...report, latencyProfile: options.latency ?? NO_LATENCY };
+      return { ...report, latencyProfile: options.latency ?? NO_LATENCY, functionsNode: Object.fromEntries(stack.functionNodes) };
     } finally {
       options.progress.phase('stopping the engines');
       await stack.stop();

@@ -40,6 +40,11 @@ export interface FunctionSpecOptions {
   readonly extraEnvironment?: Record<string, string>;
 }
 
+/** The `Runtime` of each function of the template, e.g. `nodejs24.x` (what local mode runs them on). */
+export function functionRuntimes(template: Template): string[] {
+  return resourcesOfType(template, ResourceType.FUNCTION).map(nodeRuntimeOf);
+}
+
 /** Reads every function of the template. @throws when a function's code is not a bundled asset in `cdk.out` */
 export function functionSpecs(options: FunctionSpecOptions): FunctionSpec[] {
   return resourcesOfType(options.template, ResourceType.FUNCTION).map((fn) => functionSpec(fn, options));
@@ -94,22 +99,25 @@ export interface StartFunctionsOptions {
   /**
    * Which Node.js runs the functions: `tools`, worker threads of this process; `runtime`, the
    * major of each function's Lambda runtime (a runtime host when it is not this process's).
-   * @default FUNCTIONS_NODE_VARIABLE's value, else 'tools'
+   * @default FUNCTIONS_NODE_VARIABLE's value, else 'runtime'
    */
   readonly functionsNode?: FunctionsNode;
 }
 
+/** The Node.js that runs the tools, as the functions see it when they run in its threads. */
+const TOOLS_NODE: NodeBinary = { path: process.execPath, version: process.versions.node, source: 'host' };
+
 /** Which Node.js runs the local functions; see {@link StartFunctionsOptions.functionsNode}. */
 export type FunctionsNode = 'tools' | 'runtime';
 
-/** The variable that chooses {@link FunctionsNode} for `eo local up`, the demo and the tests, e.g. `EO_FUNCTIONS_NODE=runtime`. */
+/** The variable that chooses {@link FunctionsNode} for `eo local up`, the demo and the tests, e.g. `EO_FUNCTIONS_NODE=tools`. */
 export const FUNCTIONS_NODE_VARIABLE = 'EO_FUNCTIONS_NODE';
 
 /** The choice `env` makes. @throws Error naming the variable for a value that is neither `tools` nor `runtime` */
 export function functionsNodeOf(env: Readonly<Record<string, string | undefined>> = process.env): FunctionsNode {
   const value = env[FUNCTIONS_NODE_VARIABLE];
-  if (value === undefined || value === '' || value === 'tools') return 'tools';
-  if (value === 'runtime') return 'runtime';
+  if (value === 'tools') return 'tools';
+  if (value === undefined || value === '' || value === 'runtime') return 'runtime';
   throw new Error(`${FUNCTIONS_NODE_VARIABLE} is "tools" (the functions run on the Node.js that runs eo) or "runtime" (on their Lambda runtime's Node.js), not ${JSON.stringify(value)}`);
 }
 
@@ -121,8 +129,11 @@ export function functionsNodeOf(env: Readonly<Record<string, string | undefined>
  * @throws Error naming the runtime when no binary of its Node.js major can be found or fetched
  */
 export async function startFunctions(specs: readonly FunctionSpec[], options: StartFunctionsOptions): Promise<Map<string, LocalFunction>> {
-  if ((options.functionsNode ?? functionsNodeOf()) === 'tools') return new Map(specs.map((spec) => [spec.logicalId, new LocalFunction({ ...spec, concurrency: options.concurrency, output: options.output, onInitFailure: options.onInitFailure })]));
   const runtimes = [...new Set(specs.map((spec) => spec.runtime))];
+  if ((options.functionsNode ?? functionsNodeOf()) === 'tools') {
+    for (const runtime of runtimes) options.onNode?.(runtime, TOOLS_NODE);
+    return new Map(specs.map((spec) => [spec.logicalId, new LocalFunction({ ...spec, concurrency: options.concurrency, output: options.output, onInitFailure: options.onInitFailure })]));
+  }
   const threads = new Map(await Promise.all(runtimes.map(async (runtime) => [runtime, await threadsForRuntime(runtime, { onDownload: (version) => options.onDownload?.(runtime, version) })] as const)));
   for (const [runtime, { node }] of threads) options.onNode?.(runtime, node);
   return new Map(specs.map((spec) => [spec.logicalId, new LocalFunction({ ...spec, concurrency: options.concurrency, output: options.output, onInitFailure: options.onInitFailure, threads: threads.get(spec.runtime)?.threads })]));

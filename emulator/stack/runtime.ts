@@ -40,7 +40,7 @@ export interface LocalStackOptions {
   readonly serverErrorRate?: number;
   /** @default DEFAULT_TIME_SCALE */
   readonly timeScale?: number;
-  /** Which Node.js runs the functions (docs/local-mode.md, "Node.js as Lambda runs it"). @default EO_FUNCTIONS_NODE's value, else 'tools' */
+  /** Which Node.js runs the functions (docs/local-mode.md, "Node.js as Lambda runs it"). @default EO_FUNCTIONS_NODE's value, else 'runtime' */
   readonly functionsNode?: FunctionsNode;
   /** Concurrent executions per function. @default 2 */
   readonly concurrency?: number;
@@ -88,6 +88,8 @@ export interface LocalStack {
   readonly functions: ReadonlyMap<string, LocalFunction>;
   /** What each function was started with (its resolved environment included), by logical id. */
   readonly functionSpecs: ReadonlyMap<string, FunctionSpec>;
+  /** The Node.js version the functions of each runtime run on, e.g. `nodejs24.x` -> `24.22.3`. */
+  readonly functionNodes: ReadonlyMap<string, string>;
   readonly mappings: readonly MappingSpec[];
   readonly alarms: AlarmSpecs;
   readonly alarmEvaluator: AlarmEvaluator;
@@ -151,7 +153,12 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
   const initFailures = new InitFailureSignal();
   const store = new MetricStore();
-  const functions = await startFunctions(specs, { concurrency: options.concurrency ?? 2, output: emfRecorder(store, options.output ?? DROP_OUTPUT), onInitFailure: reportingTo(initFailures, options), functionsNode: options.functionsNode, onNode: (runtime, node) => phase(`${runtime} functions run on Node.js ${node.version} (${nodeSourceText(node)})`),
+  const functionNodes = new Map<string, string>();
+  const functions = await startFunctions(specs, { concurrency: options.concurrency ?? 2, output: emfRecorder(store, options.output ?? DROP_OUTPUT), onInitFailure: reportingTo(initFailures, options), functionsNode: options.functionsNode,
+    onNode: (runtime, node) => {
+      functionNodes.set(runtime, node.version);
+      phase(`${runtime} functions run on Node.js ${node.version} (${nodeSourceText(node)})`);
+    },
     onDownload: (runtime, version) => phase(`fetching Node.js ${version} for the ${runtime} functions (once per machine)`),
   });
   stoppers.unshift(() => Promise.all([...functions.values()].map((fn) => fn.stop())).then(() => undefined));
@@ -181,6 +188,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     endpoints,
     functions,
     functionSpecs: new Map(specs.map((spec) => [spec.logicalId, spec])),
+    functionNodes,
     mappings,
     alarms,
     alarmEvaluator,

@@ -367,6 +367,11 @@ describe('eo local up in the app\'s folder', () => {
     expect(printed.env.AWS_ACCESS_KEY_ID).toBeUndefined();
   });
 
+  test('the functions run on the Node.js major of their Lambda runtime, not on the Node.js that runs eo', () => {
+    // The constructs deploy nodejs24.x; this run's eo (and jest) run on the machine's Node.js.
+    expect(printed.functions).toMatch(/^nodejs24\.x on Node\.js 24\.\d+\.\d+$/);
+  });
+
   test('a page view is counted; its duplicate, sent again later, is not; the poison goes to the DLQ with its failure context', async () => {
     await timer.time('page views, a duplicate and a poison message through the local stack', async () => {
       await send(pageView('pv-1', 'home'));

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childEnv, groupAlive, killGroup, tail } from './support';
+import { alive, childEnv, descendants, groupAlive, killGroup, tail } from './support';
 
 const BANNER_END = 'Press Ctrl-C to stop.';
 const STOP_TIMEOUT_MS = 30_000;
@@ -18,6 +18,8 @@ export interface PrintedStack {
   readonly env: Readonly<Record<string, string>>;
   /** The outputs table. */
   readonly outputs: Readonly<Record<string, string>>;
+  /** The functions line: each runtime and the Node.js its functions run on, e.g. `nodejs24.x on Node.js 24.22.3`. */
+  readonly functions: string;
 }
 
 /** Reads a banner. @throws Error naming the line it could not find */
@@ -30,6 +32,7 @@ export function parseBanner(text: string): PrintedStack {
     endpoints: { dynamodb: endpoint('DynamoDB and DynamoDB Streams'), sqs: endpoint('SQS and SNS \\(fauxqs\\)'), kinesis: endpoint('Kinesis \\(kinesalite\\)') },
     env,
     outputs: Object.fromEntries(outputRows.filter(([name]) => name !== 'output')),
+    functions: match(text, /^Functions: (.+)\.$/m, 'the functions line'),
   };
 }
 
@@ -75,17 +78,23 @@ export class LocalUp {
 
   /**
    * Ctrl-C (SIGINT to the whole group, as a terminal sends it), then waits until every process
-   * of the group is gone; SIGKILL for what is left after the timeout.
-   * @returns whether the group ended by itself
+   * of the group and every process it had started (eo's run on the functions' Node.js and its
+   * engines are in a session of their own) is gone; SIGKILL for what is left after the timeout.
+   * @returns whether they all ended by themselves
    */
   public async stop(): Promise<boolean> {
     const pid = this.child.pid;
     if (pid === undefined || !groupAlive(pid)) return true;
+    const started = descendants(pid);
+    const running = () => groupAlive(pid) || started.some(alive);
     killGroup(pid, 'SIGINT');
     const deadline = Date.now() + STOP_TIMEOUT_MS;
-    while (groupAlive(pid) && Date.now() < deadline) await sleep(200);
-    const clean = !groupAlive(pid);
-    if (!clean) killGroup(pid, 'SIGKILL');
+    while (running() && Date.now() < deadline) await sleep(200);
+    const clean = !running();
+    if (!clean) {
+      killGroup(pid, 'SIGKILL');
+      for (const leftover of started.filter(alive)) process.kill(leftover, 'SIGKILL');
+    }
     return clean;
   }
 

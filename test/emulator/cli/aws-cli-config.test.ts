@@ -23,7 +23,7 @@ import {
   writeAwsCliFiles,
   type AwsCliFiles,
 } from '../../../emulator/cli/aws-cli-config';
-import { alarmsLine, banner } from '../../../emulator/cli/local-commands';
+import { alarmsLine, banner, functionsNodeLine } from '../../../emulator/cli/local-commands';
 import type { AlarmSpecs } from '../../../emulator/stack/alarms';
 import { LOCAL_STATE_VERSION } from '../../../operations/dlq/local-state';
 import type { LocalStateFile } from '../../../operations/dlq';
@@ -278,4 +278,9 @@ test('the alarms line counts the alarms local mode evaluates and gives each reas
     'Alarms: 2 of 4 evaluated locally, notifying their topics; not evaluated: AWS/Lambda Throttles: local functions do not throttle.',
   );
   expect(alarmsLine({ evaluated: [alarm('a')], notEvaluated: [] })).toBe('Alarms: 1 of 1 evaluated locally, notifying their topics.');
+});
+
+test('the functions line names the Node.js each runtime runs on', () => {
+  expect(functionsNodeLine(new Map([['nodejs24.x', '24.22.3'], ['nodejs22.x', '22.23.5']]))).toBe('Functions: nodejs24.x on Node.js 24.22.3, nodejs22.x on Node.js 22.23.5.');
+  expect(functionsNodeLine(new Map())).toBe('Functions: none.');
 });

@@ -15,6 +15,13 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..', '..', '..');
 
+/** The demo's environment as a user's shell gives it: nothing keeps the functions on the tools' Node.js (jest.config.js does, for the tests' own stacks). */
+function userEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.EO_FUNCTIONS_NODE;
+  return env;
+}
+
 interface Dumped {
   counters: Record<string, number>;
   orders: Record<string, { status: string; version: number }>;
@@ -93,8 +100,9 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   const dumpDir = mkdtempSync(path.join(tmpdir(), 'eo-demo-'));
   const flags = ['--events', '600', '--seed', '7', '--duplicate-rate', '0.3', '--crash-rate', '0.3', '--slow-rate', '0.1', '--throttle-rate', '0.05', '--poison-rate', '0.03', '--producer-retry-rate', '0.1'];
   const htmlFile = path.join(dumpDir, 'report.html');
-  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--html', htmlFile, '--dump-dir', dumpDir, '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--html', htmlFile, '--dump-dir', dumpDir, '--quiet'], { cwd: root, env: userEnv(), maxBuffer: 16 * 1024 * 1024 });
   const report = JSON.parse(stdout) as {
+    functionsNode: Record<string, string>;
     violations: string[];
     effects: { exact: boolean };
     lost: number;
@@ -111,6 +119,8 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     consumers: { name: string; source: string; deliveries: number; checked: boolean; exact: boolean }[];
     timeline: DemoTimeline;
   };
+  // The example's functions are nodejs24.x: the demo ran again on Node.js 24 and ran them in its own threads.
+  expect(report.functionsNode).toEqual({ 'nodejs24.x': expect.stringMatching(/^24\.\d+\.\d+$/) });
   expect(report.violations).toEqual([]);
   // Page views reach their queue through the SNS topic (raw delivery); each consumer is exact on its own.
   expect(report.consumers.map(({ name, source, checked, exact }) => ({ name, source, checked, exact }))).toEqual([
@@ -198,7 +208,7 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
 test('eo demo with 8 pollers on the page-views queue stays exact while the contract layer raises TransactionConflict as DynamoDB would', async () => {
   // Small batches, many pollers: concurrent transactions all touch their day's counter item.
   const flags = ['--events', '800', '--seed', '11', '--concurrency', '8', '--sqs-batch-size', '10', '--sqs-batching-window', '0', '--page-view-share', '0.9'];
-  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--quiet'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--quiet'], { cwd: root, env: userEnv(), maxBuffer: 16 * 1024 * 1024 });
   const report = JSON.parse(stdout) as { violations: string[]; effects: { exact: boolean }; lost: number; aws: { transactionConflicts: number; rejected: number; iamDenied: number } };
   expect(report.violations).toEqual([]);
   expect(report.effects.exact).toBe(true);

@@ -69,7 +69,7 @@ test('threadsForRuntime: the threads of this process when the tools run on the r
   await expect(threadsForRuntime('python3.13')).rejects.toThrow(/runs Node.js functions only/);
 });
 
-test("startFunctions runs a stack's functions on the tools' Node.js by default, and on their runtime's with functionsNode 'runtime'", async () => {
+test("startFunctions runs a stack's functions on the tools' Node.js with functionsNode 'tools', and on their runtime's with 'runtime'", async () => {
   const spec: FunctionSpec = { logicalId: 'Reporter', name: uniqueName('reporter'), assetDir: await commonJsAsset(REPORTING_HANDLER), handler: 'index.handler', runtime: 'nodejs24.x', timeoutSeconds: 5, templateTimeoutSeconds: 30, memoryMb: 128, environment: {} };
   const nodes: string[] = [];
   for (const functionsNode of ['tools', 'runtime'] as const) {
@@ -79,11 +79,12 @@ test("startFunctions runs a stack's functions on the tools' Node.js by default, 
     const answer = responseOf(await fn.invoke({}));
     expect(answer.node.split('.')[0]).toBe(functionsNode === 'tools' ? process.versions.node.split('.')[0] : '24');
   }
-  expect(nodes).toEqual(['nodejs24.x 24']);
+  expect(nodes).toEqual([`nodejs24.x ${process.versions.node.split('.')[0]}`, 'nodejs24.x 24']);
 });
 
-test('EO_FUNCTIONS_NODE chooses tools (the default) or runtime, and names itself when it is neither', () => {
-  expect(functionsNodeOf({})).toBe('tools');
+test('EO_FUNCTIONS_NODE chooses runtime (the default) or tools, and names itself when it is neither', () => {
+  expect(functionsNodeOf({})).toBe('runtime');
+  expect(functionsNodeOf({ EO_FUNCTIONS_NODE: '' })).toBe('runtime');
   expect(functionsNodeOf({ EO_FUNCTIONS_NODE: 'tools' })).toBe('tools');
   expect(functionsNodeOf({ EO_FUNCTIONS_NODE: 'runtime' })).toBe('runtime');
   expect(() => functionsNodeOf({ EO_FUNCTIONS_NODE: '24' })).toThrow(/EO_FUNCTIONS_NODE is "tools".*not "24"/);
