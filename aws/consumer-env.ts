@@ -45,3 +45,18 @@ export const CONSUMER_ENV = {
  * in the table it names to tell whether the event was applied already.
  */
 export const DEDUP_TABLE_VARIABLE = 'IDEMPOTENCY_TABLE';
+
+/**
+ * The variables that `SqlEffectDatabase.connect` sets on a consumer
+ * whose effects live in PostgreSQL, reached through the RDS Data API (docs/patterns/sql-dedup.md).
+ */
+export const SQL_ENV = {
+  /** The Aurora cluster's ARN, the Data API's `resourceArn`. */
+  resourceArn: 'DATA_API_RESOURCE_ARN',
+  /** The ARN of the secret the Data API signs in with, its `secretArn`. */
+  secretArn: 'DATA_API_SECRET_ARN',
+  /** The database of the effects and the dedup rows. */
+  database: 'DATA_API_DATABASE',
+  /** The dedup table, `name` or `schema.name`. */
+  dedupTable: 'SQL_DEDUP_TABLE',
+} as const;

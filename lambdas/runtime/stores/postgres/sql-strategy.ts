@@ -1,3 +1,4 @@
+import { sqlDedupTableStatements } from '../../../../aws/sql-dedup-table';
 import { withRetries, type RetryOptions } from '../../core/backoff';
 import { InvalidEffectError, messageOf, OutOfTimeError } from '../../core/errors';
 import { UNLIMITED_TIME, WorkPace } from '../../core/time-budget';
@@ -58,12 +59,9 @@ export interface SqlStrategyOptions {
  * @throws InvalidEffectError when the name is not a plain identifier
  */
 export function dedupTableDdl(table: string): readonly string[] {
-  const name = sqlIdentifier(table);
-  const index = sqlIdentifier(`${table.split('.').pop() as string}_expires_at`);
-  return [
-    `CREATE TABLE IF NOT EXISTS ${name.quoted} (dedup_key text PRIMARY KEY, payload_hash text NOT NULL, expires_at bigint NOT NULL)`,
-    `CREATE INDEX IF NOT EXISTS ${index.quoted} ON ${name.quoted} (expires_at)`,
-  ];
+  // Checked here first, so that a bad name is the effect's error; the statements are the construct's migration too.
+  sqlIdentifier(table);
+  return sqlDedupTableStatements(table);
 }
 
 /** An event whose handler ran: its dedup key, payload hash and effects. */

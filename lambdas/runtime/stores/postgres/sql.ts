@@ -1,3 +1,4 @@
+import { quotedSqlIdentifier, SQL_IDENTIFIER_PATTERN } from '../../../../aws/sql-dedup-table';
 import { InvalidEffectError } from '../../core/errors';
 
 /**
@@ -48,16 +49,12 @@ export class SqlIdentifier {
   /** @throws InvalidEffectError when `name` is not a plain identifier (see {@link sqlIdentifier}) */
   public constructor(public readonly name: string) {
     checkIdentifier(name);
-    this.quoted = name.split('.').map((part) => `"${part}"`).join('.');
+    this.quoted = quotedSqlIdentifier(name);
   }
 }
 
-/**
- * Letters, digits and underscores, not starting with a digit, at most 63 characters (PostgreSQL's
- * limit), optionally one schema prefix (`ledger.balances`). Identifiers cannot be parameters, so
- * they are checked against this before they are quoted into the text.
- */
-export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+/** A plain SQL identifier: see aws/sql-dedup-table.ts, where the construct reads it too. */
+export const IDENTIFIER_PATTERN = SQL_IDENTIFIER_PATTERN;
 
 /**
  * A table or column name for {@link sql}: `sql\`SELECT * FROM ${sqlIdentifier(table)}\``.

@@ -1,0 +1,170 @@
+/**
+ * SqlEffectDatabase: an Aurora PostgreSQL Serverless v2 cluster behind the Data API, with the dedup
+ * table created by a migration at deploy and expired by a schedule that calls the Data API itself;
+ * `connect` gives a consumer exactly the Data API calls and secret read the SQL strategy needs.
+ * cdk-nag and the Control Tower controls find nothing unreviewed in it, cfn-lint nothing but the
+ * warning every function has, and a prop out of range is refused with its name.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { DATA_API_CONSUMER_ACTIONS, failOnEveryFinding, QueueConsumer, SQL_ENV, SqlEffectDatabase, type SqlEffectDatabaseProps } from '../../lib';
+import { sqlDedupExpiryStatement, sqlDedupTableStatements } from '../../aws/sql-dedup-table';
+import { FIXTURE_HANDLER, grantedActions, logicalId, testApp, testStack } from './support';
+
+/** A template's JSON with its quotes and escapes taken out, to find a statement in a serialized call. */
+function unquoted(text: string | undefined): string {
+  return (text ?? '').replace(/[\\"]/g, '');
+}
+
+function synth(props: Partial<SqlEffectDatabaseProps> = {}): { template: Template; database: SqlEffectDatabase } {
+  const { stack, alarmTopic } = testStack();
+  const database = new SqlEffectDatabase(stack, 'Effects', { alarmTopic, ...props });
+  return { template: Template.fromStack(stack), database };
+}
+
+describe('a new cluster', () => {
+  const { template } = synth();
+  const cluster = () => logicalId(template, 'AWS::RDS::DBCluster');
+
+  test('is Aurora PostgreSQL Serverless v2 from 0 to 4 ACUs, with the Data API, encrypted, its password managed by RDS', () => {
+    template.hasResourceProperties('AWS::RDS::DBCluster', {
+      Engine: 'aurora-postgresql',
+      EngineVersion: Match.stringLikeRegexp('^17\\.'),
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: 4 },
+      EnableHttpEndpoint: true,
+      DatabaseName: 'effects',
+      ManageMasterUserPassword: true,
+      MasterUsername: 'eo_admin',
+      MasterUserSecret: { KmsKeyId: Match.anyValue() },
+      StorageEncrypted: true,
+      KmsKeyId: Match.anyValue(),
+      EnableIAMDatabaseAuthentication: true,
+      DeletionProtection: true,
+      BackupRetentionPeriod: 7,
+      EnableCloudwatchLogsExports: ['postgresql'],
+      CopyTagsToSnapshot: true,
+      Port: 5433,
+    });
+    expect(template.findResources('AWS::RDS::DBCluster')[cluster()]).toMatchObject({ DeletionPolicy: 'Snapshot' });
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless', MonitoringInterval: 60, AutoMinorVersionUpgrade: true });
+  });
+
+  test('lives in isolated subnets of a VPC of its own, with flow logs and no way out', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    template.resourceCountIs('AWS::EC2::Subnet', 2);
+    template.resourceCountIs('AWS::EC2::FlowLog', 1);
+  });
+
+  test('the migration creates the dedup table and its index through the Data API, once the writer is up', () => {
+    const migrations = Object.values(template.findResources('Custom::AWS')) as { Properties: { Create: unknown }; DependsOn: string[] }[];
+    expect(migrations).toHaveLength(2);
+    const writer = logicalId(template, 'AWS::RDS::DBInstance');
+    const calls = migrations.map((migration) => JSON.stringify(migration.Properties.Create));
+    sqlDedupTableStatements('eo_dedup').forEach((statement, index) => {
+      expect(unquoted(calls[index])).toContain(unquoted(statement));
+      expect(unquoted(calls[index])).toContain('{service:rds-data,action:ExecuteStatement,');
+      expect(migrations[index]?.DependsOn).toContain(writer);
+    });
+  });
+
+  test('the expiry schedule calls ExecuteStatement itself every hour, and what it cannot do goes to an alarmed DLQ', () => {
+    const dlq = logicalId(template, 'AWS::SQS::Queue', 'EffectsDlq');
+    const [schedule] = Object.values(template.findResources('AWS::Scheduler::Schedule')) as { Properties: { ScheduleExpression: string; Target: Record<string, unknown> } }[];
+    expect(schedule?.Properties.ScheduleExpression).toBe('rate(1 hour)');
+    const target = schedule?.Properties.Target ?? {};
+    expect(JSON.stringify(target.Arn)).toContain(':scheduler:::aws-sdk:rdsdata:executeStatement');
+    expect(unquoted(JSON.stringify(target.Input))).toContain(`Database:effects,Sql:${unquoted(sqlDedupExpiryStatement('eo_dedup'))}`);
+    expect(target).toMatchObject({ DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlq, 'Arn'] } }, RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 } });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [Match.anyValue()], Metrics: Match.arrayWith([Match.objectLike({ Id: 'visible' })]) });
+  });
+});
+
+test('connect: the runtime\'s variables, the Data API\'s statement and transaction calls on the cluster, the secret and its key through Secrets Manager', () => {
+  const { stack, alarmTopic } = testStack();
+  const database = new SqlEffectDatabase(stack, 'Effects', { alarmTopic });
+  const consumer = new QueueConsumer(stack, 'Ledger', { consumerName: 'ledger', entry: FIXTURE_HANDLER, alarmTopic });
+  database.connect(consumer.function);
+  const template = Template.fromStack(stack);
+  const cluster = logicalId(template, 'AWS::RDS::DBCluster');
+  const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { CONSUMER_NAME: 'ledger' } } } })) as { Properties: { Environment: { Variables: Record<string, unknown> } } }[];
+  expect(fn?.Properties.Environment.Variables).toMatchObject({
+    [SQL_ENV.resourceArn]: { 'Fn::Join': ['', expect.arrayContaining([':cluster:', { Ref: cluster }])] },
+    [SQL_ENV.secretArn]: { 'Fn::GetAtt': [cluster, 'MasterUserSecret.SecretArn'] },
+    [SQL_ENV.database]: 'effects',
+    [SQL_ENV.dedupTable]: 'eo_dedup',
+  });
+  const role = logicalId(template, 'AWS::IAM::Policy', 'LedgerRoleDefaultPolicy');
+  const rdsData = grantedActions(template, 'rds-data', role);
+  expect(Object.values(rdsData)).toEqual([[...DATA_API_CONSUMER_ACTIONS].sort()]);
+  expect(grantedActions(template, 'secretsmanager', role)).toEqual({ [`${cluster}.MasterUserSecret.SecretArn`]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'] });
+  expect(Object.values(grantedActions(template, 'kms', role))).toEqual([['kms:Decrypt']]);
+});
+
+test('an existing cluster: no cluster, VPC or key of its own; the migration, the expiry and connect use the ARNs given', () => {
+  const clusterArn = 'arn:aws:rds:eu-west-1:123456789012:cluster:ledger';
+  const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ledger-abc123';
+  const { template } = synth({ existingCluster: { clusterArn, secretArn }, dedupTable: 'ledger.dedup', databaseName: 'ledger' });
+  template.resourceCountIs('AWS::RDS::DBCluster', 0);
+  template.resourceCountIs('AWS::EC2::VPC', 0);
+  template.resourceCountIs('AWS::KMS::Key', 0);
+  const schedule = unquoted(JSON.stringify(template.findResources('AWS::Scheduler::Schedule')));
+  expect(schedule).toContain(`ResourceArn:${clusterArn},SecretArn:${secretArn},Database:ledger,Sql:${unquoted(sqlDedupExpiryStatement('ledger.dedup'))}`);
+  expect(unquoted(JSON.stringify(template.findResources('Custom::AWS')))).toContain(`resourceArn:${clusterArn},secretArn:${secretArn},database:ledger,sql:CREATE TABLE IF NOT EXISTS ledger.dedup`);
+});
+
+test.each<[string, Partial<SqlEffectDatabaseProps>, RegExp]>([
+  ['minCapacity below 0', { minCapacity: -1 }, /minCapacity must be 0\.\.256 ACUs in steps of 0\.5 \(given -1\)/],
+  ['minCapacity off the half steps', { minCapacity: 0.3 }, /minCapacity must be 0\.\.256 ACUs in steps of 0\.5 \(given 0\.3\)/],
+  ['maxCapacity below 1', { maxCapacity: 0.5 }, /maxCapacity must be 1\.\.256 ACUs in steps of 0\.5 \(given 0\.5\)/],
+  ['maxCapacity past 256', { maxCapacity: 300 }, /maxCapacity must be 1\.\.256/],
+  ['maxCapacity below minCapacity', { minCapacity: 8, maxCapacity: 4 }, /maxCapacity must be at least minCapacity \(given 4 and 8\)/],
+  ['a dedup table that is not an identifier', { dedupTable: 'eo dedup; DROP TABLE x' }, /dedupTable must match/],
+  ['a database name that is not one', { databaseName: '1st' }, /databaseName must match/],
+  ['an expiry more often than every 5 minutes', { expiryInterval: Duration.minutes(1) }, /expiryInterval must be 5 minutes\.\.1 day \(given 1 minute\)/],
+  ['new-cluster props beside an existing cluster', { existingCluster: { clusterArn: 'arn:aws:rds:eu-west-1:1:cluster:x', secretArn: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' }, minCapacity: 1 }, /minCapacity describe a new cluster and cannot be given with existingCluster/],
+])('refuses %s', (_, props, message) => {
+  expect(() => synth(props)).toThrow(message);
+});
+
+describe('governance', () => {
+  const outdir = fs.mkdtempSync(path.join(tmpdir(), 'eo-sql-database-'));
+  afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
+  const app = testApp({ outdir });
+  Validations.of(app).addPlugins(failOnEveryFinding(new CfnGuardValidator()));
+  const stack = new Stack(app, 'Sql');
+  const alarmTopic = new Topic(stack, 'Alarms');
+  new SqlEffectDatabase(stack, 'Effects', { alarmTopic });
+
+  test('cdk-nag finds nothing unacknowledged in the construct (the test\'s plain alarm topic aside)', () => {
+    const report = new AwsSolutionsChecks(app).validateScope(stack);
+    const findings = report.violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath}`));
+    expect(findings.filter((finding) => !finding.includes(' at Sql/Alarms/'))).toEqual([]);
+  });
+
+  test('the Control Tower controls pass at synth, with only the reviewed exemptions; cfn-lint finds no error and no other warning than the functions\'', () => {
+    const assembly = app.synth();
+    const report = JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as { pluginReports: { pluginName: string; conclusion: string; suppressedViolations?: { ruleName: string; violatingConstructs: { constructPath: string }[]; reason: string }[] }[] };
+    const guard = report.pluginReports.find((plugin) => plugin.pluginName === 'cdk-validator-cfnguard');
+    expect(guard?.conclusion).toBe('success');
+    const exempted = (guard?.suppressedViolations ?? []).flatMap((v) => v.violatingConstructs.map((c) => `${v.ruleName} at ${c.constructPath}`));
+    expect(exempted.sort()).toEqual([
+      'cloudwatch_log_group_encrypted_check at Sql/Effects/FlowLogs/Resource',
+      'cloudwatch_log_group_encrypted_check at Sql/Effects/MigrationLog/Resource',
+      'cloudwatch_log_group_encrypted_check at Sql/Effects/PostgresLog/Resource',
+      'lambda_inside_vpc_check at Sql/AWS679f53fac002430cb0da5b7982bd2287/Resource',
+    ]);
+    for (const violation of guard?.suppressedViolations ?? []) expect(violation.reason.length).toBeGreaterThan(100);
+    const lint = spawnSync('cfn-lint', ['--format', 'json', '--', assembly.getStackByName('Sql').templateFullPath], { encoding: 'utf8' });
+    const lintFindings = JSON.parse(lint.stdout) as { Level: string; Rule: { Id: string }; Location: { Path: (string | number)[] } }[];
+    expect(lintFindings.map((finding) => `${finding.Rule.Id} ${finding.Location.Path.slice(0, 3).join('/')}`)).toEqual(['W3005 Resources/AWS679f53fac002430cb0da5b7982bd22872D164C4C/DependsOn']);
+  }, 60_000);
+});
