@@ -70,8 +70,9 @@ const CASTS: Readonly<Record<SqlTypeHint, string>> = { DECIMAL: '::numeric', TIM
  * The SQL strategy's session (`SqlSession`) on a local PostgreSQL, through a pool of connections:
  * each transaction takes one connection for its life, so two transactions run at once as on a
  * server with many clients. It turns the Data API's named parameters (`:p0` with a typed field)
- * into PostgreSQL's positional ones (`$1`, cast as the field's type hint says). It is what the local
- * Data API gateway will run on.
+ * into PostgreSQL's positional ones (`$1`, cast as the field's type hint says). The local Data API
+ * gateway runs on `PostgresSession` instead, to answer in the Data API's own types; a test that
+ * wants the Data API's wire protocol uses `DataApiSession` against it.
  */
 export class PostgresSqlSession implements SqlSession {
   private readonly pool: Pool;

@@ -3,10 +3,11 @@
  * local Data API gateway (the contract layer, IAM included) and a real PostgreSQL: a duplicate is
  * applied once, a bad effect fails its event alone, a real serialization failure and a paused
  * cluster are retried (the latter with the longer waits), a rollback leaves nothing, and the
- * gateway refuses what the Data API refuses: a role without the grants, an unknown secret, a
- * transaction gone idle, a result over the size limits.
+ * gateway answers in the Data API's shapes (records, metadata, batches, transaction statuses) and
+ * refuses what the Data API refuses: a role without the grants, an unknown cluster or secret, a
+ * transaction gone idle, a statement past its timeout, a request or a result over the size limits.
  */
-import { BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RDSDataClient, RollbackTransactionCommand } from '@aws-sdk/client-rds-data';
+import { BatchExecuteStatementCommand, BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RDSDataClient, RollbackTransactionCommand } from '@aws-sdk/client-rds-data';
 import { MetricName } from '../../../aws/metrics';
 import { DataApiRefusedError, DataApiSession, DatabaseResumingError, RESUMING_BACKOFF, sql, sqlIdentifier, SqlTransientError } from '../../../lambdas/runtime';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../emulator/engines/account';
@@ -159,6 +160,33 @@ describe('the Data API\'s wire shapes', () => {
     } finally {
       await quick.stop();
     }
+  });
+
+  test('BatchExecuteStatement runs the statement once per parameter set, in the transaction', async () => {
+    const ledger = await createLedger(postgres.connection);
+    const data = client();
+    const target = { resourceArn: LOCAL_CLUSTER_ARN, secretArn: LOCAL_SECRET_ARN };
+    const { transactionId } = await data.send(new BeginTransactionCommand(target));
+    const sets = ['acc-1', 'acc-2', 'acc-3'].map((account) => [{ name: 'account', value: { stringValue: account } }, { name: 'amount', value: { longValue: 2 } }]);
+    const batch = await data.send(new BatchExecuteStatementCommand({ ...target, transactionId, sql: `INSERT INTO ${ledger.balances} (account, amount) VALUES (:account, :amount)`, parameterSets: sets }));
+    expect(batch.updateResults).toHaveLength(3);
+    await data.send(new CommitTransactionCommand({ ...target, transactionId }));
+    expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-1': 2, 'acc-2': 2, 'acc-3': 2 });
+  });
+
+  test('a statement past the statement timeout: StatementTimeoutException, which the session makes transient', async () => {
+    const slow = await startDataApiGateway({ postgres: postgres.connection, service: { statementTimeoutMs: 100 } });
+    try {
+      const sleeping = new DataApiSession({ client: client(LOCAL_CREDENTIALS, slow.endpoint), resourceArn: LOCAL_CLUSTER_ARN, secretArn: LOCAL_SECRET_ARN }).transaction((transaction) => transaction.execute(sql`SELECT pg_sleep(${1})`));
+      await expect(sleeping).rejects.toMatchObject({ name: 'SqlTransientError', message: expect.stringContaining('StatementTimeoutException') });
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  test('a request over 4 MiB is refused before it runs', async () => {
+    const huge = session().transaction((transaction) => transaction.execute(sql`SELECT length(${'x'.repeat(4_200_000)})`));
+    await expect(huge).rejects.toMatchObject({ name: 'DataApiRefusedError', errorName: 'BadRequestException', message: expect.stringContaining('exceeds the Data API\'s limit of 4194304 bytes') });
   });
 
   test('a row over 64 KB and a response over 1 MiB are refused, permanently', async () => {
