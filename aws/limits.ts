@@ -121,3 +121,23 @@ export const SNS_LIMITS = {
   /** "less than 100 characters long". */
   maxSubjectLength: 99,
 } as const;
+
+/**
+ * The RDS Data API ("Amazon RDS Data API limitations" and "Troubleshooting Amazon RDS Data API",
+ * Aurora User Guide; API Reference: BeginTransaction, BatchExecuteStatement; "Controlling Data API
+ * timeout behavior").
+ */
+export const DATA_API_LIMITS = {
+  /** A response: "If the call returns more than 1 MiB of response data, the call is terminated." */
+  maxResponseBytes: 1_048_576,
+  /** One row of a result set: "64 KB per row" ("Packet for query is too large"). */
+  maxRowBytes: 65_536,
+  /** An HTTP request, headers and JSON included (stated for BatchExecuteStatement). */
+  maxRequestBytes: 4_194_304,
+  /** A call is cancelled, and answered with a timeout, when its statement runs longer. */
+  statementTimeoutSeconds: 45,
+  /** A transaction "times out if no calls use its transaction ID in three minutes", and is rolled back. */
+  transactionIdleSeconds: 180,
+  /** A transaction is rolled back after 24 hours whatever its calls. */
+  maxTransactionSeconds: 86_400,
+} as const;

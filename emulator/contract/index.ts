@@ -5,7 +5,7 @@
  */
 export { checkRequest, CONTRACT_SERVICES } from './check-request';
 export { renderError, CONTRACT_RULE_HEADER, WIRE_PROTOCOLS } from './render';
-export { LAMBDA_INVOKE_TARGET, lambdaInvokeFunctionName, targetOfHeader, targetOfSnsForm } from './targets';
+export { dataApiTargetOf, LAMBDA_INVOKE_TARGET, lambdaInvokeFunctionName, targetOfHeader, targetOfSnsForm } from './targets';
 export { checkInvoke, decodeClientContext, lambdaError, LAMBDA_RULES } from './lambda-invoke';
 export { snsPublishFromForm } from './sns-query';
 export { splitSqsBatch, mergeFailedEntries } from './batch-entries';

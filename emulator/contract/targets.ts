@@ -11,7 +11,7 @@ import type { WireProtocol } from './render';
 
 /** A request's service, operation and protocol. */
 export interface RequestTarget {
-  readonly service: ContractService | 'dynamodb-streams' | 's3';
+  readonly service: ContractService | 'dynamodb-streams' | 's3' | 'rds-data';
   readonly operation: string;
   readonly protocol: WireProtocol;
 }
@@ -48,6 +48,25 @@ export function lambdaInvokeFunctionName(method: string | undefined, pathname: s
   } catch {
     return encoded;
   }
+}
+
+/**
+ * The RDS Data API's operations by path (REST-JSON, every one a POST: the API Reference's
+ * "Request Syntax" of each, and `@aws-sdk/client-rds-data`'s serializers). `ExecuteSql` is
+ * Aurora Serverless v1's, which local mode does not serve.
+ */
+const DATA_API_PATHS: Readonly<Record<string, string>> = {
+  '/BeginTransaction': 'BeginTransaction',
+  '/Execute': 'ExecuteStatement',
+  '/BatchExecute': 'BatchExecuteStatement',
+  '/CommitTransaction': 'CommitTransaction',
+  '/RollbackTransaction': 'RollbackTransaction',
+};
+
+/** The Data API target a method and path name, or undefined for any other. */
+export function dataApiTargetOf(method: string | undefined, pathname: string): RequestTarget | undefined {
+  const operation = method === 'POST' ? DATA_API_PATHS[pathname] : undefined;
+  return operation === undefined ? undefined : { service: 'rds-data', operation, protocol: 'restJson' };
 }
 
 /** Lambda's Invoke target. */

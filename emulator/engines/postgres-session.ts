@@ -1,6 +1,7 @@
 import { Client, Pool, type PoolClient } from 'pg';
 import type { SqlResult, SqlSession, SqlStatement, SqlTransaction } from '../../lambdas/runtime';
-import { PLACEHOLDER, type SqlField, type SqlTypeHint } from '../../lambdas/runtime/stores/postgres/sql';
+import type { SqlField, SqlTypeHint } from '../../lambdas/runtime/stores/postgres/sql';
+import { positionalText } from './named-parameters';
 import type { PostgresConnection } from './postgres';
 
 /** The rows of one query, as plain objects keyed by column name, and how many rows it changed. */
@@ -34,10 +35,32 @@ export class PostgresSession {
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
+  /**
+   * Runs one statement and returns what PostgreSQL sent, unparsed: each value as its text (or
+   * null), each column's name and type OID, and the command tag. For an answer in another
+   * service's types (the local Data API's records), where node-postgres's own parsing would lose
+   * an int8's or a numeric's exact value.
+   */
+  async queryText(text: string, values: readonly unknown[] = []): Promise<PostgresTextResult> {
+    const result = await this.client.query<unknown[]>({ text, values: [...values], rowMode: 'array', types: { getTypeParser: () => (value: string) => value } });
+    return { columns: result.fields.map((field) => ({ name: field.name, typeId: field.dataTypeID })), rows: result.rows as (string | null)[][], command: result.command, rowCount: result.rowCount ?? 0 };
+  }
+
   /** Ends the connection. Safe to call more than once. */
   async close(): Promise<void> {
     await this.client.end().catch(() => undefined);
   }
+}
+
+/** What {@link PostgresSession.queryText} returns. */
+export interface PostgresTextResult {
+  /** The result's columns: name and PostgreSQL type OID (`pg_type.oid`: 20 int8, 25 text, ...). */
+  readonly columns: readonly { readonly name: string; readonly typeId: number }[];
+  /** Each row's values in PostgreSQL's text form, null for NULL. */
+  readonly rows: readonly (readonly (string | null)[])[];
+  /** The command tag's verb: SELECT, INSERT, UPDATE, DELETE, ... */
+  readonly command: string;
+  readonly rowCount: number;
 }
 
 /** The casts that stand for the Data API's type hints: it converts a hinted string the same way. */
@@ -47,8 +70,9 @@ const CASTS: Readonly<Record<SqlTypeHint, string>> = { DECIMAL: '::numeric', TIM
  * The SQL strategy's session (`SqlSession`) on a local PostgreSQL, through a pool of connections:
  * each transaction takes one connection for its life, so two transactions run at once as on a
  * server with many clients. It turns the Data API's named parameters (`:p0` with a typed field)
- * into PostgreSQL's positional ones (`$1`, cast as the field's type hint says). It is what the local
- * Data API gateway will run on.
+ * into PostgreSQL's positional ones (`$1`, cast as the field's type hint says). The local Data API
+ * gateway runs on `PostgresSession` instead, to answer in the Data API's own types; a test that
+ * wants the Data API's wire protocol uses `DataApiSession` against it.
  */
 export class PostgresSqlSession implements SqlSession {
   private readonly pool: Pool;
@@ -86,20 +110,10 @@ export class PostgresSqlSession implements SqlSession {
 /** A statement with named parameters, as PostgreSQL's positional text and values. */
 export function positional(statement: SqlStatement): { text: string; values: unknown[] } {
   const byName = new Map(statement.parameters.map((parameter) => [parameter.name, parameter]));
-  const numbers = new Map<string, number>();
-  const values: unknown[] = [];
-  const text = statement.sql.replace(PLACEHOLDER, (placeholder: string, name: string) => {
+  return positionalText(statement.sql, (name) => {
     const parameter = byName.get(name);
-    if (parameter === undefined) throw new Error(`the statement names ${placeholder}, which is not among its parameters: ${statement.sql}`);
-    let number = numbers.get(name);
-    if (number === undefined) {
-      values.push(valueOf(parameter.value));
-      number = values.length;
-      numbers.set(name, number);
-    }
-    return `$${number}${parameter.typeHint === undefined ? '' : CASTS[parameter.typeHint]}`;
+    return parameter && { value: valueOf(parameter.value), cast: parameter.typeHint === undefined ? undefined : CASTS[parameter.typeHint] };
   });
-  return { text, values };
 }
 
 async function executeOn(client: PoolClient, statement: SqlStatement): Promise<SqlResult> {

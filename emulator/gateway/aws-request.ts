@@ -4,7 +4,7 @@
  * needs the bytes. A request the gateway cannot classify keeps the shape its refusal must take.
  */
 import type { IncomingMessage } from 'node:http';
-import { LAMBDA_INVOKE_TARGET, snsPublishFromForm, targetOfHeader, targetOfSnsForm, type RequestTarget, type WireProtocol } from '../contract';
+import { dataApiTargetOf, LAMBDA_INVOKE_TARGET, snsPublishFromForm, targetOfHeader, targetOfSnsForm, type RequestTarget, type WireProtocol } from '../contract';
 import { lambdaInvokeOf } from './lambda-request';
 import { s3RequestOf } from './s3-request';
 
@@ -13,9 +13,9 @@ const SNS_API_VERSION = '2010-03-31';
 
 /**
  * The REST API a gateway serves besides the JSON and query protocols, which its requests without
- * an `X-Amz-Target` or a form are read as: S3 (on fauxqs's port), Lambda, or none.
+ * an `X-Amz-Target` or a form are read as: S3 (on fauxqs's port), Lambda, the RDS Data API, or none.
  */
-export type RestApi = 's3' | 'lambda' | 'none';
+export type RestApi = 's3' | 'lambda' | 'rds-data' | 'none';
 
 /** How a refusal of the request is answered: the service it is (or seems) for, and its wire protocol. */
 export interface RequestShape {
@@ -38,7 +38,7 @@ export interface AwsRequest {
   /** Undefined for a request the gateway cannot classify: the layer refuses it. */
   readonly target?: RequestTarget;
   readonly shape: RequestShape;
-  /** The parsed input: the JSON body, the SNS form as an object, Lambda's Invoke (`LambdaInvokeRequest`), S3's `S3RequestInput`. `{}` when there is none. */
+  /** The parsed input: the JSON body (the Data API's too), the SNS form as an object, Lambda's Invoke (`LambdaInvokeRequest`), S3's `S3RequestInput`. `{}` when there is none. */
   readonly input: Readonly<Record<string, unknown>>;
   /** The access key id of the request's SigV4 signature (header or presigned URL), if it is signed. */
   readonly accessKeyId?: string;
@@ -77,6 +77,10 @@ function classify(req: IncomingMessage, body: Buffer, rest: RestApi, presigned: 
   if (form) {
     const sns = form.get('Version') === SNS_API_VERSION ? targetOfSnsForm(form) : undefined;
     return sns ? { target: sns, input: snsInput(sns.operation, form) } : { input: {}, shape: { service: form.get('Action') ?? 'query', protocol: 'query' } };
+  }
+  if (rest === 'rds-data') {
+    const target = dataApiTargetOf(req.method, new URL(req.url ?? '/', 'http://gateway').pathname);
+    return target ? { target, input: parseJson(body) } : { input: {}, shape: { service: 'rds-data', protocol: 'restJson' } };
   }
   if (rest === 's3') {
     const s3 = s3RequestOf(req, body, presigned);

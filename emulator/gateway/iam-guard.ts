@@ -102,6 +102,7 @@ function accessDenied(service: RequestTarget['service'], message: string): AwsEr
     case 's3':
       return { ...base, code: 'AccessDenied', status: 403 };
     case 'lambda':
+    case 'rds-data':
       return { ...base, code: 'AccessDeniedException', status: 403 };
     default:
       return { ...base, code: 'AccessDeniedException', status: 400, messageKey: service === 'kinesis' ? 'message' : 'Message' };

@@ -48,7 +48,7 @@ export function unclassifiedRequest(shape: RequestShape, line: string): Refusal 
     case 'restXml':
       return s3Refusal('AccessDenied', `local mode refuses ${line}: it is no S3 operation local mode serves and can decide against IAM`, summary);
     case 'restJson':
-      return restJsonRefusal('UnknownOperationException', 404, `local mode's Lambda API serves only Invoke (POST /2015-03-31/functions/{FunctionName}/invocations), not ${line}`, summary);
+      return restJsonRefusal('UnknownOperationException', 404, shape.service === 'rds-data' ? `local mode's Data API serves only POST /BeginTransaction, /Execute, /BatchExecute, /CommitTransaction and /RollbackTransaction, not ${line}` : `local mode's Lambda API serves only Invoke (POST /2015-03-31/functions/{FunctionName}/invocations), not ${line}`, summary);
     case 'query':
       return queryRefusal('InvalidAction', 400, 'The action or operation requested is invalid. Verify that the action is typed correctly.', summary);
     default: {

@@ -18,6 +18,11 @@
  * - Lambda: `AccessDeniedException`, 403 ("Service: AWSLambda; Status Code: 403; Error Code:
  *   AccessDeniedException": awslabs/aws-deployment-framework#460), REST-JSON, the code in
  *   `x-amzn-errortype`, the body `{"Message": ...}` (danilop/LambdAuth#37) with Lambda's `Type`.
+ * - RDS Data API: `AccessDeniedException`, 403 (its model, `@aws-sdk/client-rds-data`), REST-JSON,
+ *   the code in `x-amzn-errortype`, the body `{"message": ...}`. A call whose role may not read
+ *   the secret is refused the same way here, naming `secretsmanager:GetSecretValue`: the Data API
+ *   asks Secrets Manager as the caller ("Authorizing access to the Amazon RDS Data API"), and the
+ *   error it answers with then is not documented.
  */
 import { s3ErrorResponse, snsErrorResponse, sqsErrorResponse } from '../../aws/error-xml';
 import { AwsService, DenyReason, PolicyType } from './types';
@@ -83,6 +88,8 @@ export function awsDenial(service: AwsService, refusal: Refusal, options: Denial
       return s3Denial(refusal, options.requestId);
     case AwsService.LAMBDA:
       return lambdaDenial(refusal, options.requestId);
+    case AwsService.RDS_DATA:
+      return rdsDataDenial(refusal, options.requestId);
   }
 }
 
@@ -146,6 +153,14 @@ export function lambdaDenial(refusal: Refusal, requestId: string): AwsDenial {
   const body = JSON.stringify({ Type: 'User', Message: message });
   const headers = { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId };
   return { service: AwsService.LAMBDA, code: 'AccessDeniedException', status: 403, message, headers, body };
+}
+
+/** The RDS Data API: REST-JSON, the code in a header, `message` in the body. */
+export function rdsDataDenial(refusal: Refusal, requestId: string): AwsDenial {
+  const message = notAuthorizedMessage(refusal);
+  const body = JSON.stringify({ message });
+  const headers = { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId };
+  return { service: AwsService.RDS_DATA, code: 'AccessDeniedException', status: 403, message, headers, body };
 }
 
 function jsonHeaders(version: '1.0' | '1.1', requestId: string): Record<string, string> {

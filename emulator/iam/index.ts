@@ -6,7 +6,7 @@
 export { compileRolePolicies, functionPrincipal, roleIdentity } from './role-policies';
 export { authorize, authorizeServiceDelivery } from './authorize';
 export { requiredPermissions } from './required-permissions';
-export { awsDenial, dynamodbDenial, kinesisDenial, kmsDenial, lambdaDenial, notAuthorizedMessage, s3Denial, snsDenial, sqsDenial, WireProtocol } from './denial';
+export { awsDenial, dynamodbDenial, kinesisDenial, kmsDenial, lambdaDenial, notAuthorizedMessage, rdsDataDenial, s3Denial, snsDenial, sqsDenial, WireProtocol } from './denial';
 export { deployedResolveContext, deployedResources } from './deployed-names';
 export { kinesisStreamArn, keyArn, queueArn, queueArnFromUrl, tableArn } from './arns';
 export { principalArns } from './principal';

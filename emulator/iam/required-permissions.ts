@@ -1,6 +1,7 @@
 /** Which IAM actions, on which resources, AWS authorizes for a request. */
 import { dynamodbPermissions } from './dynamodb-permissions';
 import { lambdaPermissions } from './lambda-permissions';
+import { rdsDataPermissions } from './rds-data-permissions';
 import type { PermissionLookups, RequestInput } from './request-input';
 import { s3Permissions } from './s3-permissions';
 import { snsPermissions } from './sns-permissions';
@@ -19,6 +20,7 @@ const BY_SERVICE: Readonly<Partial<Record<AwsService, PermissionsOf>>> = {
   [AwsService.SNS]: snsPermissions,
   [AwsService.LAMBDA]: lambdaPermissions,
   [AwsService.S3]: s3Permissions,
+  [AwsService.RDS_DATA]: rdsDataPermissions,
 };
 
 /**

@@ -48,6 +48,7 @@ export const AwsService = {
   KMS: 'kms',
   S3: 's3',
   LAMBDA: 'lambda',
+  RDS_DATA: 'rds-data',
 } as const;
 export type AwsService = (typeof AwsService)[keyof typeof AwsService];
 

@@ -70,7 +70,11 @@ export { sqlIncrement, upsertIfNewer } from './stores/postgres/effects';
 export type { SqlEffect, SqlEffects, SqlIncrement } from './stores/postgres/effects';
 export { sqlStateOf } from './stores/postgres/session';
 export type { SqlResult, SqlSession, SqlTransaction } from './stores/postgres/session';
-export { classifySqlFailure, isPermanentSqlState, PERMANENT_SQLSTATE_CLASSES, SqlStatementError, SqlTransientError } from './stores/postgres/errors';
+export { classifySqlFailure, DataApiRefusedError, DatabaseResumingError, isPermanentSqlState, PERMANENT_SQLSTATE_CLASSES, RESUMING_BACKOFF, SqlStatementError, SqlTransientError } from './stores/postgres/errors';
+export { DataApiSession } from './stores/postgres/data-api-session';
+export type { DataApiSessionOptions } from './stores/postgres/data-api-session';
+export { DATA_API_ERRORS, dataApiFailure, DataApiStatementError, sqlStateInMessage } from './stores/postgres/data-api-errors';
+export type { DataApiErrorKind, DataApiErrorRule } from './stores/postgres/data-api-errors';
 
 // Where failures go, how redeliveries spread, how long an invocation may work.
 export { DlqSender } from './failures/dlq';
@@ -78,7 +82,7 @@ export { DEFAULT_VISIBILITY_BACKOFF, VisibilityBackoff } from './failures/visibi
 export type { VisibilityBackoffOptions } from './failures/visibility';
 export { DEFAULT_TIME_BUDGET } from './core/time-budget';
 export type { TimeBudgetOptions } from './core/time-budget';
-export type { RetryOptions } from './core/backoff';
+export type { RetryOptions, SlowRetryHint } from './core/backoff';
 
 // The environment the constructs set, and the AWS clients.
 export { consumerEnv, positiveIntEnv, requireEnv } from './consumer/config';

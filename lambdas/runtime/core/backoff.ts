@@ -97,11 +97,25 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
   }
 }
 
+/**
+ * A failure that knows it needs longer waits than the retries' own (a database resuming from zero
+ * capacity): its `retryBackoff` replaces the options' `baseMs` and `capMs` for the wait after it.
+ */
+export interface SlowRetryHint {
+  readonly retryBackoff: Pick<BackoffOptions, 'baseMs' | 'capMs'>;
+}
+
+/** The backoff a failure asks for ({@link SlowRetryHint}), or the options' own. */
+function backoffFor(error: unknown, options: RetryOptions): BackoffOptions {
+  const hint = typeof error === 'object' && error !== null ? (error as Partial<SlowRetryHint>).retryBackoff : undefined;
+  return hint === undefined ? options : { ...options, ...hint };
+}
+
 /** How long to wait before trying again, and whether this failure uses up an attempt. */
 function nextWait(error: unknown, attempt: number, round: number, options: RetryOptions): { delayMs: number; usesAttempt: boolean; lockedForMs: number } {
   const now = (options.now ?? Date.now)();
   const lockedForMs = error instanceof EffectInProgressError && error.retryAt ? error.retryAt.getTime() - now : 0;
-  if (lockedForMs <= 0 || lockedForMs > MAX_LOCK_WAIT_MS) return { delayMs: fullJitterDelay(attempt, options), usesAttempt: true, lockedForMs: 0 };
+  if (lockedForMs <= 0 || lockedForMs > MAX_LOCK_WAIT_MS) return { delayMs: fullJitterDelay(attempt, backoffFor(error, options)), usesAttempt: true, lockedForMs: 0 };
   // Poll the lock with growing waits, but never past its expiry: its holder may finish any moment.
   return { delayMs: Math.min(fullJitterDelay(Math.min(round, 52), options), lockedForMs + 1), usesAttempt: false, lockedForMs };
 }

@@ -1,5 +1,6 @@
 import { classifyError } from '../../core/classify';
 import { EffectivelyOnceError, FailureKind, messageOf, PermanentError, TransientError } from '../../core/errors';
+import type { SlowRetryHint } from '../../core/backoff';
 import { sqlStateOf } from './session';
 
 /**
@@ -31,6 +32,44 @@ export class SqlTransientError extends TransientError {
     super(message, options);
     this.name = 'SqlTransientError';
     this.sqlState = sqlState;
+  }
+}
+
+/**
+ * The waits after a {@link DatabaseResumingError}: an Aurora Serverless v2 instance paused at zero
+ * capacity takes about 15 seconds to resume (AWS's figure, quoted by InfoQ's report of the
+ * feature, republished at https://mobilemonitoringsolutions.com/?p=616096), so waits start at a
+ * second and grow to 8 s where the runtime's own start at 50 ms and stop at 2 s.
+ */
+export const RESUMING_BACKOFF = { baseMs: 1_000, capMs: 8_000 } as const;
+
+/**
+ * The database is resuming from a pause (the Data API's `DatabaseResumingException`): transient,
+ * and retried with the longer waits of {@link RESUMING_BACKOFF}, which the retries read from its
+ * `retryBackoff`.
+ */
+export class DatabaseResumingError extends SqlTransientError implements SlowRetryHint {
+  public readonly retryBackoff = RESUMING_BACKOFF;
+
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, undefined, options);
+    this.name = 'DatabaseResumingError';
+  }
+}
+
+/**
+ * The Data API refused a call for a reason no retry changes (access denied, an unknown secret or
+ * cluster, a result over its size limits): every event of the run fails permanently, with the
+ * Data API's error as the cause. Not an {@link SqlStatementError}: no one event caused it.
+ */
+export class DataApiRefusedError extends PermanentError {
+  /** The Data API's error name, e.g. `AccessDeniedException`. */
+  public readonly errorName: string;
+
+  public constructor(message: string, errorName: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DataApiRefusedError';
+    this.errorName = errorName;
   }
 }
 

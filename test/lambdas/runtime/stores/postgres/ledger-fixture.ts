@@ -157,3 +157,19 @@ export class RecordingSession implements SqlSession {
     return this.statements.filter((statement) => statement.sql.startsWith(prefix));
   }
 }
+
+/**
+ * A serialization failure on demand: `acc-a` starts at 1000, and before the first transaction's
+ * increment of it, another connection updates the same row and commits, so that a SERIALIZABLE
+ * transaction fails with 40001 and its retry succeeds. `close()` ends the other connection.
+ */
+export async function interferingSession(connection: PostgresConnection, ledger: Ledger, inner: SqlSession): Promise<{ session: RecordingSession; close: () => Promise<void> }> {
+  const other = await PostgresSession.connect(connection);
+  await other.query(`INSERT INTO ${ledger.balances} (account, amount) VALUES ('acc-a', 1000)`);
+  const session = new RecordingSession(inner, {
+    beforeStatement: async (statement, transaction) => {
+      if (transaction === 1 && statement.sql.startsWith(`INSERT INTO "${ledger.balances}"`)) await other.query(`UPDATE ${ledger.balances} SET amount = amount + 1 WHERE account = 'acc-a'`);
+    },
+  });
+  return { session, close: () => other.close() };
+}

@@ -12,7 +12,7 @@ import { startPostgres, type RunningPostgres } from '../../../../../emulator/eng
 import { PostgresSession, PostgresSqlSession } from '../../../../../emulator/engines/postgres-session';
 import { sqsEvent } from '../../../../helpers/events';
 import { noSleep } from '../../../../helpers/fakes';
-import { balancesOf, countOf, createLedger, entry, entryEffects, ledgerConsumer, MAX_AMOUNT, recordOf, RecordingSession } from './ledger-fixture';
+import { balancesOf, countOf, createLedger, entry, entryEffects, interferingSession, ledgerConsumer, MAX_AMOUNT, recordOf, RecordingSession } from './ledger-fixture';
 
 let postgres: RunningPostgres;
 let session: PostgresSqlSession;
@@ -105,15 +105,9 @@ describe('duplicates', () => {
 describe('failures', () => {
   test('a serialization failure (a real concurrent transaction, SERIALIZABLE) is retried, and the effect applied once', async () => {
     const ledger = await createLedger(postgres.connection);
-    const seed = await PostgresSession.connect(postgres.connection);
-    await seed.query(`INSERT INTO ${ledger.balances} (account, amount) VALUES ('acc-a', 1000)`);
     const retried: unknown[] = [];
     // Before the first transaction's increment, another transaction updates the same row and commits.
-    const interfering = new RecordingSession(session, {
-      beforeStatement: async (statement, transaction) => {
-        if (transaction === 1 && statement.sql.startsWith(`INSERT INTO "${ledger.balances}"`)) await seed.query(`UPDATE ${ledger.balances} SET amount = amount + 1 WHERE account = 'acc-a'`);
-      },
-    });
+    const { session: interfering, close } = await interferingSession(postgres.connection, ledger, session);
     try {
       const consumer = ledgerConsumer(ledger, interfering, { isolation: 'serializable', retry: { sleep: noSleep, maxAttempts: 5, onRetry: (error) => retried.push(error) } });
       expect((await consumer.handle(sqsEvent(recordOf(entry('s-1', 'acc-a', 50))))).batchItemFailures).toEqual([]);
@@ -123,7 +117,7 @@ describe('failures', () => {
       expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-a': 1051 });
       expect(await countOf(postgres.connection, `SELECT count(*) FROM ${ledger.entries}`)).toBe(1);
     } finally {
-      await seed.close();
+      await close();
     }
   });
 

@@ -1,0 +1,86 @@
+import { BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RollbackTransactionCommand, type RDSDataClient } from '@aws-sdk/client-rds-data';
+import { dataApiFailure } from './data-api-errors';
+import { executeStatementInput, resultOf, type DataApiTarget } from './data-api-values';
+import type { SqlResult, SqlSession, SqlTransaction } from './session';
+import type { SqlStatement } from './sql';
+
+/** Where a {@link DataApiSession} runs its transactions. */
+export interface DataApiSessionOptions {
+  /**
+   * The Data API client. Give it `maxAttempts: 1`: the strategy retries whole transactions, and
+   * the SDK's own retry of a statement whose answer was lost could run it twice in one
+   * transaction. Give it a request timeout over the Data API's 45 s ("Controlling Data API timeout
+   * behavior"), so that the client never gives up on a call that still completes.
+   */
+  readonly client: RDSDataClient;
+  /** The Aurora cluster's ARN (`arn:aws:rds:<region>:<account>:cluster:<name>`). */
+  readonly resourceArn: string;
+  /** The ARN of the Secrets Manager secret holding the database user's credentials. */
+  readonly secretArn: string;
+  /** @default - the secret's or the cluster's default database */
+  readonly database?: string;
+}
+
+/**
+ * The SQL strategy's session over the RDS Data API (Aurora PostgreSQL Serverless v2 and
+ * provisioned clusters): a transaction is `BeginTransaction`, its statements `ExecuteStatement`
+ * with the transaction id, then `CommitTransaction`, or `RollbackTransaction` when the work
+ * fails. No VPC, no connection pool: each call is an HTTPS request.
+ *
+ * Its failures come out as the strategy classifies them (data-api-errors.ts): a statement error's
+ * SQLSTATE is read out of the Data API's message, `DatabaseResumingException` is retried with
+ * longer waits, `TransactionNotFoundException` and the 5xx errors are transient, and a refusal of
+ * the call itself (access denied, a result over 1 MiB) is permanent.
+ *
+ * @example
+ * ```ts
+ * import { RDSDataClient } from '@aws-sdk/client-rds-data';
+ * import { DataApiSession, sqlStrategy } from 'effectively-once/runtime';
+ *
+ * const session = new DataApiSession({
+ *   client: new RDSDataClient({ maxAttempts: 1 }),
+ *   resourceArn: process.env.CLUSTER_ARN ?? '',
+ *   secretArn: process.env.SECRET_ARN ?? '',
+ *   database: 'ledger',
+ * });
+ * const strategy = sqlStrategy({ session, dedup: { table: 'eo_dedup', consumer: 'ledger' } });
+ * ```
+ */
+export class DataApiSession implements SqlSession {
+  public constructor(private readonly options: DataApiSessionOptions) {}
+
+  public async transaction<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
+    const { client, resourceArn, secretArn, database } = this.options;
+    const begun = await call(() => client.send(new BeginTransactionCommand({ resourceArn, secretArn, database })));
+    const transactionId = begun.transactionId ?? '';
+    let result: T;
+    try {
+      result = await work({ execute: (statement) => this.execute(statement, transactionId) });
+    } catch (error) {
+      // A rollback that fails (the transaction expired or was aborted already) leaves nothing to undo.
+      await client.send(new RollbackTransactionCommand({ resourceArn, secretArn, transactionId })).catch(() => undefined);
+      throw error;
+    }
+    await call(() => client.send(new CommitTransactionCommand({ resourceArn, secretArn, transactionId })));
+    return result;
+  }
+
+  /** Runs one statement outside any transaction (the Data API commits it at once), e.g. a migration's DDL. */
+  public async executeAutocommit(statement: SqlStatement): Promise<SqlResult> {
+    return this.execute(statement, undefined);
+  }
+
+  private async execute(statement: SqlStatement, transactionId: string | undefined): Promise<SqlResult> {
+    const target: DataApiTarget = { resourceArn: this.options.resourceArn, secretArn: this.options.secretArn, database: this.options.database, transactionId };
+    return resultOf(await call(() => this.options.client.send(new ExecuteStatementCommand(executeStatementInput(statement, target)))));
+  }
+}
+
+/** A Data API call whose failure is rethrown as the strategy reads it. */
+async function call<T>(send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    throw dataApiFailure(error);
+  }
+}
