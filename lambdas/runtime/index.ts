@@ -86,10 +86,10 @@ export type { RetryOptions, SlowRetryHint } from './core/backoff';
 
 // The environment the constructs set, and the AWS clients.
 export { consumerEnv, positiveIntEnv, requireEnv } from './consumer/config';
-export { directHandler, transactionalHandler } from './one-call/handler-from-env';
-export type { HandlerEnv, HandlerFromEnvOptions } from './one-call/handler-from-env';
+export { directHandler, sqlHandler, transactionalHandler } from './one-call/handler-from-env';
+export type { HandlerEnv, HandlerFromEnvOptions, SqlHandlerOptions } from './one-call/handler-from-env';
 export type { ConsumerEnv } from './consumer/config';
-export { createClients, SDK_CLIENT_DEFAULTS, sharedClients } from './one-call/clients';
+export { createClients, DATA_API_REQUEST_TIMEOUT_MS, dataApiClient, SDK_CLIENT_DEFAULTS, sharedClients } from './one-call/clients';
 export type { AwsClients, SdkClientSettings } from './one-call/clients';
 export { createObservability } from './core/observability';
 export type { Observability } from './core/observability';

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler, type NodeHttp2HandlerOptions, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
@@ -128,4 +129,24 @@ let defaultClients: AwsClients | undefined;
 export function sharedClients(): AwsClients {
   defaultClients ??= createClients();
   return defaultClients;
+}
+
+/**
+ * How long a Data API call may take before the client gives up: past the Data API's own 45 s
+ * statement limit ("Controlling Data API timeout behavior"), so that the client never abandons a
+ * call that is still going to complete.
+ */
+export const DATA_API_REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * An RDS Data API client of one attempt (`DataApiSession` refuses any other: the SDK's retry of a
+ * statement whose answer was lost would run it twice in one transaction), connecting within
+ * `SDK_CLIENT_DEFAULTS.connectionTimeoutMs` and waiting {@link DATA_API_REQUEST_TIMEOUT_MS} for an
+ * answer.
+ */
+export function dataApiClient(): RDSDataClient {
+  return new RDSDataClient({
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: SDK_CLIENT_DEFAULTS.connectionTimeoutMs, requestTimeout: DATA_API_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true }),
+  });
 }

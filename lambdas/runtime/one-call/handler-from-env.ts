@@ -8,11 +8,14 @@
  * clients (`sharedClients`). Anything else a handler needs (a table's name) it reads through
  * `env.require`, which names a missing variable.
  *
+ * `sqlHandler` also reads what `SqlEffectDatabase.connect` sets: the Data API's cluster, secret
+ * and database, and the dedup table.
+ *
  * What they build is `createConsumer` with the strategy named; a consumer that needs another
  * setting (a decoder, retries, observability) is built with `createConsumer` directly.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DEDUP_TABLE_VARIABLE } from '../../../aws/consumer-env';
+import { DEDUP_TABLE_VARIABLE, SQL_ENV } from '../../../aws/consumer-env';
 import type { Context } from 'aws-lambda';
 import { sharedClients, type AwsClients } from './clients';
 import { consumerEnv, requireEnv, type ConsumerEnv } from '../consumer/config';
@@ -24,6 +27,11 @@ import { directStrategy, type DirectResult } from '../consumer/direct-strategy';
 import { transactionalStrategy, type Effects } from '../stores/dynamodb/transactional-strategy';
 import { type Strategy } from '../consumer/strategy';
 import { VisibilityBackoff } from '../failures/visibility';
+import { DataApiSession } from '../stores/postgres/data-api-session';
+import type { SqlEffects } from '../stores/postgres/effects';
+import type { SqlSession } from '../stores/postgres/session';
+import { sqlStrategy, type SqlIsolation } from '../stores/postgres/sql-strategy';
+import { dataApiClient } from './clients';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -81,6 +89,50 @@ export function transactionalHandler(options: HandlerFromEnvOptions<Effects> & {
  */
 export function directHandler(options: HandlerFromEnvOptions<DirectResult> & { readonly concurrency?: number }): BatchHandler {
   return lazily(options, () => directStrategy({ concurrency: options.concurrency }));
+}
+
+/** What {@link sqlHandler} takes beyond the other one-call handlers' options. */
+export interface SqlHandlerOptions extends HandlerFromEnvOptions<SqlEffects> {
+  /** The transactions' isolation level. @default 'read committed' */
+  readonly isolation?: SqlIsolation;
+  /**
+   * How the strategy reaches the database.
+   * @default - a `DataApiSession` on the cluster, secret and database in `DATA_API_RESOURCE_ARN`,
+   *   `DATA_API_SECRET_ARN` and `DATA_API_DATABASE` (`SqlEffectDatabase.connect` sets them), with a
+   *   client of one attempt ({@link dataApiClient})
+   */
+  readonly session?: (env: HandlerEnv) => SqlSession;
+}
+
+/**
+ * A consumer whose handlers return SQL effects, committed with their dedup rows in one PostgreSQL
+ * transaction per run of events (`sqlStrategy`), through the RDS Data API, on the dedup table in
+ * `SQL_DEDUP_TABLE`: what a function that `SqlEffectDatabase.connect` wired needs, and nothing
+ * else (docs/patterns/sql-dedup.md).
+ *
+ * @example
+ * ```ts
+ * import { route, sqlHandler, sqlIncrement } from 'effectively-once/runtime';
+ * import { z } from 'zod'; // or any Standard Schema validator
+ * const entry = z.object({ account: z.string(), amount: z.number().int() });
+ * export const handler = sqlHandler({
+ *   name: 'ledger',
+ *   routes: () => ({ 'ledger.entry': route(entry, (event) => [sqlIncrement('balances', { account: event.payload.account }, 'amount', event.payload.amount)]) }),
+ * });
+ * ```
+ */
+export function sqlHandler(options: SqlHandlerOptions): BatchHandler {
+  return lazily(options, (env) =>
+    sqlStrategy({
+      session: options.session?.(env) ?? dataApiSessionOf(env),
+      isolation: options.isolation,
+      dedup: { table: env.require(SQL_ENV.dedupTable), consumer: env.settings.consumerName, generation: env.settings.generation, ttlSeconds: env.settings.dedupTtlSeconds },
+    }),
+  );
+}
+
+function dataApiSessionOf(env: HandlerEnv): DataApiSession {
+  return new DataApiSession({ client: dataApiClient(), resourceArn: env.require(SQL_ENV.resourceArn), secretArn: env.require(SQL_ENV.secretArn), database: env.require(SQL_ENV.database) });
 }
 
 /** The consumer, built at the first invocation from the environment, then reused. */

@@ -1,4 +1,5 @@
 import { BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RollbackTransactionCommand, type RDSDataClient } from '@aws-sdk/client-rds-data';
+import { ConfigurationError } from '../../core/errors';
 import { dataApiFailure } from './data-api-errors';
 import { executeStatementInput, resultOf, type DataApiTarget } from './data-api-values';
 import type { SqlResult, SqlSession, SqlTransaction } from './session';
@@ -7,10 +8,11 @@ import type { SqlStatement } from './sql';
 /** Where a {@link DataApiSession} runs its transactions. */
 export interface DataApiSessionOptions {
   /**
-   * The Data API client. Give it `maxAttempts: 1`: the strategy retries whole transactions, and
-   * the SDK's own retry of a statement whose answer was lost could run it twice in one
-   * transaction. Give it a request timeout over the Data API's 45 s ("Controlling Data API timeout
-   * behavior"), so that the client never gives up on a call that still completes.
+   * The Data API client, with `maxAttempts: 1` (a client with more is refused at the first
+   * transaction): the strategy retries whole transactions, and the SDK's own retry of a statement
+   * whose answer was lost would run it twice in one transaction. Give it a request timeout over the
+   * Data API's 45 s ("Controlling Data API timeout behavior"), so that the client never gives up on
+   * a call that still completes.
    */
   readonly client: RDSDataClient;
   /** The Aurora cluster's ARN (`arn:aws:rds:<region>:<account>:cluster:<name>`). */
@@ -47,9 +49,13 @@ export interface DataApiSessionOptions {
  * ```
  */
 export class DataApiSession implements SqlSession {
+  private clientChecked?: Promise<void>;
+
   public constructor(private readonly options: DataApiSessionOptions) {}
 
+  /** @throws ConfigurationError when the client would retry a call by itself (`maxAttempts` other than 1) */
   public async transaction<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
+    await this.checkClient();
     const { client, resourceArn, secretArn, database } = this.options;
     const begun = await call(() => client.send(new BeginTransactionCommand({ resourceArn, secretArn, database })));
     const transactionId = begun.transactionId ?? '';
@@ -67,7 +73,18 @@ export class DataApiSession implements SqlSession {
 
   /** Runs one statement outside any transaction (the Data API commits it at once), e.g. a migration's DDL. */
   public async executeAutocommit(statement: SqlStatement): Promise<SqlResult> {
+    await this.checkClient();
     return this.execute(statement, undefined);
+  }
+
+  /** Refuses, once and for good, a client that would send a statement twice on its own. */
+  private checkClient(): Promise<void> {
+    this.clientChecked ??= this.options.client.config.maxAttempts().then((attempts) => {
+      if (attempts !== 1) {
+        throw new ConfigurationError(`DataApiSession needs an RDSDataClient with maxAttempts: 1 (this one makes ${attempts}): the SDK's retry of a statement whose answer was lost would run it twice in one transaction; the strategy retries whole transactions instead`);
+      }
+    });
+    return this.clientChecked;
   }
 
   private async execute(statement: SqlStatement, transactionId: string | undefined): Promise<SqlResult> {
