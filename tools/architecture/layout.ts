@@ -46,7 +46,7 @@ export const RUNTIME_ROOMS: readonly RuntimeRoom[] = [
   { folder: 'lambdas/runtime/consumer/', role: 'the consumer loop and its settle step, the Strategy port that stores implement, the direct strategy (which writes to no store), the environment a consumer reads', mayImport: ['core', 'events', 'decoding', 'failures'] },
   { folder: 'lambdas/runtime/stores/dynamodb/', role: 'the DynamoDB store: the transactional strategy, its committer and dedup records, effects, sharded counters, versioned upserts, idempotent external effects; a store imports no other store', mayImport: ['core', 'events', 'decoding', 'failures', 'consumer'] },
   { folder: 'lambdas/runtime/stores/postgres/', role: 'the PostgreSQL store: the SQL strategy (dedup rows in the effects\' transaction), the `sql` tag, SQL effects (increments, versioned upserts), the SqlSession port that a Data API client or a PostgreSQL connection implements', mayImport: ['core', 'events', 'decoding', 'failures', 'consumer'] },
-  { folder: 'lambdas/runtime/one-call/', role: 'the one-call handlers, which wire the consumer to the DynamoDB store from the environment their construct set, and the AWS clients', mayImport: ['core', 'events', 'decoding', 'failures', 'producing', 'consumer', 'stores/dynamodb', 'stores/postgres'] },
+  { folder: 'lambdas/runtime/one-call/', role: 'the one-call handlers, which wire the consumer to a store (DynamoDB, or PostgreSQL through the Data API) from the environment their construct set, and the AWS clients', mayImport: ['core', 'events', 'decoding', 'failures', 'producing', 'consumer', 'stores/dynamodb', 'stores/postgres'] },
 ];
 
 /** The layout as a Markdown table. */
