@@ -3,6 +3,7 @@
  * source, its dead-letter queues, its alarms, and the tables and topics it uses. Everything here
  * is read from resource properties; nothing is assumed from names.
  */
+import { CONSUMER_ENV } from '../../aws/consumer-env';
 import type { Template } from '../../aws/cloudformation/template';
 import { numberOf, ofType, referenced, referencedIds, resourcesOf, type Resource } from './resources';
 
@@ -103,6 +104,13 @@ function subscriptionViews(resources: ReadonlyMap<string, Resource>): Subscripti
   });
 }
 
+/** The consumer's name, and its generation from the second on: a rebuilt generation is told from the live one. */
+function consumerLabel(environment: Record<string, unknown>, fallback: string): string {
+  const name = typeof environment[CONSUMER_ENV.consumerName] === 'string' ? String(environment[CONSUMER_ENV.consumerName]) : fallback;
+  const generation = environment[CONSUMER_ENV.generation];
+  return typeof generation === 'string' ? `${name} (generation ${generation})` : name;
+}
+
 function consumerView(fn: Resource, resources: ReadonlyMap<string, Resource>, alarms: readonly AlarmView[]): ConsumerView | undefined {
   const mappings = ofType(resources, TYPE.mapping)
     .filter((mapping) => referenced(mapping.properties.FunctionName, resources) === fn)
@@ -114,7 +122,7 @@ function consumerView(fn: Resource, resources: ReadonlyMap<string, Resource>, al
   const watched = new Set([fn, contextDlq, ...mappings.flatMap((m) => [m.mapping, m.source, m.redrive?.dlq, m.onFailure])].filter(Boolean));
   const isOwn = (alarm: AlarmView): boolean => (alarm.subject !== undefined && watched.has(alarm.subject)) || (alarm.service !== undefined && alarm.service === environment.POWERTOOLS_SERVICE_NAME);
   return {
-    name: typeof environment.CONSUMER_NAME === 'string' ? environment.CONSUMER_NAME : fn.path,
+    name: consumerLabel(environment, fn.path),
     group: fn.path.split('/').slice(0, -1).join('/') || fn.path,
     fn,
     environment,
