@@ -9,33 +9,21 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createEnvelope, outgoingMessage, publishToKinesis } from '../../../lambdas/runtime';
-import { startMoto, type MotoServer } from '../../helpers/moto';
 import { describeRun, runEo, type CliRun } from './operator-cli';
-import { deployTestStack, motoClients, REGION, type MotoClients } from './support';
+import { deployTestStack, motoForFile, REGION } from './support';
 
-let moto: MotoServer;
-let clients: MotoClients;
-
-beforeAll(async () => {
-  moto = await startMoto();
-  clients = motoClients(moto);
-});
-
-afterAll(async () => {
-  clients?.destroy();
-  await moto?.stop();
-});
+const aws = motoForFile();
 
 async function eo(args: readonly string[], code: number): Promise<CliRun> {
-  const run = await runEo(args, moto.env(REGION));
+  const run = await runEo(args, aws.server.env(REGION));
   if (run.code !== code) throw new Error(`eo ${args.join(' ')}: expected exit ${code}\n${describeRun(run)}`);
   return run;
 }
 
 test('a dry run of a replay counts the window\'s records per shard from the stream alone, for either generation', async () => {
-  const stack = await deployTestStack(clients);
+  const stack = await deployTestStack(aws.clients);
   const orders = ['o-1', 'o-2', 'o-3'].map((id) => createEnvelope({ type: 'order.status-changed', businessKey: id, source: 'test', payload: { orderId: id, status: 'PAID', version: 1 } }));
-  await publishToKinesis(clients.kinesis, stack.stream.name, orders.map((event) => outgoingMessage(event, String(event.payload.orderId))));
+  await publishToKinesis(aws.clients.kinesis, stack.stream.name, orders.map((event) => outgoingMessage(event, String(event.payload.orderId))));
 
   const live = await eo(['replay', 'order-projection', '--from', '1h', '--dry-run', '--stack', stack.name], 0);
   expect(live.stdout).toContain(`dry run: replay of order-projection (function ${stack.physicalIds.OrderProjectionFunction})`);
@@ -48,8 +36,8 @@ test('a dry run of a replay counts the window\'s records per shard from the stre
 });
 
 test('the compare reads both generations\' tables and prints what differs, exit 1; the same, exit 0', async () => {
-  const stack = await deployTestStack(clients);
-  const put = (table: string, item: Record<string, unknown>) => clients.dynamodb.send(new PutItemCommand({ TableName: table, Item: marshall(item) }));
+  const stack = await deployTestStack(aws.clients);
+  const put = (table: string, item: Record<string, unknown>) => aws.clients.dynamodb.send(new PutItemCommand({ TableName: table, Item: marshall(item) }));
   const [live, rebuilt] = [stack.physicalIds.OrdersTable ?? '', stack.physicalIds.RebuiltOrdersTable ?? ''];
   await Promise.all([put(live, { pk: 'order#o-1', status: 'PAID', version: 2 }), put(rebuilt, { pk: 'order#o-1', status: 'SHIPPED', version: 3 })]);
 

@@ -16,7 +16,7 @@ import { DlqReason } from '../../../aws/dlq-format';
 import { fromSqsRecord } from '../../../lambdas/runtime/decoding/records';
 import { sqsLambdaRecord } from '../../../aws/lambda/event-records';
 import { onFailureRecord } from '../../../aws/lambda/on-failure-record';
-import type { MotoServer } from '../../helpers/moto';
+import { startMoto, type MotoServer } from '../../helpers/moto';
 import { pollUntil } from '../../helpers/poll';
 
 export const REGION = 'eu-west-1';
@@ -113,6 +113,38 @@ export function motoClients(moto: MotoServer): MotoClients {
     dynamodb: new DynamoDBClient(base),
   };
   return { ...clients, destroy: () => Object.values(clients).forEach((client) => client.destroy()) };
+}
+
+/** moto for one test file, with clients of it: started before the file's tests, stopped after them. */
+export interface MotoForFile {
+  readonly server: MotoServer;
+  readonly clients: MotoClients;
+}
+
+/** Registers the file's `beforeAll` and `afterAll`; read `server` and `clients` inside tests only. */
+export function motoForFile(): MotoForFile {
+  let server: MotoServer | undefined;
+  let clients: MotoClients | undefined;
+  beforeAll(async () => {
+    server = await startMoto();
+    clients = motoClients(server);
+  });
+  afterAll(async () => {
+    clients?.destroy();
+    await server?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('moto is read before the file\'s beforeAll started it');
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get clients() {
+      return started(clients);
+    },
+  };
 }
 
 /** A stack's queues, stream and table, by logical id, as the test needs them. */
