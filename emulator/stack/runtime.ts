@@ -23,6 +23,9 @@ import { createMappings, type MappingOverrides, type MappingSpec } from './mappi
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
 import { wireFanOut, type FanOut } from './fan-out';
 import { provision, type ProvisionedStack } from './provision';
+import { runProvisionCalls, sqlClusters, startSqlDatabase, type AwsCallsRun } from './sql-clusters';
+import type { StackDatabase } from './sql-database';
+import type { PostgresConnection } from '../engines/postgres';
 import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
 /** Local mode compresses time: one template minute of visibility timeout or alarm period is a local second. */
@@ -100,6 +103,14 @@ export interface LocalStack {
   readonly deadLetterQueues: readonly DeadLetterQueue[];
   /** The SNS subscriptions made, the EventBridge rule targets, and the deliveries AWS would drop (also told to `onRefusal`). */
   readonly fanOut: FanOut;
+  /**
+   * The stack's SQL database, when its template has an Aurora PostgreSQL cluster with the Data API
+   * on: the one local PostgreSQL every cluster's database lives in, and the Data API gateway's
+   * endpoint (the functions' `AWS_ENDPOINT_URL_RDS_DATA`).
+   */
+  readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string };
+  /** The template's `AwsCustomResource` calls: those run at provision (the Data API's statements) and those not, with why. */
+  readonly awsCalls: AwsCallsRun;
   readonly proxy: DynamoFaultProxy;
   /** What the contract layer checked and refused so far. */
   contract(): ContractStats;
@@ -133,7 +144,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
 async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
   const engineEndpoints = requireEndpoints(engines.endpoints);
-  const { gateways, proxy } = await startContract(engineEndpoints, stoppers, options);
+  const database = await startDatabase(synth, stoppers, options, phase);
+  const { gateways, proxy } = await startContract(engineEndpoints, stoppers, options, database);
   const endpoints = gateways.endpoints;
   const clients = localClients(endpoints);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
@@ -146,8 +158,11 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
   phase('creating the template\'s queues, tables, streams and topics');
   const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
+  const awsCalls = await runProvisionCalls(synth.template, resources.context, gateways.dataApi);
+  for (const call of awsCalls.skipped) phase(`not run locally: ${call.logicalId} (Custom::AWS): ${call.reason}`);
   phase('loading the bundled functions from cdk.out');
-  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
+  const dataApiEnv: Record<string, string> = gateways.dataApi ? { AWS_ENDPOINT_URL_RDS_DATA: gateways.dataApi.endpoint } : {};
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), ...dataApiEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
   const { policies, resolve } = enforceTemplateIam(gateways, synth.template, resources, specs);
   const fanOut = await wireFanOut({ template: synth.template, queues: resources.queues, policies, resolve, clients });
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
@@ -196,6 +211,8 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     fanOut,
+    ...(database && gateways.dataApi && { sql: { postgres: database.postgres, dataApiEndpoint: gateways.dataApi.endpoint } }),
+    awsCalls,
     proxy,
     contract: () => gateways.layer.stats(),
     synthesized: 'synthesized' in synth && synth.synthesized === true,
@@ -209,13 +226,22 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
  * The fault proxy (DynamoDB throttles and 5xx for the functions' calls) and, in front of the
  * engines, the contract layer's gateways that every client of the stack goes through.
  */
-async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
+async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions, database: StackDatabase | undefined): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
   const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
   stoppers.unshift(() => proxy.stop());
   const latency = new LatencyModel(options.latency, { seed: (options.seed ?? 1) ^ 0x1a7e });
-  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency);
+  const dataApi = database && { postgres: database.postgres, clusters: database.clusters };
+  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency, dataApi);
   stoppers.unshift(() => gateways.stop());
   return { gateways, proxy };
+}
+
+/** The stack's PostgreSQL, when its template has a Data API cluster; stopped last, after the gateway in front of it. */
+async function startDatabase(synth: SynthesizedStack, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<StackDatabase | undefined> {
+  if (sqlClusters(synth.template, synth.stackName).length > 0) phase('starting PostgreSQL for the stack\'s Aurora clusters and their Data API');
+  const database = await startSqlDatabase(synth.template, synth.stackName, options.nameSuffix);
+  if (database) stoppers.unshift(() => database.stop());
+  return database;
 }
 
 /** The functions as the Lambda API serves them: by physical name, each through the invoker its mappings use. */
