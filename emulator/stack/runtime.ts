@@ -25,6 +25,7 @@ import { wireFanOut, type FanOut } from './fan-out';
 import { provision, type ProvisionedStack } from './provision';
 import { runProvisionCalls, sqlClusters, startSqlDatabase, type AwsCallsRun } from './sql-clusters';
 import type { StackDatabase } from './sql-database';
+import { startSchedules, type LocalSchedules } from './sql-schedules';
 import type { PostgresConnection } from '../engines/postgres';
 import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
@@ -111,6 +112,8 @@ export interface LocalStack {
   readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string };
   /** The template's `AwsCustomResource` calls: those run at provision (the Data API's statements) and those not, with why. */
   readonly awsCalls: AwsCallsRun;
+  /** The template's EventBridge Scheduler schedules: those running (the Data API's `executeStatement` target) and those not, with why. */
+  readonly schedules: Omit<LocalSchedules, 'stop'>;
   readonly proxy: DynamoFaultProxy;
   /** What the contract layer checked and refused so far. */
   contract(): ContractStats;
@@ -187,8 +190,11 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const alarms = alarmSpecs(synth.template, resources, measured.measurability);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.evaluated, metrics: measured.sampler, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
-  phase('starting event source mappings and alarms');
+  phase('starting event source mappings, schedules and alarms');
   for (const spec of mappings) spec.mapping.start();
+  const schedules = startSchedules({ template: synth.template, context: resources.context, timeScale, dataApiEndpoint: gateways.dataApi?.endpoint, sqs: clients.sqs, queues: resources.queues });
+  stoppers.unshift(() => schedules.stop());
+  for (const schedule of schedules.skipped) phase(`not run locally: ${schedule.logicalId} (AWS::Scheduler::Schedule): ${schedule.reason}`);
   alarmEvaluator.start();
   stoppers.unshift(() => alarmEvaluator.stop(), () => Promise.all(mappings.map((spec) => spec.mapping.stop())).then(() => undefined));
   const drainTargets = { mappings, queues: resources.queues, functions: specs, sqs: clients.sqs };
@@ -213,6 +219,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     fanOut,
     ...(database && gateways.dataApi && { sql: { postgres: database.postgres, dataApiEndpoint: gateways.dataApi.endpoint } }),
     awsCalls,
+    schedules: { running: schedules.running, skipped: schedules.skipped },
     proxy,
     contract: () => gateways.layer.stats(),
     synthesized: 'synthesized' in synth && synth.synthesized === true,

@@ -3,9 +3,11 @@
  * PostgreSQL with the cluster's database, served by the contract layer's Data API gateway; the
  * construct's migration (its `Custom::AWS` calls) made the dedup table before the functions
  * started; a consumer wired by `connect` applies each event once, a duplicate send included, with
- * one dedup row per event; a consumer with the same variables and no grant is refused by IAM.
+ * one dedup row per event; a consumer with the same variables and no grant is refused by IAM. The
+ * expiry schedule deletes the rows past their expiry every 5 local seconds (5 template minutes),
+ * and a run that fails goes to its dead-letter queue with the error.
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope } from '../../../lambdas/runtime';
 import { PostgresSession } from '../../../emulator/engines/postgres-session';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
@@ -76,3 +78,25 @@ test('a function given the variables but not the grant is refused by IAM at its 
   expect(refusals.find((line) => line.includes('rds-data:BeginTransaction'))).toMatch(/Stranger/);
   expect(await rows("SELECT account FROM balances WHERE account = 'acc-c'")).toEqual([]);
 }, 120_000);
+
+test('the expiry schedule deletes the rows past their expiry, on its interval compressed, and keeps the others', async () => {
+  expect(stack.schedules).toEqual({ running: [expect.stringMatching(/^EffectsExpiry/)], skipped: [] });
+  const now = Math.floor(Date.now() / 1000);
+  await database.query("INSERT INTO eo_dedup (dedup_key, payload_hash, expires_at) VALUES ('old#1', 'h', $1), ('new#1', 'h', $2)", [now - 10, now + 3_600]);
+  await pollUntil(async () => ((await rows("SELECT 1 FROM eo_dedup WHERE dedup_key = 'old#1'")).length === 0 ? true : undefined), 'the expired row deleted', { timeoutMs: 20_000, intervalMs: 250 });
+  expect(await rows("SELECT dedup_key FROM eo_dedup WHERE dedup_key = 'new#1'")).toEqual([{ dedup_key: 'new#1' }]);
+}, 60_000);
+
+test('a run of the schedule that fails after its retries goes to its dead-letter queue with the error', async () => {
+  const dlq = [...stack.resources.queues.values()].find((queue) => queue.logicalId.startsWith('EffectsDlq'));
+  if (!dlq) throw new Error('no expiry DLQ');
+  await database.query('ALTER TABLE eo_dedup RENAME TO eo_dedup_away');
+  try {
+    const message = await pollUntil(async () => (await stack.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.url, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }))).Messages?.[0], 'a message in the expiry DLQ', { timeoutMs: 30_000, intervalMs: 250 });
+    expect(JSON.parse(message.Body ?? '{}')).toMatchObject({ Database: SQL_STACK_DATABASE, Sql: expect.stringContaining('DELETE FROM "eo_dedup"') });
+    expect(message.MessageAttributes?.ERROR_CODE?.StringValue).toBe('DatabaseErrorException');
+    expect(message.MessageAttributes?.ERROR_MESSAGE?.StringValue).toContain('42P01');
+  } finally {
+    await database.query('ALTER TABLE eo_dedup_away RENAME TO eo_dedup');
+  }
+}, 60_000);
