@@ -48,7 +48,10 @@ export interface ScheduleOptions {
 interface Statement {
   readonly logicalId: string;
   readonly intervalMs: number;
+  /** The template's `Input`, resolved: the dead-lettered message's body. */
   readonly input: string;
+  /** The same, as the client's command takes it. */
+  readonly command: ExecuteStatementCommandInput;
   readonly retries: number;
   readonly dlqUrl?: string;
 }
@@ -90,10 +93,12 @@ function readSchedule(schedule: NamedResource, options: ScheduleOptions): Statem
     if (!rate) return skip(`local mode runs only rate(...) expressions, not ${String(props.ScheduleExpression)}`);
     const seconds = Number(rate[1]) * (UNIT_SECONDS[rate[2] as string] as number);
     const dlqArn = target.DeadLetterConfig?.Arn === undefined ? undefined : resolveString(target.DeadLetterConfig.Arn, options.context);
+    const input = resolveString(target.Input, options.context);
     return {
       logicalId: schedule.logicalId,
       intervalMs: Math.max(MIN_INTERVAL_MS, Math.round(seconds * 1000 * options.timeScale)),
-      input: resolveString(target.Input, options.context),
+      input,
+      command: camelCased(JSON.parse(input) as Record<string, unknown>) as unknown as ExecuteStatementCommandInput,
       retries: Number(target.RetryPolicy?.MaximumRetryAttempts ?? DEFAULT_RETRY_ATTEMPTS),
       dlqUrl: queueWithArn(options.queues, dlqArn)?.url,
     };
@@ -107,7 +112,7 @@ async function invoke(statement: Statement, client: RDSDataClient, sqs: SQSClien
   let failure: unknown;
   for (let attempt = 0; attempt <= statement.retries; attempt++) {
     try {
-      await client.send(new ExecuteStatementCommand(camelCased(JSON.parse(statement.input) as Record<string, unknown>) as unknown as ExecuteStatementCommandInput));
+      await client.send(new ExecuteStatementCommand(statement.command));
       return;
     } catch (error) {
       failure = error;
