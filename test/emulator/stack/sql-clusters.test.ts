@@ -5,6 +5,7 @@
  */
 import { resolveValue, type LocalResource } from '../../../aws/cloudformation/intrinsics';
 import type { Template } from '../../../aws/cloudformation/template';
+import { functionRuntimes } from '../../../emulator/stack/functions';
 import { awsCalls, clusterResource, runProvisionCalls, sqlClusters } from '../../../emulator/stack/sql-clusters';
 
 jest.mock('pg', () => {
@@ -45,6 +46,11 @@ test('a Data API statement is a call to run; another call, or one that does not 
     { logicalId: 'Tag', reason: expect.stringContaining('not ec2:CreateTags') },
     { logicalId: 'Migrate', reason: expect.stringContaining('no Aurora PostgreSQL cluster') },
   ]);
+});
+
+test('the AwsCustomResource provider function is left out of the runtimes that choose the functions\' Node.js', () => {
+  const fn = (runtime: string) => ({ Type: 'AWS::Lambda::Function', Properties: { Runtime: runtime } });
+  expect(functionRuntimes({ Resources: { Ledger: fn('nodejs24.x'), AWS679f53fac002430cb0da5b7982bd22872D164C4C: fn('nodejs22.x') } })).toEqual(['nodejs24.x']);
 });
 
 test('the stack runtime loads without pg; the PostgreSQL engine does not', async () => {
