@@ -37,6 +37,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../aws/cloudformation/template';
 import { SQL_ENV } from '../aws/consumer-env';
 import { DEFAULT_SQL_DEDUP_TABLE, SQL_IDENTIFIER_PATTERN, sqlDedupExpiryStatement, sqlDedupTableStatements } from '../aws/sql-dedup-table';
 import { ControlTowerRule, declineControlTowerRule } from './control-tower';
@@ -61,9 +62,6 @@ const DATABASE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 
 /** The one log group enhanced monitoring writes to, in every account and Region. */
 const ENHANCED_MONITORING_LOG_GROUP = 'RDSOSMetrics';
-
-/** The id CDK gives the one function behind every `AwsCustomResource` of a stack. */
-const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
 
 /** Why the database's log groups use CloudWatch Logs' own encryption (CT.CLOUDWATCH.PR.3). */
 const DATABASE_LOG_KEY_REASON =

@@ -33,7 +33,18 @@ export const ResourceType = {
   ALARM: 'AWS::CloudWatch::Alarm',
   RULE: 'AWS::Events::Rule',
   BUCKET: 'AWS::S3::Bucket',
+  DB_CLUSTER: 'AWS::RDS::DBCluster',
+  /** CDK's `AwsCustomResource`: one AWS SDK call made by its provider function at deploy. */
+  AWS_CALL: 'Custom::AWS',
 } as const;
+
+/** The logical id CDK gives the one provider function behind every `AwsCustomResource` of a stack. */
+export const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
+
+/** Whether a function is CDK's `AwsCustomResource` provider (CDK suffixes the id with a hash of it). */
+export function isAwsCustomResourceProvider(logicalId: string): boolean {
+  return logicalId.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
+}
 
 /** Every resource of one type, in template order. */
 export function resourcesOfType(template: Template, type: string): NamedResource[] {

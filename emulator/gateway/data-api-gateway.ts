@@ -27,6 +27,8 @@ export const LOCAL_SECRET_ARN = `arn:aws:secretsmanager:${LOCAL_REGION}:${LOCAL_
 export interface DataApiClusterSettings {
   readonly resourceArn: string;
   readonly secretArns: readonly string[];
+  /** The database of a request that names none. @default - the PostgreSQL connection's */
+  readonly database?: string;
 }
 
 /** Options of {@link startDataApiGateway}. */
@@ -78,5 +80,5 @@ export async function startDataApiGateway(options: DataApiGatewayOptions): Promi
 }
 
 function onPostgres(cluster: DataApiClusterSettings, postgres: PostgresConnection): DataApiCluster {
-  return { ...cluster, connect: (database) => PostgresSession.connect({ ...postgres, database: database ?? postgres.database }) };
+  return { ...cluster, connect: (database) => PostgresSession.connect({ ...postgres, database: database ?? cluster.database ?? postgres.database }) };
 }

@@ -4,7 +4,7 @@
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localClients, type EngineEndpoints, type LocalClients } from '../engines';
-import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type LatencyModel, type RefusalListener } from '../gateway';
+import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type ContractGatewaysOptions, type LatencyModel, type RefusalListener } from '../gateway';
 import { compileRolePolicies, deployedResolveContext, functionPrincipal, type PermissionLookups, type Resolve, type RolePolicies, type RolePrincipal } from '../iam';
 import type { FunctionSpec } from './functions';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
@@ -20,9 +20,12 @@ export interface MappingClients {
   readonly s3: LocalClients['s3'];
 }
 
-/** Starts the gateways; the functions' DynamoDB requests go on to `functionDynamodb` (the fault proxy). */
-export function startStackGateways(engines: Required<EngineEndpoints>, functionDynamodb: string, onRefusal?: RefusalListener, latency?: LatencyModel): Promise<ContractGateways> {
-  return startContractGateways({ engines, functionDynamodb, onRefusal, latency });
+/**
+ * Starts the gateways; the functions' DynamoDB requests go on to `functionDynamodb` (the fault
+ * proxy). With `dataApi` (a stack with a SQL database), the Data API's gateway too, in the same layer.
+ */
+export function startStackGateways(engines: Required<EngineEndpoints>, functionDynamodb: string, onRefusal?: RefusalListener, latency?: LatencyModel, dataApi?: ContractGatewaysOptions['dataApi']): Promise<ContractGateways> {
+  return startContractGateways({ engines, functionDynamodb, onRefusal, latency, dataApi });
 }
 
 /** A function's variables for signing as itself: what Lambda gives a function from its role. */

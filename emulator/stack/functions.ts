@@ -9,7 +9,7 @@ import { LocalFunction, nodeMajorOf, threadsForRuntime, type InitFailureListener
 import { localFunctionTimeoutSeconds } from './function-timeout';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
 import { refOf, type ProvisionedStack } from './provision';
-import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
+import { isAwsCustomResourceProvider, numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 
 /** Lambda's timeout for a function that declares none. */
 const LAMBDA_DEFAULT_TIMEOUT_SECONDS = 3;
@@ -42,12 +42,21 @@ export interface FunctionSpecOptions {
 
 /** The `Runtime` of each function of the template, e.g. `nodejs24.x` (what local mode runs them on). */
 export function functionRuntimes(template: Template): string[] {
-  return resourcesOfType(template, ResourceType.FUNCTION).map(nodeRuntimeOf);
+  return localFunctions(template).map(nodeRuntimeOf);
 }
 
-/** Reads every function of the template. @throws when a function's code is not a bundled asset in `cdk.out` */
+/** Reads every function of the template that local mode runs. @throws when a function's code is not a bundled asset in `cdk.out` */
 export function functionSpecs(options: FunctionSpecOptions): FunctionSpec[] {
-  return resourcesOfType(options.template, ResourceType.FUNCTION).map((fn) => functionSpec(fn, options));
+  return localFunctions(options.template).map((fn) => functionSpec(fn, options));
+}
+
+/**
+ * The template's functions but CDK's `AwsCustomResource` provider: local mode makes the calls it
+ * would make at deploy itself (sql-clusters.ts), so it is never invoked, and its runtime must not
+ * choose the Node.js the others run on.
+ */
+function localFunctions(template: Template): NamedResource[] {
+  return resourcesOfType(template, ResourceType.FUNCTION).filter((fn) => !isAwsCustomResourceProvider(fn.logicalId));
 }
 
 function functionSpec(fn: NamedResource, options: FunctionSpecOptions): FunctionSpec {

@@ -16,6 +16,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type LocalClients } from '../engines';
 import { resolveValue, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
 import { FIFO_SUFFIX } from '../../aws/sqs/fifo';
+import { clusterResource, sqlClusters, type LocalCluster } from './sql-clusters';
 
 export interface LocalQueue {
   readonly logicalId: string;
@@ -69,6 +70,8 @@ export interface ProvisionedStack {
   readonly streams: ReadonlyMap<string, LocalStream>;
   readonly topics: ReadonlyMap<string, LocalTopic>;
   readonly buckets: ReadonlyMap<string, LocalBucket>;
+  /** The Aurora PostgreSQL clusters with the Data API on, named (the runtime serves them on a local PostgreSQL). */
+  readonly clusters: ReadonlyMap<string, LocalCluster>;
   readonly context: ResolveContext;
 }
 
@@ -93,9 +96,10 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionedS
     provisionAll(resourcesOfType(options.template, ResourceType.TOPIC), (resource) => createTopic(options, resource, resources)),
     provisionAll(resourcesOfType(options.template, ResourceType.BUCKET), (resource) => createBucket(options, resource, context, resources)),
   ]);
+  const clusters = nameClusters(options, resources);
   nameFunctions(options, resources);
   identifyMappings(options, resources);
-  return { stackName: options.stackName, queues, tables, streams, topics, buckets, context };
+  return { stackName: options.stackName, queues, tables, streams, topics, buckets, clusters, context };
 }
 
 function pseudoParameters(stackName: string): Record<string, string> {
@@ -267,6 +271,13 @@ async function createBucket(options: ProvisionOptions, resource: NamedResource, 
 /** A bucket's local name: lower case, as S3 requires, with the copy's suffix. */
 function bucketName(name: string, options: ProvisionOptions): string {
   return suffixed(name.toLowerCase().replace(/[^a-z0-9-]/g, '-'), { ...options, nameSuffix: options.nameSuffix?.toLowerCase() }, BUCKET_NAME_MAX).replace(/-+$/, '');
+}
+
+/** The clusters' names and ARNs in the resolve context; their databases are the runtime's (sql-database.ts). */
+function nameClusters(options: ProvisionOptions, resources: Map<string, LocalResource>): Map<string, LocalCluster> {
+  const clusters = sqlClusters(options.template, options.stackName, options.nameSuffix);
+  for (const cluster of clusters) resources.set(cluster.logicalId, clusterResource(cluster));
+  return new Map(clusters.map((cluster) => [cluster.logicalId, cluster]));
 }
 
 function nameFunctions(options: ProvisionOptions, resources: Map<string, LocalResource>): void {

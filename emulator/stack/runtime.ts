@@ -23,6 +23,10 @@ import { createMappings, type MappingOverrides, type MappingSpec } from './mappi
 import { deadLetterQueues, resolveOutputs, type DeadLetterQueue } from './outputs';
 import { wireFanOut, type FanOut } from './fan-out';
 import { provision, type ProvisionedStack } from './provision';
+import { runProvisionCalls, sqlClusters, startSqlDatabase, type AwsCallsRun } from './sql-clusters';
+import type { StackDatabase } from './sql-database';
+import { startSchedules, type LocalSchedules } from './sql-schedules';
+import type { PostgresConnection } from '../engines/postgres';
 import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
 /** Local mode compresses time: one template minute of visibility timeout or alarm period is a local second. */
@@ -100,6 +104,16 @@ export interface LocalStack {
   readonly deadLetterQueues: readonly DeadLetterQueue[];
   /** The SNS subscriptions made, the EventBridge rule targets, and the deliveries AWS would drop (also told to `onRefusal`). */
   readonly fanOut: FanOut;
+  /**
+   * The stack's SQL database, when its template has an Aurora PostgreSQL cluster with the Data API
+   * on: the one local PostgreSQL every cluster's database lives in, and the Data API gateway's
+   * endpoint (the functions' `AWS_ENDPOINT_URL_RDS_DATA`).
+   */
+  readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string };
+  /** The template's `AwsCustomResource` calls: those run at provision (the Data API's statements) and those not, with why. */
+  readonly awsCalls: AwsCallsRun;
+  /** The template's EventBridge Scheduler schedules: those running (the Data API's `executeStatement` target) and those not, with why. */
+  readonly schedules: Omit<LocalSchedules, 'stop'>;
   readonly proxy: DynamoFaultProxy;
   /** What the contract layer checked and refused so far. */
   contract(): ContractStats;
@@ -133,7 +147,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
 async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<LocalStack> {
   const engineEndpoints = requireEndpoints(engines.endpoints);
-  const { gateways, proxy } = await startContract(engineEndpoints, stoppers, options);
+  const database = await startDatabase(synth, stoppers, options, phase);
+  const { gateways, proxy } = await startContract(engineEndpoints, stoppers, options, database);
   const endpoints = gateways.endpoints;
   const clients = localClients(endpoints);
   const dynamodbStreams = new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: endpoints.dynamodb });
@@ -146,8 +161,11 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
   phase('creating the template\'s queues, tables, streams and topics');
   const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
+  const awsCalls = await runProvisionCalls(synth.template, resources.context, gateways.dataApi);
+  for (const call of awsCalls.skipped) phase(`not run locally: ${call.logicalId} (Custom::AWS): ${call.reason}`);
   phase('loading the bundled functions from cdk.out');
-  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
+  const dataApiEnv: Record<string, string> = gateways.dataApi ? { AWS_ENDPOINT_URL_RDS_DATA: gateways.dataApi.endpoint } : {};
+  const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), ...dataApiEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
   const { policies, resolve } = enforceTemplateIam(gateways, synth.template, resources, specs);
   const fanOut = await wireFanOut({ template: synth.template, queues: resources.queues, policies, resolve, clients });
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
@@ -172,8 +190,11 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const alarms = alarmSpecs(synth.template, resources, measured.measurability);
   const periodMs = Math.max(250, Math.round(60_000 * timeScale));
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.evaluated, metrics: measured.sampler, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
-  phase('starting event source mappings and alarms');
+  phase('starting event source mappings, schedules and alarms');
   for (const spec of mappings) spec.mapping.start();
+  const schedules = startSchedules({ template: synth.template, context: resources.context, timeScale, dataApiEndpoint: gateways.dataApi?.endpoint, sqs: clients.sqs, queues: resources.queues });
+  stoppers.unshift(() => schedules.stop());
+  for (const schedule of schedules.skipped) phase(`not run locally: ${schedule.logicalId} (AWS::Scheduler::Schedule): ${schedule.reason}`);
   alarmEvaluator.start();
   stoppers.unshift(() => alarmEvaluator.stop(), () => Promise.all(mappings.map((spec) => spec.mapping.stop())).then(() => undefined));
   const drainTargets = { mappings, queues: resources.queues, functions: specs, sqs: clients.sqs };
@@ -196,6 +217,9 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     fanOut,
+    ...(database && gateways.dataApi && { sql: { postgres: database.postgres, dataApiEndpoint: gateways.dataApi.endpoint } }),
+    awsCalls,
+    schedules: { running: schedules.running, skipped: schedules.skipped },
     proxy,
     contract: () => gateways.layer.stats(),
     synthesized: 'synthesized' in synth && synth.synthesized === true,
@@ -209,13 +233,22 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
  * The fault proxy (DynamoDB throttles and 5xx for the functions' calls) and, in front of the
  * engines, the contract layer's gateways that every client of the stack goes through.
  */
-async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
+async function startContract(engines: Required<EngineEndpoints>, stoppers: (() => Promise<void>)[], options: LocalStackOptions, database: StackDatabase | undefined): Promise<{ gateways: ContractGateways; proxy: DynamoFaultProxy }> {
   const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
   stoppers.unshift(() => proxy.stop());
   const latency = new LatencyModel(options.latency, { seed: (options.seed ?? 1) ^ 0x1a7e });
-  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency);
+  const dataApi = database && { postgres: database.postgres, clusters: database.clusters };
+  const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency, dataApi);
   stoppers.unshift(() => gateways.stop());
   return { gateways, proxy };
+}
+
+/** The stack's PostgreSQL, when its template has a Data API cluster; stopped last, after the gateway in front of it. */
+async function startDatabase(synth: SynthesizedStack, stoppers: (() => Promise<void>)[], options: LocalStackOptions, phase: (phase: string) => void): Promise<StackDatabase | undefined> {
+  if (sqlClusters(synth.template, synth.stackName).length > 0) phase('starting PostgreSQL for the stack\'s Aurora clusters and their Data API');
+  const database = await startSqlDatabase(synth.template, synth.stackName, options.nameSuffix);
+  if (database) stoppers.unshift(() => database.stop());
+  return database;
 }
 
 /** The functions as the Lambda API serves them: by physical name, each through the invoker its mappings use. */

@@ -15,5 +15,5 @@ export function testQueue(logicalId: string): LocalQueue {
 export function provisionedStack(queueIds: readonly string[], others: ReadonlyMap<string, LocalResource> = new Map()): ProvisionedStack {
   const queues = new Map(queueIds.map((logicalId) => [logicalId, testQueue(logicalId)]));
   const queueResources = [...queues.values()].map((q): [string, LocalResource] => [q.logicalId, { ref: q.url, attributes: { QueueName: q.name, Arn: q.arn } }]);
-  return { stackName: 'S', queues, tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), context: { resources: new Map([...queueResources, ...others]), pseudo: {} } };
+  return { stackName: 'S', queues, tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), clusters: new Map(), context: { resources: new Map([...queueResources, ...others]), pseudo: {} } };
 }

@@ -32,13 +32,13 @@ test('refuses a time scale that is not positive', () => {
 
 test('the template functions get the compressed timeout, and keep the template\'s beside it', () => {
   const template = { Resources: { Counter: { Type: 'AWS::Lambda::Function', Properties: { Handler: 'index.handler', Runtime: 'nodejs24.x', Timeout: 30 }, Metadata: { 'aws:asset:path': 'asset.abc' } } } };
-  const stack = { stackName: 'S', queues: new Map(), tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), context: { resources: new Map(), pseudo: {} } };
+  const stack = { stackName: 'S', queues: new Map(), tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), clusters: new Map(), context: { resources: new Map(), pseudo: {} } };
   const [spec] = functionSpecs({ template, outDir: '/tmp/cdk.out', stack, timeScale: 1 / 60 });
   expect(spec).toMatchObject({ logicalId: 'Counter', timeoutSeconds: 5, templateTimeoutSeconds: 30, assetDir: '/tmp/cdk.out/asset.abc' });
 });
 
 test('a function that is not Node.js, or names no runtime, is refused: local mode runs the functions on the tools\' Node.js', () => {
-  const stack = { stackName: 'S', queues: new Map(), tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), context: { resources: new Map(), pseudo: {} } };
+  const stack = { stackName: 'S', queues: new Map(), tables: new Map(), streams: new Map(), topics: new Map(), buckets: new Map(), clusters: new Map(), context: { resources: new Map(), pseudo: {} } };
   const templateWith = (properties: Record<string, unknown>) => ({ Resources: { Counter: { Type: 'AWS::Lambda::Function', Properties: { Handler: 'index.handler', ...properties }, Metadata: { 'aws:asset:path': 'asset.abc' } } } });
   expect(() => functionSpecs({ template: templateWith({ Runtime: 'python3.13' }), outDir: '/tmp/cdk.out', stack, timeScale: 1 })).toThrow('local mode runs Node.js functions only: runtime "python3.13" is not nodejs<major>.x');
   expect(() => functionSpecs({ template: templateWith({}), outDir: '/tmp/cdk.out', stack, timeScale: 1 })).toThrow('function Counter names no Runtime: local mode runs Node.js functions from zip assets only');

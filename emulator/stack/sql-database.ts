@@ -1,0 +1,74 @@
+/**
+ * The stack's SQL database in local mode: one real PostgreSQL (`startPostgres`) for all the
+ * template's Data API clusters, each cluster's `DatabaseName` a database in it, served by the
+ * contract layer's Data API gateway; and the template's migrations (`Custom::AWS` calls of the
+ * Data API's `ExecuteStatement`), run through that gateway once the clusters exist.
+ *
+ * This module loads `pg` and the PostgreSQL engine: the runtime imports it only for a stack that
+ * has a cluster (sql-clusters.ts says which).
+ */
+import { ExecuteStatementCommand, RDSDataClient, type ExecuteStatementCommandInput } from '@aws-sdk/client-rds-data';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../engines/account';
+import { startPostgres, type PostgresConnection } from '../engines/postgres';
+import { PostgresSession } from '../engines/postgres-session';
+import type { DataApiClusterSettings } from '../gateway/data-api-gateway';
+import type { AwsCall, LocalCluster } from './sql-clusters';
+
+/** The local PostgreSQL of a stack, with a database per cluster. */
+export interface StackDatabase {
+  readonly postgres: PostgresConnection;
+  /** The clusters as the Data API gateway serves them. */
+  readonly clusters: readonly DataApiClusterSettings[];
+  /** Stops PostgreSQL and deletes its data. */
+  stop(): Promise<void>;
+}
+
+/** Starts PostgreSQL and creates each cluster's database in it; on a failure, stops it. */
+export async function startStackDatabase(clusters: readonly LocalCluster[]): Promise<StackDatabase> {
+  const postgres = await startPostgres();
+  try {
+    await createDatabases(postgres.connection, clusters);
+  } catch (error) {
+    await postgres.stop();
+    throw error;
+  }
+  return {
+    postgres: postgres.connection,
+    clusters: clusters.map((cluster) => ({ resourceArn: cluster.arn, secretArns: [cluster.secretArn], database: cluster.databaseName })),
+    stop: () => postgres.stop(),
+  };
+}
+
+async function createDatabases(connection: PostgresConnection, clusters: readonly LocalCluster[]): Promise<void> {
+  const admin = await PostgresSession.connect(connection);
+  try {
+    for (const name of new Set(clusters.map((cluster) => cluster.databaseName))) {
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      // The construct checks the name against PostgreSQL's identifiers; quoted, it is taken as written.
+      if (rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    }
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * Runs each Data API `ExecuteStatement` call through the gateway at `endpoint`, in template order,
+ * as the deployment's administrator; returns the logical ids run.
+ * @throws Error naming the resource whose statement failed: the functions would start on a schema that is not there
+ */
+export async function runStatements(calls: readonly AwsCall[], endpoint: string): Promise<string[]> {
+  const client = new RDSDataClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  try {
+    for (const call of calls) {
+      try {
+        await client.send(new ExecuteStatementCommand(call.parameters as unknown as ExecuteStatementCommandInput));
+      } catch (error) {
+        throw new Error(`the migration ${call.logicalId} failed on the local Data API: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+  return calls.map((call) => call.logicalId);
+}
