@@ -38,7 +38,7 @@ type Engine = keyof LocalStateFile['endpoints'];
  * Each service a session uses, by the id the clients look up (`AWS_ENDPOINT_URL_<ID>` upper case,
  * the `services` section's key lower case), and the engine that answers it: fauxqs serves SNS and
  * S3 (the failure archives) on the SQS endpoint, DynamoDB Local serves its streams on its own, the
- * stack's functions answer Lambda's Invoke.
+ * stack's functions answer Lambda's Invoke, and a stack with an Aurora cluster has the RDS Data API.
  */
 export const SERVICE_ENGINES: ReadonlyArray<readonly [serviceId: string, engine: Engine]> = [
   ['sqs', 'sqs'],
@@ -48,7 +48,16 @@ export const SERVICE_ENGINES: ReadonlyArray<readonly [serviceId: string, engine:
   ['dynamodb_streams', 'dynamodb'],
   ['kinesis', 'kinesis'],
   ['lambda', 'lambda'],
+  ['rds_data', 'rdsData'],
 ];
+
+/** The services whose engine this stack has (the Data API only with an Aurora cluster), with its endpoint. */
+function servedEndpoints(endpoints: LocalStateFile['endpoints']): [serviceId: string, endpoint: string][] {
+  return SERVICE_ENGINES.flatMap(([serviceId, engine]) => {
+    const endpoint = endpoints[engine];
+    return endpoint === undefined ? [] : [[serviceId, endpoint] as [string, string]];
+  });
+}
 
 /**
  * Variables a shell may still hold from work on AWS that would spoil a local session: static keys
@@ -75,7 +84,7 @@ export function awsCliFilesBeside(stateFile: string): AwsCliFiles {
 
 /** `AWS_ENDPOINT_URL_<ID>` for each service, pointing at its engine's gateway. */
 export function endpointVariables(endpoints: LocalStateFile['endpoints']): Record<string, string> {
-  return Object.fromEntries(SERVICE_ENGINES.map(([serviceId, engine]) => [`AWS_ENDPOINT_URL_${serviceId.toUpperCase()}`, endpoints[engine]]));
+  return Object.fromEntries(servedEndpoints(endpoints).map(([serviceId, endpoint]) => [`AWS_ENDPOINT_URL_${serviceId.toUpperCase()}`, endpoint]));
 }
 
 /**
@@ -142,7 +151,7 @@ export function fileHeader(state: LocalStateFile): string {
  * for both; `cli_pager` keeps v2 from paging a script's output. v1 ignores both.
  */
 export function awsConfigText(state: LocalStateFile): string {
-  const services = SERVICE_ENGINES.flatMap(([serviceId, engine]) => [`${serviceId} =`, `  endpoint_url = ${state.endpoints[engine]}`]);
+  const services = servedEndpoints(state.endpoints).flatMap(([serviceId, endpoint]) => [`${serviceId} =`, `  endpoint_url = ${endpoint}`]);
   return [
     fileHeader(state),
     `[profile ${LOCAL_PROFILE}]`,

@@ -147,6 +147,7 @@ export function banner(state: LocalStateFile, flags: Pick<UpFlags, 'state' | 'fu
     `  SQS and SNS (fauxqs)           ${endpoints.sqs}`,
     `  Kinesis (kinesalite)           ${endpoints.kinesis}`,
     `  Lambda (Invoke, synchronous)   ${endpoints.lambda}`,
+    ...(endpoints.rdsData ? [`  RDS Data API (PostgreSQL)      ${endpoints.rdsData}`] : []),
     '',
     outputs,
     dlqs,

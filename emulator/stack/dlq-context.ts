@@ -38,5 +38,13 @@ export function dlqContextOfLocalStack(stack: LocalStack): DlqContext {
 
 /** The state `eo local up` writes for a stack running in this process. */
 export function localStateOf(stack: LocalStack, pid: number = process.pid): LocalStateFile {
-  return { version: LOCAL_STATE_VERSION, pid, startedAt: new Date().toISOString(), endpoints: stack.endpoints, env: endpointEnv(stack.endpoints), topology: topologyOfLocalStack(stack) };
+  const rdsData = stack.sql?.dataApiEndpoint;
+  return {
+    version: LOCAL_STATE_VERSION,
+    pid,
+    startedAt: new Date().toISOString(),
+    endpoints: { ...stack.endpoints, ...(rdsData && { rdsData }) },
+    env: { ...endpointEnv(stack.endpoints), ...(rdsData && { AWS_ENDPOINT_URL_RDS_DATA: rdsData }) },
+    topology: topologyOfLocalStack(stack),
+  };
 }

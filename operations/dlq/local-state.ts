@@ -22,7 +22,14 @@ export interface LocalStateFile {
   readonly pid: number;
   readonly startedAt: string;
   /** The contract layer's gateways: one per engine, and `lambda`, the functions' Invoke API. */
-  readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly kinesis: string; readonly lambda: string };
+  readonly endpoints: {
+    readonly dynamodb: string;
+    readonly sqs: string;
+    readonly kinesis: string;
+    readonly lambda: string;
+    /** The RDS Data API, for a stack with an Aurora cluster (`SqlEffectDatabase`); absent otherwise. */
+    readonly rdsData?: string;
+  };
   /** `AWS_ENDPOINT_URL_*`, `AWS_REGION` and local credentials, as `export` lines print them. */
   readonly env: Readonly<Record<string, string>>;
   readonly topology: StackTopology;

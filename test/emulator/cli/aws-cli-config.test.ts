@@ -188,6 +188,17 @@ test('the banner gives the source line, the exports for AWS CLI v1 and v2 and th
   expect(text).toContain('--endpoint-url "$AWS_ENDPOINT_URL_SQS"');
 });
 
+test('a stack with an Aurora cluster adds the RDS Data API to the banner, the exports and the profile; one without has none of it', () => {
+  const state = localState({ ...ENDPOINTS, rdsData: 'http://127.0.0.1:8005' });
+  const text = banner(state, { state: path.join('.eo', 'local.json'), functionsLog: path.join('.eo', 'functions.log') });
+  expect(text).toContain('\n  RDS Data API (PostgreSQL)      http://127.0.0.1:8005\n');
+  expect(text.split('\n').find((line) => line.startsWith('export '))).toMatch(/ AWS_ENDPOINT_URL_LAMBDA=http:\/\/127\.0\.0\.1:8004 AWS_ENDPOINT_URL_RDS_DATA=http:\/\/127\.0\.0\.1:8005$/);
+  expect(awsConfigText(state)).toContain('\nrds_data =\n  endpoint_url = http://127.0.0.1:8005\n');
+  const without = localState();
+  expect(banner(without, { state: path.join('.eo', 'local.json'), functionsLog: path.join('.eo', 'functions.log') })).not.toContain('RDS Data API');
+  expect(awsConfigText(without)).not.toContain('rds_data');
+});
+
 test('only the process that wrote the files removes them', () => {
   const files = awsCliFilesBeside(path.join(folder, 'local.json'));
   writeAwsCliFiles(files, localState());

@@ -10,6 +10,7 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope } from '../../../lambdas/runtime';
 import { PostgresSession } from '../../../emulator/engines/postgres-session';
+import { localStateOf } from '../../../emulator/stack/dlq-context';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
@@ -59,6 +60,12 @@ test('the migration made the dedup table and its index before the functions star
   expect(await rows("SELECT indexname FROM pg_indexes WHERE tablename = 'eo_dedup' ORDER BY indexname")).toEqual([{ indexname: 'eo_dedup_expires_at' }, { indexname: 'eo_dedup_pkey' }]);
   expect([...stack.functions.keys()].some((id) => id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'))).toBe(false);
   expect(stack.functionSpecs.get([...stack.functionSpecs.keys()].find((id) => id.startsWith('Ledger')) ?? '')?.environment.AWS_ENDPOINT_URL_RDS_DATA).toBe(stack.sql?.dataApiEndpoint);
+});
+
+test('the state eo local up writes names the Data API, so that the AWS CLI and the SDKs of a session reach it', () => {
+  const state = localStateOf(stack);
+  expect(state.endpoints.rdsData).toBe(stack.sql?.dataApiEndpoint);
+  expect(state.env.AWS_ENDPOINT_URL_RDS_DATA).toBe(stack.sql?.dataApiEndpoint);
 });
 
 test('events sent to the connected consumer, one twice, leave exact balances and one dedup row per event', async () => {
