@@ -171,6 +171,8 @@ export class SqlEffectDatabase extends Construct {
   public readonly expirySchedule: Schedule;
   /** Where an expiry the schedule could not run goes; its depth alarm notifies the alarm topic. */
   public readonly expiryDlq: MonitoredDlq;
+  private runner?: { role: Role; logGroup: LogGroup };
+  private lastMigration?: Construct;
 
   constructor(scope: Construct, id: string, props: SqlEffectDatabaseProps) {
     super(scope, id);
@@ -192,7 +194,7 @@ export class SqlEffectDatabase extends Construct {
       this.secretArn = (this.cluster.node.defaultChild as CfnDBCluster).attrMasterUserSecretSecretArn;
       this.keepPostgresLog(this.cluster);
     }
-    this.migrate();
+    this.runAtDeploy('Migration', this.dedupTable, sqlDedupTableStatements(this.dedupTable));
     this.expiryDlq = addMonitoredDlq(this, { consumerName: `${this.node.path} dedup expiry`, alarmTopic: props.alarmTopic, redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL } });
     Validations.of(this.expiryDlq.queue).acknowledge({
       id: 'AwsSolutions-SQS3',
@@ -304,22 +306,49 @@ export class SqlEffectDatabase extends Construct {
     });
   }
 
-  /** Creates the dedup table and its index through the Data API, at create and whenever they change. */
-  private migrate(): void {
+  /**
+   * Adds the consumers' own tables (or indexes, or any DDL) to the migration: `statements` run
+   * through the Data API at deploy, one after another and after the dedup table's, at create and
+   * whenever one of them changes. Each runs again on such a change, so write each to be safe to
+   * run twice (`CREATE TABLE IF NOT EXISTS ...`). One statement each: the Data API runs one per call.
+   *
+   * @param id names this group of statements in the construct tree (e.g. the consumer's name)
+   * @throws Error when `statements` is empty or one of them is blank
+   */
+  public addSchema(id: string, statements: readonly string[]): void {
+    if (statements.length === 0) throw new Error(`addSchema('${id}'): give at least one statement`);
+    const blank = statements.findIndex((statement) => statement.trim() === '');
+    if (blank >= 0) throw new Error(`addSchema('${id}'): statement ${blank} is blank`);
+    this.runAtDeploy(`Schema${id}`, id, statements);
+  }
+
+  /** The role and log group of every statement the migration runs, made with the first one. */
+  private migrationRunner(): { role: Role; logGroup: LogGroup } {
+    if (this.runner) return this.runner;
     const role = new Role(this, 'MigrationRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     const logGroup = new LogGroup(this, 'MigrationLog', { retention: RetentionDays.ONE_YEAR });
     logGroup.grantWrite(role);
     declineControlTowerRule(logGroup, ControlTowerRule.LOG_GROUP_ENCRYPTED, DATABASE_LOG_KEY_REASON);
     this.grantSecret(role);
-    sqlDedupTableStatements(this.dedupTable).forEach((statement, index) => {
+    this.runner = { role, logGroup };
+    return this.runner;
+  }
+
+  /**
+   * One custom resource per statement, each after the one before it (the first after a new
+   * cluster's writer): the migration runs in the order its statements were given.
+   */
+  private runAtDeploy(idPrefix: string, group: string, statements: readonly string[]): void {
+    const { role, logGroup } = this.migrationRunner();
+    statements.forEach((statement, index) => {
       const call = {
         service: 'rds-data',
         action: 'ExecuteStatement',
         // DDL cut short by a call's timeout can leave a half-made structure: the API reference advises continuing it.
         parameters: { resourceArn: this.clusterArn, secretArn: this.secretArn, database: this.databaseName, sql: statement, continueAfterTimeout: true },
-        physicalResourceId: PhysicalResourceId.of(`${this.dedupTable}-${index}`),
+        physicalResourceId: PhysicalResourceId.of(`${group}-${index}`),
       };
-      const migration = new AwsCustomResource(this, `Migration${index}`, {
+      const migration = new AwsCustomResource(this, `${idPrefix}${index}`, {
         onCreate: call,
         onUpdate: call,
         policy: AwsCustomResourcePolicy.fromStatements([new PolicyStatement({ actions: ['rds-data:ExecuteStatement'], resources: [this.clusterArn] })]),
@@ -327,8 +356,10 @@ export class SqlEffectDatabase extends Construct {
         logGroup,
         installLatestAwsSdk: false,
       });
-      // A new cluster's writer must be up before a statement can run.
-      if (this.cluster) migration.node.addDependency(this.cluster.node.findChild('Writer'));
+      // A new cluster's writer must be up before the first statement can run; each other waits for the one before.
+      const previous = this.lastMigration ?? this.cluster?.node.findChild('Writer');
+      if (previous) migration.node.addDependency(previous);
+      this.lastMigration = migration;
     });
     const provider = Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
     if (provider) declineControlTowerRule(provider, ControlTowerRule.LAMBDA_IN_VPC, MIGRATION_NO_VPC_REASON);

@@ -64,16 +64,19 @@ describe('a new cluster', () => {
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
   });
 
-  test('the migration creates the dedup table and its index through the Data API, once the writer is up', () => {
-    const migrations = Object.values(template.findResources('Custom::AWS')) as { Properties: { Create: unknown }; DependsOn: string[] }[];
-    expect(migrations).toHaveLength(2);
+  test('the migration creates the dedup table, then its index, through the Data API, once the writer is up', () => {
+    const migrations = template.findResources('Custom::AWS') as Record<string, { Properties: { Create: unknown }; DependsOn: string[] }>;
+    expect(Object.keys(migrations)).toHaveLength(2);
     const writer = logicalId(template, 'AWS::RDS::DBInstance');
-    const calls = migrations.map((migration) => JSON.stringify(migration.Properties.Create));
-    sqlDedupTableStatements('eo_dedup').forEach((statement, index) => {
-      expect(unquoted(calls[index])).toContain(unquoted(statement));
-      expect(unquoted(calls[index])).toContain('{service:rds-data,action:ExecuteStatement,');
-      expect(migrations[index]?.DependsOn).toContain(writer);
+    const [table, index] = ['EffectsMigration0', 'EffectsMigration1'].map((prefix) => logicalId(template, 'Custom::AWS', prefix));
+    sqlDedupTableStatements('eo_dedup').forEach((statement, position) => {
+      const call = unquoted(JSON.stringify(migrations[[table, index][position] as string]?.Properties.Create));
+      expect(call).toContain(unquoted(statement));
+      expect(call).toContain('{service:rds-data,action:ExecuteStatement,');
     });
+    expect(migrations[table as string]?.DependsOn).toContain(writer);
+    // CloudFormation creates what does not depend on each other at once: the index must wait for its table.
+    expect(migrations[index as string]?.DependsOn).toContain(table);
   });
 
   test('the expiry schedule calls ExecuteStatement itself every hour, and what it cannot do goes to an alarmed DLQ', () => {
@@ -107,6 +110,23 @@ test('connect: the runtime\'s variables, the Data API\'s statement and transacti
   expect(Object.values(rdsData)).toEqual([[...DATA_API_CONSUMER_ACTIONS].sort()]);
   expect(grantedActions(template, 'secretsmanager', role)).toEqual({ [`${cluster}.MasterUserSecret.SecretArn`]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'] });
   expect(Object.values(grantedActions(template, 'kms', role))).toEqual([['kms:Decrypt']]);
+});
+
+test('addSchema: the consumers\' tables are made after the dedup table\'s, each statement after the one before, by the same role', () => {
+  const { stack, alarmTopic } = testStack();
+  const database = new SqlEffectDatabase(stack, 'Effects', { alarmTopic });
+  const statements = ['CREATE TABLE IF NOT EXISTS invoices (invoice_id text PRIMARY KEY)', 'CREATE TABLE IF NOT EXISTS payments (payment_id text PRIMARY KEY)'];
+  database.addSchema('Invoices', statements);
+  const template = Template.fromStack(stack);
+  const calls = template.findResources('Custom::AWS') as Record<string, { Properties: { Create: unknown; ServiceToken: unknown }; DependsOn: string[] }>;
+  expect(Object.keys(calls)).toHaveLength(4);
+  const [dedupIndex, first, second] = ['EffectsMigration1', 'EffectsSchemaInvoices0', 'EffectsSchemaInvoices1'].map((prefix) => logicalId(template, 'Custom::AWS', prefix) as string);
+  statements.forEach((statement, position) => expect(unquoted(JSON.stringify(calls[[first, second][position] as string]?.Properties.Create))).toContain(statement));
+  expect(calls[first as string]?.DependsOn).toContain(dedupIndex);
+  expect(calls[second as string]?.DependsOn).toContain(first);
+  expect(Object.keys(template.findResources('AWS::IAM::Role')).filter((id) => id.startsWith('EffectsMigrationRole'))).toHaveLength(1);
+  expect(() => database.addSchema('Empty', [])).toThrow("addSchema('Empty'): give at least one statement");
+  expect(() => database.addSchema('Blank', ['CREATE TABLE t (x int)', '  '])).toThrow("addSchema('Blank'): statement 1 is blank");
 });
 
 test('an existing cluster: no cluster, VPC or key of its own; the migration, the expiry and connect use the ARNs given', () => {
