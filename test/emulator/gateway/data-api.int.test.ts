@@ -107,6 +107,20 @@ describe('the SQL strategy through the Data API', () => {
     expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-a': 7 });
   });
 
+  test('a batch\'s effects of one shape go as one BatchExecuteStatement, and its increments as another: a handful of calls for 30 events', async () => {
+    const ledger = await createLedger(postgres.connection);
+    const rds = client();
+    const send = jest.spyOn(rds, 'send');
+    const consumer = ledgerConsumer(ledger, new DataApiSession({ client: rds, resourceArn: LOCAL_CLUSTER_ARN, secretArn: LOCAL_SECRET_ARN }));
+    const events = Array.from({ length: 30 }, (_, n) => entry(`x-${n}`, `acc-${n % 3}`, n + 1));
+    expect((await consumer.handle(sqsEvent(...events.map((event) => recordOf(event))))).batchItemFailures).toEqual([]);
+    // Begin; the dedup rows; SAVEPOINT; the 30 entries; the 3 balances; RELEASE; Commit.
+    const sent = send.mock.calls.map(([command]) => command.constructor.name.replace(/Command$/, ''));
+    expect(sent).toEqual(['BeginTransaction', 'ExecuteStatement', 'ExecuteStatement', 'BatchExecuteStatement', 'BatchExecuteStatement', 'ExecuteStatement', 'CommitTransaction']);
+    expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-0': 145, 'acc-1': 155, 'acc-2': 165 });
+    expect(await countOf(postgres.connection, `SELECT count(*) FROM ${ledger.entries}`)).toBe(30);
+  });
+
   test('a transaction whose work fails is rolled back and leaves nothing', async () => {
     const ledger = await createLedger(postgres.connection);
     const failing = session().transaction(async (transaction) => {

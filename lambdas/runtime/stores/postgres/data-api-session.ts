@@ -1,7 +1,7 @@
-import { BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RollbackTransactionCommand, type RDSDataClient } from '@aws-sdk/client-rds-data';
+import { BatchExecuteStatementCommand, BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RollbackTransactionCommand, type RDSDataClient } from '@aws-sdk/client-rds-data';
 import { ConfigurationError } from '../../core/errors';
 import { dataApiFailure } from './data-api-errors';
-import { executeStatementInput, resultOf, type DataApiTarget } from './data-api-values';
+import { batchExecuteStatementInput, executeStatementInput, resultOf, type DataApiTarget } from './data-api-values';
 import type { SqlResult, SqlSession, SqlTransaction } from './session';
 import type { SqlStatement } from './sql';
 
@@ -61,7 +61,7 @@ export class DataApiSession implements SqlSession {
     const transactionId = begun.transactionId ?? '';
     let result: T;
     try {
-      result = await work({ execute: (statement) => this.execute(statement, transactionId) });
+      result = await work({ execute: (statement) => this.execute(statement, transactionId), executeBatch: (statements) => this.executeBatch(statements, transactionId) });
     } catch (error) {
       // A rollback that fails (the transaction expired or was aborted already) leaves nothing to undo.
       await client.send(new RollbackTransactionCommand({ resourceArn, secretArn, transactionId })).catch(() => undefined);
@@ -88,8 +88,17 @@ export class DataApiSession implements SqlSession {
   }
 
   private async execute(statement: SqlStatement, transactionId: string | undefined): Promise<SqlResult> {
-    const target: DataApiTarget = { resourceArn: this.options.resourceArn, secretArn: this.options.secretArn, database: this.options.database, transactionId };
-    return resultOf(await call(() => this.options.client.send(new ExecuteStatementCommand(executeStatementInput(statement, target)))));
+    return resultOf(await call(() => this.options.client.send(new ExecuteStatementCommand(executeStatementInput(statement, this.target(transactionId))))));
+  }
+
+  /** Statements of one shape as one `BatchExecuteStatement` of the transaction. */
+  private async executeBatch(statements: readonly SqlStatement[], transactionId: string): Promise<void> {
+    if (statements.length === 0) return;
+    await call(() => this.options.client.send(new BatchExecuteStatementCommand(batchExecuteStatementInput(statements, this.target(transactionId)))));
+  }
+
+  private target(transactionId: string | undefined): DataApiTarget {
+    return { resourceArn: this.options.resourceArn, secretArn: this.options.secretArn, database: this.options.database, transactionId };
   }
 }
 

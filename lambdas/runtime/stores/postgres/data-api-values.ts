@@ -10,7 +10,7 @@
  * The rows then read as node-postgres's do: int2 and int4 as numbers, int8 and numeric as
  * decimal strings, booleans, strings (timestamps too, in the Data API's text), blobs as bytes.
  */
-import type { ArrayValue, ColumnMetadata, ExecuteStatementCommandInput, ExecuteStatementCommandOutput, Field } from '@aws-sdk/client-rds-data';
+import type { ArrayValue, BatchExecuteStatementCommandInput, ColumnMetadata, ExecuteStatementCommandInput, ExecuteStatementCommandOutput, Field, SqlParameter } from '@aws-sdk/client-rds-data';
 import type { SqlResult } from './session';
 import type { SqlStatement } from './sql';
 
@@ -30,10 +30,23 @@ export function executeStatementInput(statement: SqlStatement, target: DataApiTa
   return {
     ...target,
     sql: statement.sql,
-    parameters: statement.parameters.map((parameter) => ({ name: parameter.name, value: parameter.value, ...(parameter.typeHint !== undefined && { typeHint: parameter.typeHint }) })),
+    parameters: parametersOf(statement),
     includeResultMetadata: true,
     resultSetOptions: { longReturnType: 'STRING', decimalReturnType: 'STRING' },
   };
+}
+
+/** A statement's parameters in the Data API's form: a name, a typed value, and the type hint when it has one. */
+export function parametersOf(statement: SqlStatement): SqlParameter[] {
+  return statement.parameters.map((parameter) => ({ name: parameter.name, value: parameter.value, ...(parameter.typeHint !== undefined && { typeHint: parameter.typeHint }) }));
+}
+
+/**
+ * One `BatchExecuteStatement` for statements of one shape (`statementRuns`): their common text,
+ * and each one's parameters as a set, in order.
+ */
+export function batchExecuteStatementInput(statements: readonly SqlStatement[], target: DataApiTarget): BatchExecuteStatementCommandInput {
+  return { ...target, sql: statements[0]?.sql ?? '', parameterSets: statements.map(parametersOf) };
 }
 
 /** An `ExecuteStatement` answer as the session's result: rows keyed by column label, and the rows changed. */

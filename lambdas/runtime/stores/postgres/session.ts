@@ -11,6 +11,12 @@ export interface SqlResult {
 export interface SqlTransaction {
   /** Runs one statement inside the transaction. Rejects with the database's error (its SQLSTATE readable by {@link sqlStateOf}). */
   execute(statement: SqlStatement): Promise<SqlResult>;
+  /**
+   * Runs statements of one shape (one SQL text, the same parameters by name and kind) in order, in
+   * one round trip where the session can: the Data API's `BatchExecuteStatement`. A failure of any
+   * of them rejects the whole call. Optional: without it, the strategy runs each with `execute`.
+   */
+  executeBatch?(statements: readonly SqlStatement[]): Promise<void>;
 }
 
 /**

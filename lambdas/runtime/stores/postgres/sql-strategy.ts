@@ -1,13 +1,14 @@
 import { sqlDedupTableStatements } from '../../../../aws/sql-dedup-table';
 import { withRetries, type RetryOptions } from '../../core/backoff';
 import { InvalidEffectError, messageOf, OutOfTimeError } from '../../core/errors';
-import { UNLIMITED_TIME, WorkPace } from '../../core/time-budget';
+import { UNLIMITED_TIME, WorkPace, type TimeBudget } from '../../core/time-budget';
 import { dedupKey, dedupNamespace } from '../../consumer/namespace';
 import { invokeHandlers, notAttempted, type Outcome, type Strategy } from '../../consumer/strategy';
 import { payloadHash } from '../../events/event-id';
 import { aggregateIncrements, isIncrement, type SqlEffect, type SqlEffects, type SqlIncrement } from './effects';
 import { classifySqlFailure, SqlStatementError } from './errors';
 import type { SqlSession, SqlTransaction } from './session';
+import { statementRuns } from './statement-runs';
 import { joinSql, sql, sqlIdentifier, type SqlIdentifier, type SqlStatement } from './sql';
 
 /** 30 days, as the DynamoDB store's records: longer than SQS retention (4 d) + DLQ retention (14 d) + a redrive allowance. */
@@ -108,7 +109,7 @@ export function sqlStrategy(options: SqlStrategyOptions): Strategy<SqlEffects> {
       const pace = new WorkPace(budget);
       if (!pace.canStart()) return setAll(outcomes, pending, { status: 'failed', error: new OutOfTimeError(pace.remainingMs()) });
       const expiresAt = Math.floor(now().getTime() / 1000) + (options.dedup.ttlSeconds ?? DEFAULT_SQL_DEDUP_TTL_SECONDS);
-      const commit = new BatchCommit(table, pending, expiresAt, run.ordered, options.isolation ?? 'read committed');
+      const commit = new BatchCommit(table, pending, expiresAt, run.ordered, options.isolation ?? 'read committed', budget);
       try {
         const committed = await withRetries(() => pace.time(() => inTransaction(options.session, (transaction) => commit.run(transaction))), { ...options.retry, budget });
         for (const [index, outcome] of committed) outcomes.set(index, outcome);
@@ -135,16 +136,18 @@ class BatchCommit {
     private readonly expiresAt: number,
     private readonly ordered: boolean,
     private readonly isolation: SqlIsolation,
+    private readonly budget: TimeBudget,
   ) {}
 
   public async run(transaction: SqlTransaction): Promise<Map<number, Outcome>> {
     const outcomes = new Map<number, Outcome>();
-    if (this.isolation !== 'read committed') await execute(transaction, { sql: `SET TRANSACTION ISOLATION LEVEL ${this.isolation.toUpperCase()}`, parameters: [] }, 'setting the isolation level');
+    if (this.isolation !== 'read committed') await this.execute(transaction, { sql: `SET TRANSACTION ISOLATION LEVEL ${this.isolation.toUpperCase()}`, parameters: [] }, 'setting the isolation level');
+    await this.boundStatements(transaction);
     const fresh = await this.claim(transaction, outcomes);
     if (fresh.length === 0) return outcomes;
     const failure = await this.applyTogether(transaction, fresh, outcomes);
     const failedKeys = failure === undefined ? [] : await this.isolate(transaction, fresh, failure, outcomes);
-    if (failedKeys.length > 0) await execute(transaction, sql`DELETE FROM ${this.table} WHERE dedup_key IN (${list(failedKeys)})`, 'deleting the dedup rows of failed events');
+    if (failedKeys.length > 0) await this.execute(transaction, sql`DELETE FROM ${this.table} WHERE dedup_key IN (${list(failedKeys)})`, 'deleting the dedup rows of failed events');
     return outcomes;
   }
 
@@ -155,13 +158,13 @@ class BatchCommit {
     for (const event of this.events) if (!rows.has(event.key)) rows.set(event.key, event);
     const sorted = [...rows.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const values = joinSql(sorted.map((event) => sql`(${event.key}, ${event.payloadHash}, ${this.expiresAt})`), ', ');
-    const inserted = await execute(transaction, sql`INSERT INTO ${this.table} (dedup_key, payload_hash, expires_at) VALUES ${values} ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key`, 'inserting the dedup rows');
+    const inserted = await this.execute(transaction, sql`INSERT INTO ${this.table} (dedup_key, payload_hash, expires_at) VALUES ${values} ON CONFLICT (dedup_key) DO NOTHING RETURNING dedup_key`, 'inserting the dedup rows');
     const claimed = new Set(inserted.rows.map((row) => String(row.dedup_key)));
     const fresh = this.events.filter((event) => claimed.has(event.key) && rows.get(event.key) === event);
     const duplicates = this.events.filter((event) => !fresh.includes(event));
     if (duplicates.length > 0) {
       const keys = [...new Set(duplicates.map((event) => event.key))];
-      const stored = await execute(transaction, sql`SELECT dedup_key, payload_hash FROM ${this.table} WHERE dedup_key IN (${list(keys)})`, 'reading the duplicates\' dedup rows');
+      const stored = await this.execute(transaction, sql`SELECT dedup_key, payload_hash FROM ${this.table} WHERE dedup_key IN (${list(keys)})`, 'reading the duplicates\' dedup rows');
       const hashes = new Map(stored.rows.map((row) => [String(row.dedup_key), String(row.payload_hash)]));
       for (const event of duplicates) {
         const earlier = claimed.has(event.key) ? rows.get(event.key)?.payloadHash : hashes.get(event.key);
@@ -173,16 +176,16 @@ class BatchCommit {
 
   /** The fast path: every new event's statements, then the increments summed per row, under one savepoint. Returns the error of a statement that failed for its event's reason. */
   private async applyTogether(transaction: SqlTransaction, fresh: readonly Pending[], outcomes: Map<number, Outcome>): Promise<SqlStatementError | undefined> {
-    await execute(transaction, sql`SAVEPOINT eo_batch`, 'a savepoint');
+    await this.execute(transaction, sql`SAVEPOINT eo_batch`, 'a savepoint');
     try {
-      for (const event of fresh) for (const statement of event.statements) await execute(transaction, statement, 'an effect');
-      for (const statement of aggregateIncrements(fresh.flatMap((event) => event.increments))) await execute(transaction, statement, 'an increment');
+      await this.executeAll(transaction, fresh.flatMap((event) => event.statements), 'an effect');
+      await this.executeAll(transaction, aggregateIncrements(fresh.flatMap((event) => event.increments)), 'an increment');
     } catch (error) {
       if (!(error instanceof SqlStatementError)) throw error;
-      await execute(transaction, sql`ROLLBACK TO SAVEPOINT eo_batch`, 'rolling back to a savepoint');
+      await this.execute(transaction, sql`ROLLBACK TO SAVEPOINT eo_batch`, 'rolling back to a savepoint');
       return error;
     }
-    await execute(transaction, sql`RELEASE SAVEPOINT eo_batch`, 'releasing a savepoint');
+    await this.execute(transaction, sql`RELEASE SAVEPOINT eo_batch`, 'releasing a savepoint');
     for (const event of fresh) outcomes.set(event.index, { status: 'applied' });
     return undefined;
   }
@@ -205,21 +208,60 @@ class BatchCommit {
         failedKeys.push(event.key);
         continue;
       }
-      await execute(transaction, sql`SAVEPOINT eo_event`, 'a savepoint');
+      await this.execute(transaction, sql`SAVEPOINT eo_event`, 'a savepoint');
       try {
-        for (const statement of event.statements) await execute(transaction, statement, 'an effect');
-        for (const statement of aggregateIncrements(event.increments)) await execute(transaction, statement, 'an increment');
-        await execute(transaction, sql`RELEASE SAVEPOINT eo_event`, 'releasing a savepoint');
+        for (const statement of event.statements) await this.execute(transaction, statement, 'an effect');
+        for (const statement of aggregateIncrements(event.increments)) await this.execute(transaction, statement, 'an increment');
+        await this.execute(transaction, sql`RELEASE SAVEPOINT eo_event`, 'releasing a savepoint');
         outcomes.set(event.index, { status: 'applied' });
       } catch (error) {
         if (!(error instanceof SqlStatementError)) throw error;
-        await execute(transaction, sql`ROLLBACK TO SAVEPOINT eo_event`, 'rolling back to a savepoint');
+        await this.execute(transaction, sql`ROLLBACK TO SAVEPOINT eo_event`, 'rolling back to a savepoint');
         outcomes.set(event.index, { status: 'failed', error });
         failedKeys.push(event.key);
         stopped = this.ordered;
       }
     }
     return failedKeys;
+  }
+
+  /**
+   * No statement of the transaction may outlive the invocation: PostgreSQL cancels one that runs,
+   * or waits for a lock, past the time left (57014, transient). Without it, a statement blocked on
+   * another transaction's dedup row would run on after Lambda ended the invocation, its
+   * transaction open (the Data API keeps it three minutes), holding the rows that the batch's
+   * redelivery then waits for in turn.
+   */
+  private async boundStatements(transaction: SqlTransaction): Promise<void> {
+    const remainingMs = this.budget.remainingMs();
+    if (!Number.isFinite(remainingMs)) return;
+    await this.execute(transaction, sql`SELECT set_config('statement_timeout', ${String(Math.max(1, Math.floor(remainingMs)))}, true)`, 'bounding the statements by the time left');
+  }
+
+  /** Runs the statements in order, neighbours of one shape in one call where the session can batch them. */
+  private async executeAll(transaction: SqlTransaction, statements: readonly SqlStatement[], what: string): Promise<void> {
+    for (const run of statementRuns(statements)) {
+      if (run.length === 1 || transaction.executeBatch === undefined) {
+        for (const statement of run) await this.execute(transaction, statement, what);
+        continue;
+      }
+      this.checkTime();
+      try {
+        await transaction.executeBatch(run);
+      } catch (error) {
+        throw classifySqlFailure(error, `${what} (a batch of ${run.length})`);
+      }
+    }
+  }
+
+  /** Runs a statement, unless the time is up (then the transaction rolls back, and the run fails transiently). */
+  private execute(transaction: SqlTransaction, statement: SqlStatement, what: string): ReturnType<SqlTransaction['execute']> {
+    this.checkTime();
+    return execute(transaction, statement, what);
+  }
+
+  private checkTime(): void {
+    if (this.budget.exhausted()) throw new OutOfTimeError(0);
   }
 }
 

@@ -129,24 +129,29 @@ export async function countOf(connection: PostgresConnection, query: string, val
  */
 export class RecordingSession implements SqlSession {
   public readonly statements: SqlStatement[] = [];
+  /** With `batches: true`, each `executeBatch` call's statements (which run one by one underneath). */
+  public readonly batches: SqlStatement[][] = [];
   public transactions = 0;
 
   public constructor(
     private readonly inner: SqlSession,
-    private readonly hooks: { beforeStatement?: (statement: SqlStatement, transaction: number) => Promise<void>; afterCommit?: (transaction: number) => Promise<void> } = {},
+    private readonly hooks: { beforeStatement?: (statement: SqlStatement, transaction: number) => Promise<void>; afterCommit?: (transaction: number) => Promise<void>; batches?: boolean } = {},
   ) {}
 
   public async transaction<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
     this.transactions += 1;
     const number = this.transactions;
+    const execute = async (transaction: SqlTransaction, statement: SqlStatement): Promise<SqlResult> => {
+      this.statements.push(statement);
+      await this.hooks.beforeStatement?.(statement, number);
+      return transaction.execute(statement);
+    };
+    const executeBatch = async (transaction: SqlTransaction, statements: readonly SqlStatement[]): Promise<void> => {
+      this.batches.push([...statements]);
+      for (const statement of statements) await execute(transaction, statement);
+    };
     const result = await this.inner.transaction((transaction) =>
-      work({
-        execute: async (statement): Promise<SqlResult> => {
-          this.statements.push(statement);
-          await this.hooks.beforeStatement?.(statement, number);
-          return transaction.execute(statement);
-        },
-      }),
+      work({ execute: (statement) => execute(transaction, statement), ...(this.hooks.batches === true && { executeBatch: (statements: readonly SqlStatement[]) => executeBatch(transaction, statements) }) }),
     );
     await this.hooks.afterCommit?.(number);
     return result;

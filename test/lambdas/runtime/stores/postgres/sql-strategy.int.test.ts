@@ -6,7 +6,7 @@
  */
 import { MetricName } from '../../../../../aws/metrics';
 import { fromSqsRecord } from '../../../../../lambdas/runtime/decoding/records';
-import { NotAttemptedError, sqlStrategy, SqlStatementError, SqlTransientError, upsertIfNewer, type SqlEffects } from '../../../../../lambdas/runtime';
+import { NotAttemptedError, sqlStrategy, SqlStatementError, SqlTransientError, TransientError, upsertIfNewer, type SqlEffects } from '../../../../../lambdas/runtime';
 import type { AcceptedEvent } from '../../../../../lambdas/runtime/consumer/strategy';
 import { startPostgres, type RunningPostgres } from '../../../../../emulator/engines/postgres';
 import { PostgresSession, PostgresSqlSession } from '../../../../../emulator/engines/postgres-session';
@@ -156,6 +156,32 @@ describe('failures', () => {
   });
 });
 
+describe('the invocation\'s time', () => {
+  test('a statement blocked on another transaction\'s dedup row is cancelled when the time left runs out: the run fails transiently, within that time, and leaves nothing open', async () => {
+    const ledger = await createLedger(postgres.connection);
+    const event = entry('t-1', 'acc-a', 10);
+    // Another invocation's transaction has claimed the event and not committed (on AWS: one that Lambda ended mid-batch, its transaction left to the Data API's idle timeout).
+    const other = await PostgresSession.connect(postgres.connection);
+    await other.query('BEGIN');
+    await other.query(`INSERT INTO ${ledger.dedup} (dedup_key, payload_hash, expires_at) VALUES ($1, 'x', 0)`, [`ledger#${event.eventId}`]);
+    try {
+      const strategy = sqlStrategy({ session, dedup: { table: ledger.dedup, consumer: 'ledger' }, retry: { sleep: noSleep, maxAttempts: 3 } });
+      const deadline = Date.now() + 1_500;
+      const budget = { remainingMs: () => Math.max(0, deadline - Date.now()), exhausted: () => Date.now() >= deadline };
+      const startedAt = Date.now();
+      const outcomes = await strategy.apply([accepted(0, event, entryEffects(ledger, event.payload))], { ordered: false, budget });
+      expect(Date.now() - startedAt).toBeLessThan(2_500);
+      const outcome = outcomes.get(0) as { status: string; error: Error };
+      expect(outcome.status).toBe('failed');
+      expect(outcome.error).toBeInstanceOf(TransientError);
+      expect(await countOf(postgres.connection, "SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND pid <> $1", [await backendPid(other)])).toBe(0);
+    } finally {
+      await other.query('ROLLBACK');
+      await other.close();
+    }
+  });
+});
+
 describe('effects', () => {
   test('increments are summed to one statement per row per batch', async () => {
     const ledger = await createLedger(postgres.connection);
@@ -167,6 +193,29 @@ describe('effects', () => {
     expect(recording.startingWith(`INSERT INTO "${ledger.dedup}"`)).toHaveLength(1);
     expect(recording.transactions).toBe(1);
     expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-even': 60, 'acc-odd': 60 });
+  });
+
+  test('neighbouring statements of one shape go to a session that batches as one call, in order; the summed increments as another', async () => {
+    const ledger = await createLedger(postgres.connection);
+    const recording = new RecordingSession(session, { batches: true });
+    const consumer = ledgerConsumer(ledger, recording);
+    const events = Array.from({ length: 12 }, (_, n) => entry(`g-${n}`, `acc-${n % 3}`, n + 1));
+    expect((await consumer.handle(sqsEvent(...events.map((event) => recordOf(event))))).batchItemFailures).toEqual([]);
+    expect(recording.batches.map((batch) => batch.length)).toEqual([12, 3]);
+    expect(recording.batches[0]?.map((statement) => statement.parameters[0]?.value)).toEqual(events.map((event) => ({ stringValue: event.payload.entryId })));
+    expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-0': 22, 'acc-1': 26, 'acc-2': 30 });
+  });
+
+  test('a bad effect inside a batched call: the call is rolled back to the savepoint, the events applied one by one, and the bad one fails alone', async () => {
+    const ledger = await createLedger(postgres.connection);
+    const recording = new RecordingSession(session, { batches: true });
+    const consumer = ledgerConsumer(ledger, recording);
+    const events = [entry('h-1', 'acc-a', 10), entry('h-2', 'acc-a', MAX_AMOUNT + 1), entry('h-3', 'acc-b', 20)];
+    expect((await consumer.handle(sqsEvent(...events.map((event) => recordOf(event))))).batchItemFailures).toEqual([]);
+    expect(recording.batches[0]).toHaveLength(3);
+    expect(consumer.dlq.commandsNamed('SendMessageCommand')).toHaveLength(1);
+    expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-a': 10, 'acc-b': 20 });
+    expect(await countOf(postgres.connection, `SELECT count(*) FROM ${ledger.dedup}`)).toBe(2);
   });
 
   test('the versioned upsert skips an older version and takes a newer one', async () => {
@@ -191,6 +240,11 @@ describe('effects', () => {
     }
   });
 });
+
+async function backendPid(connection: PostgresSession): Promise<number> {
+  const { rows } = await connection.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return Number(rows[0]?.pid);
+}
 
 /** An event as the consumer hands it to a strategy, its handler returning `effects`. */
 function accepted(index: number, event: ReturnType<typeof entry>, effects: SqlEffects): AcceptedEvent<SqlEffects> {
