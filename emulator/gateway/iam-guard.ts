@@ -13,7 +13,7 @@ export interface IamGuardOptions {
   /** The principal each function's calls are made as, by the function's logical id. */
   readonly principals: ReadonlyMap<string, RolePrincipal>;
   /** Names to ARNs, from the provisioned stack. */
-  readonly lookups: Omit<PermissionLookups, 'streamArnOfToken' | 'topicKeys'>;
+  readonly lookups: Omit<PermissionLookups, 'streamArnOfToken' | 'topicKeys' | 'secretKeys'>;
   readonly tokens: StreamTokens;
   /** The clock of `aws:CurrentTime` and `aws:EpochTime`. @default () => new Date() */
   readonly now?: () => Date;
@@ -48,7 +48,7 @@ export class IamGuard {
   private readonly issuedAt: Date;
 
   public constructor(private readonly options: IamGuardOptions) {
-    this.lookups = { ...options.lookups, streamArnOfToken: (token) => options.tokens.streamOf(token), topicKeys: options.policies.topicKeys };
+    this.lookups = { ...options.lookups, streamArnOfToken: (token) => options.tokens.streamOf(token), topicKeys: options.policies.topicKeys, secretKeys: options.policies.secretKeys };
     this.now = options.now ?? (() => new Date());
     this.issuedAt = this.now();
   }

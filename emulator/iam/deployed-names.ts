@@ -82,6 +82,20 @@ const NAMERS: Readonly<Record<string, Namer>> = {
     const name = stringProp(resource.properties, 'BucketName') ?? `${naming.stackName}-${resource.logicalId}`.toLowerCase().slice(0, 63);
     return { ref: name, attributes: { Arn: `arn:${naming.partition}:s3:::${name}`, DomainName: `${name}.s3.amazonaws.com` } };
   },
+  'AWS::RDS::DBCluster': (resource, naming) => {
+    // CloudFormation's generated cluster identifiers are lower case; RDS names the managed master secret `rds!cluster-<uuid>`.
+    const identifier = (stringProp(resource.properties, 'DBClusterIdentifier') ?? `${naming.stackName}-${resource.logicalId}`).toLowerCase().slice(0, 63);
+    const id = keyId(identifier);
+    return {
+      ref: identifier,
+      attributes: {
+        DBClusterArn: arn(naming, 'rds', `cluster:${identifier}`),
+        DBClusterResourceId: `cluster-${id.replace(/-/g, '').toUpperCase().slice(0, 26)}`,
+        'Endpoint.Address': `${identifier}.cluster-${id.slice(0, 12)}.${naming.region}.rds.amazonaws.com`,
+        'MasterUserSecret.SecretArn': arn(naming, 'secretsmanager', `secret:rds!cluster-${id}-AbCdEf`),
+      },
+    };
+  },
   'AWS::Lambda::Function': (resource, naming) => {
     const name = generated(resource, naming, 'FunctionName', 64);
     return { ref: name, attributes: { Arn: arn(naming, 'lambda', `function:${name}`) } };

@@ -22,6 +22,8 @@ export interface PermissionLookups extends ArnScope {
   readonly streamArnOfToken?: (token: string) => string | undefined;
   /** The KMS key of each encrypted topic, by topic ARN (`RolePolicies.topicKeys`). @default none */
   readonly topicKeys?: ReadonlyMap<string, string>;
+  /** The customer-managed KMS key of each secret, by secret ARN (`RolePolicies.secretKeys`). @default none */
+  readonly secretKeys?: ReadonlyMap<string, string>;
 }
 
 /** A request's JSON input, as the SDK sends it. */

@@ -1,7 +1,7 @@
 /** Everything the evaluator needs from a template, compiled once: see {@link compileRolePolicies}. */
 import type { Template } from '../../aws/cloudformation/template';
 import { UnknownRoleError } from './errors';
-import { compileResourcePolicies, topicKeys, type ResourcePolicy } from './template-resource-policies';
+import { compileResourcePolicies, secretKeys, topicKeys, type ResourcePolicy } from './template-resource-policies';
 import { compileRoles, functionRoles, type RoleIdentity } from './template-roles';
 import type { CompileNote, Resolve, RolePrincipal } from './types';
 
@@ -15,13 +15,15 @@ export interface RolePolicies {
   readonly resourcePolicies: ReadonlyMap<string, ResourcePolicy>;
   /** The KMS key (ARN) of each encrypted topic, by topic ARN: the input `requiredPermissions` needs for SNS. */
   readonly topicKeys: ReadonlyMap<string, string>;
+  /** The customer-managed KMS key (ARN) of each secret, by secret ARN: the input `requiredPermissions` needs for the Data API. */
+  readonly secretKeys: ReadonlyMap<string, string>;
   /** Parts of policies set aside because the resolver could not resolve them (each grants less for it). */
   readonly notes: readonly CompileNote[];
 }
 
 /**
  * Compiles the identity-based policies of every role, the resource-based policies and the topic
- * keys of a synthesized template. Run it once per template; {@link authorize} then needs no I/O.
+ * and secret keys of a synthesized template. Run it once per template; {@link authorize} then needs no I/O.
  * @param resolve resolves the template's intrinsics, e.g. with {@link deployedResolveContext}
  * @throws UnknownManagedPolicyError for a managed policy the catalog does not hold
  * @throws PolicyDocumentError for a policy IAM would refuse, or a Deny that cannot be resolved
@@ -36,6 +38,7 @@ export function compileRolePolicies(template: Template, resolve: Resolve): RoleP
     functionRoles: functionRoles(template, roles, resolve),
     resourcePolicies: compileResourcePolicies(template, resolve, notes),
     topicKeys: topicKeys(template, resolve),
+    secretKeys: secretKeys(template, resolve),
     notes,
   };
 }

@@ -122,3 +122,26 @@ export function topicKeys(template: Template, resolve: Resolve): Map<string, str
   }
   return keys;
 }
+
+/**
+ * The customer-managed KMS key of each secret, by secret ARN: the master user secret that RDS
+ * manages for a cluster (`MasterUserSecret.KmsKeyId`), and each `AWS::SecretsManager::Secret` with
+ * a `KmsKeyId`. A secret under Secrets Manager's own key is left out: its reader needs no KMS grant.
+ */
+export function secretKeys(template: Template, resolve: Resolve): Map<string, string> {
+  const keys = new Map<string, string>();
+  const keyArn = (keyId: unknown, at: string) => {
+    const keyRef = refTarget(keyId);
+    return resolveString(keyRef === undefined ? keyId : getAtt(keyRef, 'Arn'), at, resolve);
+  };
+  for (const cluster of resourcesOfType(template, 'AWS::RDS::DBCluster')) {
+    const keyId = (cluster.properties.MasterUserSecret as { KmsKeyId?: unknown } | undefined)?.KmsKeyId;
+    if (cluster.properties.ManageMasterUserPassword !== true || keyId === undefined) continue;
+    keys.set(resolveString(getAtt(cluster.logicalId, 'MasterUserSecret.SecretArn'), cluster.logicalId, resolve), keyArn(keyId, cluster.logicalId));
+  }
+  for (const secret of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
+    if (secret.properties.KmsKeyId === undefined) continue;
+    keys.set(resolveString({ Ref: secret.logicalId }, secret.logicalId, resolve), keyArn(secret.properties.KmsKeyId, secret.logicalId));
+  }
+  return keys;
+}

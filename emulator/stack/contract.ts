@@ -67,7 +67,7 @@ export function enforceTemplateIam(gateways: ContractGateways, template: Templat
 }
 
 /** Names in requests to the ARNs local mode gave the resources (DynamoDB Local's name `ddblocal` as region, for one). */
-function stackLookups(stack: ProvisionedStack): Omit<PermissionLookups, 'streamArnOfToken' | 'topicKeys'> {
+function stackLookups(stack: ProvisionedStack): Omit<PermissionLookups, 'streamArnOfToken' | 'topicKeys' | 'secretKeys'> {
   const byName = <T extends { name: string; arn: string }>(items: Iterable<T>) => new Map([...items].map((item) => [item.name, item.arn]));
   const tables = byName(stack.tables.values());
   const streams = byName(stack.streams.values());

@@ -184,7 +184,7 @@ describe('who signed', () => {
 describe('IAM for a function\'s calls', () => {
   /** No roles at all: what the real template's roles allow is tested on a local stack (test/emulator/stack/contract-iam.int.test.ts). */
   function policies(): RolePolicies {
-    return { roles: new Map(), functionRoles: new Map(), resourcePolicies: new Map(), topicKeys: new Map(), notes: [] };
+    return { roles: new Map(), functionRoles: new Map(), resourcePolicies: new Map(), topicKeys: new Map(), secretKeys: new Map(), notes: [] };
   }
 
   test('an unevaluable call (no role known for the function) is refused, never let through', async () => {
