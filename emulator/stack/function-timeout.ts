@@ -2,7 +2,10 @@
  * The function timeout local mode enforces. Local mode compresses time (visibility timeouts and
  * alarm periods run at `timeScale`), and the function timeout with them, so that a function that
  * hangs is cut off, and its messages come back, on the same compressed clock as everything else.
+ * So does the Data API's idle transaction timeout, which decides how long such a function's open
+ * transaction holds its rows.
  */
+import { DATA_API_LIMITS } from '../../aws/limits';
 
 /**
  * The shortest timeout a local function gets, however hard time is compressed. Local engines run a
@@ -24,4 +27,21 @@ export function localFunctionTimeoutSeconds(templateSeconds: number, timeScale: 
   if (!(templateSeconds > 0)) throw new RangeError(`a function timeout must be > 0 seconds (given ${templateSeconds})`);
   if (!(timeScale > 0)) throw new RangeError(`timeScale must be > 0 (given ${timeScale})`);
   return Math.min(templateSeconds, Math.max(templateSeconds * timeScale, LOCAL_MIN_FUNCTION_TIMEOUT_SECONDS));
+}
+
+/**
+ * How long the local Data API keeps a transaction that no call uses: AWS's three minutes
+ * (`DATA_API_LIMITS.transactionIdleSeconds`) on the compressed clock, never below
+ * LOCAL_MIN_FUNCTION_TIMEOUT_SECONDS. A function that times out mid-transaction leaves it open,
+ * holding the rows it wrote; on AWS the batch's redelivery (after a visibility timeout of six
+ * function timeouts, about as long) finds it gone or nearly. Kept at three real minutes while
+ * everything else runs sixty times faster, it would outlast many redeliveries, each blocked on its
+ * rows: a cascade AWS does not have.
+ *
+ * @example localTransactionIdleMs(1 / 60) // 5000: 3 s is below the floor
+ */
+export function localTransactionIdleMs(timeScale: number): number {
+  if (!(timeScale > 0)) throw new RangeError(`timeScale must be > 0 (given ${timeScale})`);
+  const idleMs = DATA_API_LIMITS.transactionIdleSeconds * 1000;
+  return Math.min(idleMs, Math.max(idleMs * timeScale, LOCAL_MIN_FUNCTION_TIMEOUT_SECONDS * 1000));
 }

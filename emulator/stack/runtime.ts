@@ -26,6 +26,7 @@ import { provision, type ProvisionedStack } from './provision';
 import { runProvisionCalls, sqlClusters, startSqlDatabase, type AwsCallsRun } from './sql-clusters';
 import type { StackDatabase } from './sql-database';
 import { startSchedules, type LocalSchedules } from './sql-schedules';
+import { localTransactionIdleMs } from './function-timeout';
 import type { PostgresConnection } from '../engines/postgres';
 import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
@@ -237,7 +238,7 @@ async function startContract(engines: Required<EngineEndpoints>, stoppers: (() =
   const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
   stoppers.unshift(() => proxy.stop());
   const latency = new LatencyModel(options.latency, { seed: (options.seed ?? 1) ^ 0x1a7e });
-  const dataApi = database && { postgres: database.postgres, clusters: database.clusters };
+  const dataApi = database && { postgres: database.postgres, clusters: database.clusters, service: { transactionIdleMs: localTransactionIdleMs(options.timeScale ?? DEFAULT_TIME_SCALE) } };
   const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency, dataApi);
   stoppers.unshift(() => gateways.stop());
   return { gateways, proxy };

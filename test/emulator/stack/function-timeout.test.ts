@@ -2,7 +2,7 @@
  * Local mode compresses the function timeout with the rest of time, never below a floor of
  * LOCAL_MIN_FUNCTION_TIMEOUT_SECONDS and never above the template's own timeout.
  */
-import { localFunctionTimeoutSeconds, LOCAL_MIN_FUNCTION_TIMEOUT_SECONDS } from '../../../emulator/stack/function-timeout';
+import { localFunctionTimeoutSeconds, localTransactionIdleMs, LOCAL_MIN_FUNCTION_TIMEOUT_SECONDS } from '../../../emulator/stack/function-timeout';
 import { functionSpecs } from '../../../emulator/stack/functions';
 
 test('the floor is 5 seconds', () => {
@@ -28,6 +28,20 @@ test.each([0, -1, Number.NaN])('refuses a timeout of %d seconds', (template) => 
 
 test('refuses a time scale that is not positive', () => {
   expect(() => localFunctionTimeoutSeconds(30, 0)).toThrow('timeScale must be > 0 (given 0)');
+});
+
+test.each([
+  // [time scale, idle ms]: AWS's 180 s compressed, never below the floor, never above 180 s
+  [1 / 60, 5_000],
+  [1 / 10, 18_000],
+  [1, 180_000],
+  [2, 180_000],
+])('the Data API keeps an idle transaction, at time scale %d, %i ms locally', (scale, idleMs) => {
+  expect(localTransactionIdleMs(scale)).toBeCloseTo(idleMs, 6);
+});
+
+test('the compressed idle timeout refuses a time scale that is not positive', () => {
+  expect(() => localTransactionIdleMs(0)).toThrow('timeScale must be > 0 (given 0)');
 });
 
 test('the template functions get the compressed timeout, and keep the template\'s beside it', () => {
