@@ -13,11 +13,13 @@ import {
   type PipelineConsumer,
   PipelineDashboard,
   QueueConsumer,
+  SqlEffectDatabase,
   TableAction,
   tableDefaults,
 } from '../lib';
 import { GENERATED_CONSUMERS } from './consumers';
 import { PAGE_VIEW_COUNTER_SHARDS } from './counter-shards';
+import { INVOICE_PAYMENTS_SCHEMA } from './invoice-payments-schema';
 
 /** Where the handlers live in this repository. */
 const DEFAULT_HANDLERS_DIR = path.join(__dirname, 'handlers');
@@ -38,7 +40,7 @@ export interface EventPipelineStackProps extends StackProps {
   readonly alarmEmail?: string;
   /**
    * The directory holding the handler files (`page-view-counter.ts`, `order-projection.ts`,
-   * `shipment-notifier.ts`, `account-ledger.ts`).
+   * `shipment-notifier.ts`, `account-ledger.ts`, `invoice-payments.ts`).
    * @default - `example/handlers` of this repository
    */
   readonly handlersDir?: string;
@@ -55,7 +57,9 @@ export interface EventPipelineStackProps extends StackProps {
  * - orders: Kinesis stream -> `order-projection` (versioned upsert) -> orders table, and its
  *   generation 2 beside it, mapping off, filled by `eo replay` into a rebuilt table;
  * - shipments: the orders table's stream -> `shipment-notifier` (Powertools idempotency) -> SNS;
- * - ledger: SQS FIFO queue -> `account-ledger` (in order per account, dedup in the same transaction).
+ * - ledger: SQS FIFO queue -> `account-ledger` (in order per account, dedup in the same transaction);
+ * - payments: SQS queue -> `invoice-payments` (effects in PostgreSQL, dedup rows in the same SQL
+ *   transaction) -> the SQL effects database (Aurora PostgreSQL through the RDS Data API).
  * Every DLQ and every stream consumer notifies the alarm topic. Consumers that `eo new consumer`
  * generated (or that `consumers` lists) come after the examples.
  */
@@ -91,6 +95,13 @@ export class EventPipelineStack extends Stack {
   public readonly ledgerTable: Table;
   /** ledger FIFO queue -> account-ledger. */
   public readonly accountLedger: QueueConsumer;
+  /**
+   * The PostgreSQL database of the SQL effects: the dedup table, and the tables that consumers add
+   * with `addSchema`. A consumer reaches it through the Data API once `connect`ed.
+   */
+  public readonly sqlDatabase: SqlEffectDatabase;
+  /** payments queue -> invoice-payments, whose effects are rows of the SQL database. */
+  public readonly invoicePayments: QueueConsumer;
   /** One dashboard over the examples and the added consumers, named after the stack (output `DashboardName`). */
   public readonly dashboard: PipelineDashboard;
   private readonly handlersDir: string;
@@ -111,6 +122,8 @@ export class EventPipelineStack extends Stack {
     this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
     this.ledgerTable = this.addLedgerTable();
     this.accountLedger = this.addAccountLedger(this.handlerEntry('account-ledger.ts'));
+    this.sqlDatabase = new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic: this.alarmTopic.topic });
+    this.invoicePayments = this.addInvoicePayments(this.handlerEntry('invoice-payments.ts'));
     this.addOutputs();
     const added = (props.consumers ?? GENERATED_CONSUMERS).map((addConsumer) => addConsumer(this));
     this.dashboard = this.addDashboard(added.filter(isPipelineConsumer));
@@ -254,13 +267,28 @@ export class EventPipelineStack extends Stack {
     });
   }
 
+  /** A standard queue; the effects and their dedup rows commit in one PostgreSQL transaction per batch. */
+  private addInvoicePayments(entry: string): QueueConsumer {
+    const consumer = new QueueConsumer(this, 'InvoicePayments', {
+      consumerName: 'invoice-payments',
+      entry,
+      alarmTopic: this.alarmTopic.topic,
+      // One transaction per batch: its dedup rows in one multi-row insert, one increment per invoice.
+      batchSize: 50,
+      maxBatchingWindow: Duration.seconds(1),
+    });
+    this.sqlDatabase.addSchema('InvoicePayments', INVOICE_PAYMENTS_SCHEMA);
+    this.sqlDatabase.connect(consumer.function);
+    return consumer;
+  }
+
   /**
    * The dashboard, after every consumer. Named after the stack, so that its output is a plain
    * string: local mode creates no dashboard, and could not resolve a `Ref` to one.
    */
   private addDashboard(added: readonly PipelineConsumer[]): PipelineDashboard {
     const dashboardName = this.stackName;
-    const consumers = [this.pageViewCounter, this.orderProjection, this.orderProjectionRebuild, this.shipmentNotifier, this.accountLedger, ...added];
+    const consumers = [this.pageViewCounter, this.orderProjection, this.orderProjectionRebuild, this.shipmentNotifier, this.accountLedger, this.invoicePayments, ...added];
     const dashboard = new PipelineDashboard(this, 'Dashboard', { dashboardName, consumers });
     new CfnOutput(this, 'DashboardName', { value: dashboardName });
     return dashboard;
@@ -277,6 +305,9 @@ export class EventPipelineStack extends Stack {
       ShipmentNotifierDlqUrl: this.shipmentNotifier.deadLetterQueue.queueUrl,
       LedgerQueueUrl: this.accountLedger.queue.queueUrl,
       AccountLedgerDlqUrl: this.accountLedger.deadLetterQueue.queueUrl,
+      PaymentsQueueUrl: this.invoicePayments.queue.queueUrl,
+      InvoicePaymentsDlqUrl: this.invoicePayments.deadLetterQueue.queueUrl,
+      SqlDatabaseName: this.sqlDatabase.databaseName,
       LedgerTableName: this.ledgerTable.tableName,
       IdempotencyTableName: this.idempotencyTable.table.tableName,
       CountersTableName: this.countersTable.tableName,

@@ -10,6 +10,7 @@ import { CONSUMER_NAME as COUNTER_CONSUMER } from '../../example/handlers/page-v
 import { CONSUMER_NAME as PROJECTION_CONSUMER } from '../../example/handlers/order-projection';
 import { CONSUMER_NAME as NOTIFIER_CONSUMER } from '../../example/handlers/shipment-notifier';
 import { CONSUMER_NAME as LEDGER_CONSUMER } from '../../example/handlers/account-ledger';
+import { CONSUMER_NAME as PAYMENTS_CONSUMER } from '../../example/handlers/invoice-payments';
 import type { MappingSpec } from '../stack/mappings';
 import { queueWithUrl } from '../stack/provision';
 import type { LocalStack } from '../stack/runtime';
@@ -30,7 +31,7 @@ export interface ConsumerReport {
   readonly checked: boolean;
   /** Its effects match the expected state after the redrive (false when unchecked). */
   readonly exact: boolean;
-  /** Its effects that differ: counters or orders that differ, notifications missing, doubled or unexpected. */
+  /** Its effects that differ: counters, orders, ledger accounts, invoices or payments that differ; notifications missing, doubled or unexpected. */
   readonly mismatches: number;
 }
 
@@ -40,6 +41,7 @@ const MISMATCHES: Readonly<Record<string, (verification: Verification) => number
   [PROJECTION_CONSUMER]: (verification) => verification.effects.mismatches.filter((mismatch) => mismatch.key.startsWith('order:')).length,
   [NOTIFIER_CONSUMER]: ({ notifications }) => notifications.missing.length + notifications.duplicated.length + notifications.unexpected.length,
   [LEDGER_CONSUMER]: (verification) => verification.effects.mismatches.filter((mismatch) => mismatch.key.startsWith('ledger:')).length,
+  [PAYMENTS_CONSUMER]: (verification) => verification.effects.mismatches.filter((mismatch) => mismatch.key.startsWith('invoice:') || mismatch.key.startsWith('payment:')).length,
 };
 
 /** One line per event source mapping of the stack. */

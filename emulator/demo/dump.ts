@@ -39,7 +39,7 @@ function publishedLines(messages: readonly PublishedMessage[]): string {
 function stateOf(state: FinalState): Record<string, unknown> {
   const orders = Object.fromEntries(Object.entries(state.orders).map(([orderId, order]) => [orderId, { status: order.status, version: order.version }]));
   const dlqs = state.dlqs.map((dlq) => ({ queue: dlq.queueName, messages: dlqDepth(dlq), failures: dlq.failures.map((failure) => failure.error.name), pointers: dlq.pointers.length, withoutContext: dlq.bare.length }));
-  return { counters: state.counters, orders, ledger: state.ledger, notifications: state.notifications, dlqs };
+  return { counters: state.counters, orders, ledger: state.ledger, invoices: state.invoices, payments: state.payments, notifications: state.notifications, dlqs };
 }
 
 /** The error, its cause chain and stacks, for `error.txt`. */

@@ -13,6 +13,16 @@ export interface ExpectedState {
   readonly shippedOrders: readonly string[];
   /** accountId -> the seq of its entries in the order they were published, and the sum of their amounts. */
   readonly ledger: Record<string, LedgerAccount>;
+  /** invoiceId -> the sum of its payments in cents (PostgreSQL's `invoices`). */
+  readonly invoices: Record<string, number>;
+  /** paymentId -> its row of PostgreSQL's `payments`: one per payment. */
+  readonly payments: Record<string, PaymentRow>;
+}
+
+/** A payment as its row records it. */
+export interface PaymentRow {
+  readonly invoiceId: string;
+  readonly amountCents: number;
 }
 
 /** An account of the ledger: the order its entries applied in, and its balance. */
@@ -33,6 +43,8 @@ export function expectedState(workload: readonly WorkloadEvent[], options: Expec
   const counters: Record<string, number> = {};
   const orders: Record<string, { status: string; version: number }> = {};
   const ledger: Record<string, LedgerAccount> = {};
+  const invoices: Record<string, number> = {};
+  const payments: Record<string, PaymentRow> = {};
   const seen = new Set<string>();
   for (const event of workload) {
     if (!event.envelope || seen.has(event.envelope.eventId) || options.skip?.(event) === true) continue;
@@ -40,10 +52,17 @@ export function expectedState(workload: readonly WorkloadEvent[], options: Expec
     if (event.kind === 'page-view' || (event.kind === 'page-view-v2' && options.includeSchemaV2)) countView(counters, event);
     if (event.kind === 'order-status') keepLatest(orders, event);
     if (event.kind === 'ledger-entry') append(ledger, event);
+    if (event.kind === 'payment') pay(invoices, payments, event);
   }
   const shipped = ORDER_STATUSES[ORDER_STATUSES.length - 1];
   const shippedOrders = Object.entries(orders).filter(([, order]) => order.status === shipped).map(([orderId]) => orderId).sort();
-  return { counters, orders, shippedOrders, ledger };
+  return { counters, orders, shippedOrders, ledger, invoices, payments };
+}
+
+function pay(invoices: Record<string, number>, payments: Record<string, PaymentRow>, event: WorkloadEvent): void {
+  const { paymentId, invoiceId, amountCents } = event.envelope?.payload as { paymentId: string; invoiceId: string; amountCents: number };
+  payments[paymentId] = { invoiceId, amountCents };
+  invoices[invoiceId] = (invoices[invoiceId] ?? 0) + amountCents;
 }
 
 function append(ledger: Record<string, LedgerAccount>, event: WorkloadEvent): void {

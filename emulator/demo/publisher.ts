@@ -1,6 +1,7 @@
 /**
  * Publishes the workload as a producer fleet would: page views to their SNS topic (which fans
- * them out to the counter's queue), order changes to the stream, and at the producer-retry rate
+ * them out to the counter's queue), order changes to the stream, ledger entries to the FIFO
+ * queue, payments to their standard queue, and at the producer-retry rate
  * the same message a second time (a publish that in fact succeeded, retried: SNS gives it a new
  * MessageId, the envelope keeps its eventId). Records what it sent, for the dump and for
  * verification.
@@ -31,6 +32,8 @@ export interface PublishTargets {
   readonly ordersStreamName: string;
   /** The account ledger's FIFO queue. */
   readonly ledgerQueueUrl: string;
+  /** The invoice payments' standard queue. */
+  readonly paymentsQueueUrl: string;
 }
 
 /** Messages per progress step on the topic and the FIFO queue (the publishers batch within it). */
@@ -38,9 +41,9 @@ const CHUNK = 100;
 const KINESIS_CHUNK = 250;
 
 /** Decides which messages the producer sends twice, in workload order. */
-export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsTopicArn' | 'ordersStreamName' | 'ledgerQueueUrl'>): PublishedMessage[] {
+export function planMessages(workload: readonly WorkloadEvent[], random: Random, producerRetryRate: number, targets: Pick<PublishTargets, 'pageViewsTopicArn' | 'ordersStreamName' | 'ledgerQueueUrl' | 'paymentsQueueUrl'>): PublishedMessage[] {
   const messages: PublishedMessage[] = [];
-  const targetOf: Record<WorkloadEvent['target'], string> = { 'page-views': targets.pageViewsTopicArn, orders: targets.ordersStreamName, ledger: targets.ledgerQueueUrl };
+  const targetOf: Record<WorkloadEvent['target'], string> = { 'page-views': targets.pageViewsTopicArn, orders: targets.ordersStreamName, ledger: targets.ledgerQueueUrl, payments: targets.paymentsQueueUrl };
   for (const event of workload) {
     const target = targetOf[event.target];
     messages.push({ target, body: event.body, event, retry: false });
@@ -54,9 +57,15 @@ export async function publishMessages(messages: readonly PublishedMessage[], tar
   const toTopic = messages.filter((message) => message.target === targets.pageViewsTopicArn);
   const toStream = messages.filter((message) => message.target === targets.ordersStreamName);
   const toLedger = messages.filter((message) => message.target === targets.ledgerQueueUrl);
+  const toPayments = messages.filter((message) => message.target === targets.paymentsQueueUrl);
   let sent = 0;
   const report = (count: number) => onProgress((sent += count));
-  await Promise.all([publishTopic(toTopic, targets, report), publishStream(toStream, targets, report), publishLedger(toLedger, targets, report)]);
+  await Promise.all([
+    publishTopic(toTopic, targets, report),
+    publishStream(toStream, targets, report),
+    publishLedger(toLedger, targets, report),
+    inChunks(toPayments, report, (chunk) => publishToSqs(targets.sqs, targets.paymentsQueueUrl, chunk.map(toOutgoing))),
+  ]);
 }
 
 /**

@@ -60,6 +60,8 @@ export function stateChanges(before: FinalState, after: FinalState): string[] {
   compare('the page-view counters', sorted(before.counters), sorted(after.counters));
   compare('the order projection', sorted(before.orders), sorted(after.orders));
   compare('the account ledger', sorted(before.ledger), sorted(after.ledger));
+  compare('the invoices', sorted(before.invoices), sorted(after.invoices));
+  compare('the payments', sorted(before.payments), sorted(after.payments));
   if (after.notifications.length !== before.notifications.length) changes.push(`shipment notifications: ${before.notifications.length} before, ${after.notifications.length} after`);
   for (const dlq of after.dlqs) {
     const held = before.dlqs.find((candidate) => candidate.queueName === dlq.queueName);

@@ -88,7 +88,7 @@ export function invariantsOf(verification: Verification): InvariantVerdict[] {
   const { effects, lost, lostExamples, dlq } = verification;
   const unexplained = dlq.messages - dlq.withContext - dlq.appliedWithoutContext - dlq.copiesOfDeadLettered;
   return [
-    verdictOf('every counter, order and ledger entry equals the expected state', effects.exact ? undefined : `${effects.mismatches.length} counters or orders differ from the expected state`),
+    verdictOf('every counter, order, ledger entry, invoice and payment equals the expected state', effects.exact ? undefined : `${effects.mismatches.length} counters, orders, accounts, invoices or payments differ from the expected state`),
     ...notificationInvariants(verification.notifications),
     verdictOf('every valid event is applied or in a DLQ', lost > 0 ? `${lost} valid events were neither applied nor in a DLQ (e.g. ${lostExamples.join(', ')})` : undefined),
     verdictOf('every poison message is in a DLQ with its context', dlq.poison !== dlq.poisonPublished ? `${dlq.poisonPublished - dlq.poison} poison messages are not in a DLQ with their context` : undefined),

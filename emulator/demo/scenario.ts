@@ -16,7 +16,7 @@ import { firstPhaseReport } from './first-phase';
 import { pendingRedrive } from './pending';
 import type { Progress } from '../../cli/progress';
 import { consumerReports } from './consumers';
-import { planMessages, publishMessages, type PublishedMessage } from './publisher';
+import { planMessages, publishMessages, type PublishedMessage, type PublishTargets } from './publisher';
 import { fixAndRedrive, holdsMessages } from './redrive-phase';
 import { replayPhase } from './replay-phase';
 import { rebuildPhase } from './rebuild-phase';
@@ -117,12 +117,21 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
 /** The workload and the messages the producer sends for it (producer retries included). */
 function plan(stack: LocalStack, options: ScenarioOptions): { workload: WorkloadEvent[]; messages: PublishedMessage[] } {
   const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate, pageViewShare: options.pageViewShare });
-  const targets = { pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName'), ledgerQueueUrl: output(stack.outputs, 'LedgerQueueUrl') };
-  return { workload, messages: planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, targets) };
+  return { workload, messages: planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, targetsOf(stack)) };
+}
+
+/** Where the producers send: the stack's outputs. */
+function targetsOf(stack: LocalStack): Omit<PublishTargets, 'sns' | 'sqs' | 'kinesis'> {
+  return {
+    pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'),
+    ordersStreamName: output(stack.outputs, 'OrdersStreamName'),
+    ledgerQueueUrl: output(stack.outputs, 'LedgerQueueUrl'),
+    paymentsQueueUrl: output(stack.outputs, 'PaymentsQueueUrl'),
+  };
 }
 
 async function publish(stack: LocalStack, messages: readonly PublishedMessage[], progress: Progress): Promise<void> {
-  const targets = { sns: stack.clients.sns, sqs: stack.clients.sqs, kinesis: stack.clients.kinesis, pageViewsTopicArn: output(stack.outputs, 'PageViewsTopicArn'), ordersStreamName: output(stack.outputs, 'OrdersStreamName'), ledgerQueueUrl: output(stack.outputs, 'LedgerQueueUrl') };
+  const targets = { sns: stack.clients.sns, sqs: stack.clients.sqs, kinesis: stack.clients.kinesis, ...targetsOf(stack) };
   await publishMessages(messages, targets, (sent) => progress.update('published', sent, messages.length));
   progress.done();
 }

@@ -2,6 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoDbStreamReader } from '../../aws/streams/dynamodb-stream-reader';
 import { readRange } from '../../operations/dlq';
+import { DEFAULT_SQL_DEDUP_TABLE } from '../../aws/sql-dedup-table';
 import { LOCAL_REGION } from '../engines';
 import { output } from '../stack/outputs';
 import type { LocalStack } from '../stack/runtime';
@@ -32,6 +33,7 @@ export function currentState(stack: LocalStack): Promise<FinalState> {
     notificationsInboxUrl: inboxOf(stack, output(stack.outputs, 'NotificationsTopicArn')),
     alarmsInboxUrl: inboxOf(stack, output(stack.outputs, 'AlarmTopicArn')),
     deadLetterQueues: stack.deadLetterQueues,
+    sql: stack.sql && { connection: stack.sql.postgres, database: output(stack.outputs, 'SqlDatabaseName'), dedupTable: DEFAULT_SQL_DEDUP_TABLE },
   });
 }
 

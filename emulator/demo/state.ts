@@ -7,9 +7,11 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isFailureEnvelope, type FailureEnvelope } from '../../aws/dlq-format';
 import { peekAll } from '../../aws/sqs/peek';
+import { quotedSqlIdentifier } from '../../aws/sql-dedup-table';
 import type { DeadLetterQueue } from '../stack/outputs';
 import { unshardedValue } from '../../lambdas/runtime';
-import type { LedgerAccount } from './expected';
+import type { PostgresConnection } from '../engines/postgres';
+import type { LedgerAccount, PaymentRow } from './expected';
 
 /** Lambda's on-failure record for a stream batch: a pointer to records, not the records. */
 export interface OnFailurePointer {
@@ -39,8 +41,12 @@ export interface FinalState {
   readonly orders: Record<string, { status: string; version: number }>;
   /** accountId -> its history and balance, as the account ledger left them. */
   readonly ledger: Record<string, LedgerAccount>;
+  /** invoiceId -> paid cents, and paymentId -> its row, as the invoice payments left them in PostgreSQL. */
+  readonly invoices: Record<string, number>;
+  readonly payments: Record<string, PaymentRow>;
   readonly notifications: { orderId: string; eventId: string }[];
   readonly dlqs: DlqContents[];
+  /** The dedup keys (`<consumer>#<eventId>`) of the events committed: the DynamoDB records' and the SQL dedup rows'. */
   readonly committedIds: ReadonlySet<string>;
   readonly alarmNotifications: { state: string; alarmName: string }[];
 }
@@ -55,10 +61,26 @@ export interface StateSources {
   readonly notificationsInboxUrl: string;
   readonly alarmsInboxUrl: string;
   readonly deadLetterQueues: readonly DeadLetterQueue[];
+  /** The SQL effects' database, when the stack has one. @default - no SQL effects read */
+  readonly sql?: SqlStateSource;
+}
+
+/** Where the SQL consumer's effects and dedup rows are. */
+export interface SqlStateSource {
+  readonly connection: PostgresConnection;
+  readonly database: string;
+  readonly dedupTable: string;
+}
+
+/** What PostgreSQL holds of the run: the invoice payments' tables and the dedup rows. */
+interface SqlState {
+  readonly invoices: Record<string, number>;
+  readonly payments: Record<string, PaymentRow>;
+  readonly committed: readonly string[];
 }
 
 export async function readState(sources: StateSources): Promise<FinalState> {
-  const [counters, orders, ledger, committed, notifications, alarms, dlqs] = await Promise.all([
+  const [counters, orders, ledger, committed, notifications, alarms, dlqs, sql] = await Promise.all([
     scanAll(sources.dynamodb, sources.countersTable),
     scanAll(sources.dynamodb, sources.ordersTable),
     scanAll(sources.dynamodb, sources.ledgerTable),
@@ -66,16 +88,40 @@ export async function readState(sources: StateSources): Promise<FinalState> {
     snsMessages(sources.sqs, sources.notificationsInboxUrl),
     snsMessages(sources.sqs, sources.alarmsInboxUrl),
     Promise.all(sources.deadLetterQueues.map((dlq) => readDlq(sources.sqs, dlq))),
+    sources.sql ? readSql(sources.sql) : { invoices: {}, payments: {}, committed: [] },
   ]);
   return {
     counters: countersOf(counters),
     orders: Object.fromEntries(orders.map((item) => [String(item.orderId), { status: String(item.status), version: Number(item.version) }])),
     ledger: Object.fromEntries(ledger.map((item) => [String(item.pk).replace(/^account#/, ''), { history: (item.history as number[]).map(Number), balance: Number(item.balance) }])),
+    invoices: sql.invoices,
+    payments: sql.payments,
     notifications: notifications.map((message) => ({ orderId: String(message.orderId), eventId: String(message.notificationId) })),
     dlqs,
-    committedIds: new Set(committed.map((item) => String(item.id))),
+    committedIds: new Set([...committed.map((item) => String(item.id)), ...sql.committed]),
     alarmNotifications: alarms.map((message) => ({ state: String(message.NewStateValue), alarmName: String(message.AlarmName) })),
   };
+}
+
+/**
+ * Reads the invoice payments' tables and the dedup keys from PostgreSQL. `pg` is loaded here, not
+ * at import, as local mode loads it only for a stack with a SQL database.
+ */
+async function readSql(source: SqlStateSource): Promise<SqlState> {
+  const { PostgresSession } = await import('../engines/postgres-session');
+  const session = await PostgresSession.connect({ ...source.connection, database: source.database });
+  try {
+    const invoices = await session.query<{ invoice_id: string; paid_cents: string }>('SELECT invoice_id, paid_cents FROM invoices');
+    const payments = await session.query<{ payment_id: string; invoice_id: string; amount_cents: string }>('SELECT payment_id, invoice_id, amount_cents FROM payments');
+    const committed = await session.query<{ dedup_key: string }>(`SELECT dedup_key FROM ${quotedSqlIdentifier(source.dedupTable)}`);
+    return {
+      invoices: Object.fromEntries(invoices.rows.map((row) => [row.invoice_id, Number(row.paid_cents)])),
+      payments: Object.fromEntries(payments.rows.map((row) => [row.payment_id, { invoiceId: row.invoice_id, amountCents: Number(row.amount_cents) }])),
+      committed: committed.rows.map((row) => row.dedup_key),
+    };
+  } finally {
+    await session.close();
+  }
 }
 
 /** The counters' views, each sharded counter's shard items summed into it. */

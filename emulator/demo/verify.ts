@@ -4,6 +4,7 @@
  */
 import { dedupKey } from '../../lambdas/runtime/stores/dynamodb/dedup-record';
 import { CONSUMER_NAME as LEDGER_CONSUMER } from '../../example/handlers/account-ledger';
+import { CONSUMER_NAME as PAYMENTS_CONSUMER } from '../../example/handlers/invoice-payments';
 import { type FailureEnvelope } from '../../aws/dlq-format';
 import type { ExpectedState } from './expected';
 import { checkNotifications, type NotificationCheck } from './notifications';
@@ -61,7 +62,13 @@ export interface VerifyInput {
 
 export function verify(input: VerifyInput): Verification {
   const { expected, state } = input;
-  const mismatches = [...compareRecords('counter', expected.counters, state.counters), ...compareRecords('order', expected.orders, state.orders), ...compareRecords('ledger', expected.ledger, state.ledger)];
+  const mismatches = [
+    ...compareRecords('counter', expected.counters, state.counters),
+    ...compareRecords('order', expected.orders, state.orders),
+    ...compareRecords('ledger', expected.ledger, state.ledger),
+    ...compareRecords('invoice', expected.invoices, state.invoices),
+    ...compareRecords('payment', expected.payments, state.payments),
+  ];
   const dlqMessages = state.dlqs.reduce((sum, dlq) => sum + dlqDepth(dlq), 0);
   const withContext = state.dlqs.reduce((sum, dlq) => sum + dlq.failures.length + dlq.pointers.length, 0);
   const lost = lostEvents(input);
@@ -124,6 +131,8 @@ export function isApplied(event: WorkloadEvent, state: Pick<FinalState, 'committ
   const envelope = event.envelope;
   if (!envelope) return false;
   if (event.kind === 'ledger-entry') return state.committedIds.has(dedupKey(LEDGER_CONSUMER, envelope.eventId));
+  // The SQL dedup row's key is the DynamoDB record's (docs/patterns/sql-dedup.md, "The schema").
+  if (event.kind === 'payment') return state.committedIds.has(dedupKey(PAYMENTS_CONSUMER, envelope.eventId));
   if (event.kind !== 'order-status') return state.committedIds.has(dedupKey(counterConsumer, envelope.eventId));
   const { orderId, version } = envelope.payload as { orderId: string; version: number };
   return (state.orders[orderId]?.version ?? 0) >= version;

@@ -1,6 +1,6 @@
 /**
- * The demo's workload: page views, order status changes and account ledger entries, generated from
- * a seed, plus the poison
+ * The demo's workload: page views, order status changes, account ledger entries and invoice
+ * payments, generated from a seed, plus the poison
  * and later-schema events that a real producer fleet sends by mistake. Everything here is pure: the
  * same options give the same events.
  */
@@ -11,10 +11,11 @@ import type { Random } from '../types';
 export const PAGE_VIEWED = 'page.viewed';
 export const ORDER_STATUS_CHANGED = 'order.status-changed';
 export const LEDGER_ENTRY = 'ledger.entry';
+export const PAYMENT_RECEIVED = 'payment.received';
 /** The order lifecycle, by version. */
 export const ORDER_STATUSES = ['CREATED', 'PAID', 'SHIPPED'] as const;
 
-export type Target = 'page-views' | 'orders' | 'ledger';
+export type Target = 'page-views' | 'orders' | 'ledger' | 'payments';
 
 /** One logical event of the workload, before any producer retry. */
 export interface WorkloadEvent {
@@ -23,7 +24,7 @@ export interface WorkloadEvent {
   readonly body: string;
   /** Kinesis partition key (the order id), so that one order's records share a shard; the ledger's FIFO message group (the account). */
   readonly partitionKey?: string;
-  readonly kind: 'page-view' | 'page-view-v2' | 'order-status' | 'ledger-entry' | 'poison';
+  readonly kind: 'page-view' | 'page-view-v2' | 'order-status' | 'ledger-entry' | 'payment' | 'poison';
   /** Present on valid events. */
   readonly envelope?: Envelope;
 }
@@ -39,6 +40,8 @@ export interface WorkloadOptions {
   readonly outOfOrderRate?: number;
   /** Share of valid events that are account ledger entries (through the FIFO queue). @default 0.1 */
   readonly ledgerShare?: number;
+  /** Share of valid events that are invoice payments (through the payments queue, into PostgreSQL). @default 0.1 */
+  readonly paymentShare?: number;
   /** Share of the other valid events that are page views; the rest are order status changes. @default 0.7 */
   readonly pageViewShare?: number;
   /** @default 40 */
@@ -49,6 +52,11 @@ export interface WorkloadOptions {
 
 const DEFAULT_PAGE_VIEW_SHARE = 0.7;
 const DEFAULT_LEDGER_SHARE = 0.1;
+const DEFAULT_PAYMENT_SHARE = 0.1;
+/** Payments go to this many invoices, so that a batch often pays one invoice more than once. */
+const INVOICES = 25;
+/** A payment is 1 cent to this many. */
+const MAX_PAYMENT_CENTS = 50_000;
 /** An account has 1 to this many entries. */
 const MAX_ENTRIES_PER_ACCOUNT = 8;
 const FIRST_DAY = Date.UTC(2026, 10, 28);
@@ -60,11 +68,15 @@ export function generateWorkload(options: WorkloadOptions): WorkloadEvent[] {
   const poisonCount = Math.round(options.events * (options.poisonRate ?? 0.01));
   const validCount = options.events - poisonCount;
   const ledgerCount = Math.round(validCount * (options.ledgerShare ?? DEFAULT_LEDGER_SHARE));
-  const pageViewCount = Math.round((validCount - ledgerCount) * (options.pageViewShare ?? DEFAULT_PAGE_VIEW_SHARE));
+  const paymentCount = Math.round(validCount * (options.paymentShare ?? DEFAULT_PAYMENT_SHARE));
+  const otherCount = validCount - ledgerCount - paymentCount;
+  if (otherCount < 0) throw new RangeError(`the ledger and payment shares add up to more than every valid event (${options.ledgerShare ?? DEFAULT_LEDGER_SHARE} + ${options.paymentShare ?? DEFAULT_PAYMENT_SHARE})`);
+  const pageViewCount = Math.round(otherCount * (options.pageViewShare ?? DEFAULT_PAGE_VIEW_SHARE));
   const events = [
     ...pageViews(random, pageViewCount, options),
-    ...orderEvents(random, validCount - ledgerCount - pageViewCount, options.outOfOrderRate ?? 0.1),
+    ...orderEvents(random, otherCount - pageViewCount, options.outOfOrderRate ?? 0.1),
     ...ledgerEntries(random, ledgerCount),
+    ...payments(random, paymentCount),
     ...Array.from({ length: poisonCount }, (_, i) => poisonEvent(random, i)),
   ];
   return shuffleKeepingOrders(random, events);
@@ -121,6 +133,15 @@ function ledgerEntries(random: Random, count: number): WorkloadEvent[] {
 function ledgerEntry(accountId: string, seq: number, amount: number): WorkloadEvent {
   const envelope = createEnvelope({ type: LEDGER_ENTRY, businessKey: `${accountId}:${seq}`, source: 'demo.ledger', payload: { accountId, seq, amount }, occurredAt: new Date(FIRST_DAY + seq * 60_000).toISOString() });
   return { target: 'ledger', body: JSON.stringify(envelope), partitionKey: accountId, kind: 'ledger-entry', envelope };
+}
+
+/** Payments of 1 cent to MAX_PAYMENT_CENTS towards one of INVOICES invoices, each with a payment id of its own. */
+function payments(random: Random, count: number): WorkloadEvent[] {
+  return Array.from({ length: count }, (_, i) => {
+    const payload = { paymentId: `payment-${i}`, invoiceId: `invoice-${pick(random, INVOICES)}`, amountCents: 1 + pick(random, MAX_PAYMENT_CENTS) };
+    const envelope = createEnvelope({ type: PAYMENT_RECEIVED, businessKey: payload.paymentId, source: 'demo.billing', payload, occurredAt: new Date(FIRST_DAY + i * 1000).toISOString() });
+    return { target: 'payments', body: JSON.stringify(envelope), kind: 'payment', envelope };
+  });
 }
 
 function swapLastTwo<T>(items: T[]): void {

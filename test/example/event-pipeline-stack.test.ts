@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { EventPipelineStack } from '../../example';
-import { QueueConsumer } from '../../lib';
+import { DATA_API_CONSUMER_ACTIONS, QueueConsumer } from '../../lib';
+import { isAwsCustomResourceProvider } from '../../aws/cloudformation/template';
 import { FIXTURE_HANDLER, grantedActions, logicalId, testApp } from '../lib/support';
 import { heldMessagesAlarm, heldMessagesQueue } from '../helpers/alarms';
 
@@ -29,21 +30,41 @@ function arnOf(value: unknown): string | undefined {
 }
 
 describe('EventPipelineStack', () => {
-  test('holds four consumers, the order projection\'s rebuilt generation, and what they read, write and alarm', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 5);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
-    template.resourceCountIs('AWS::SQS::Queue', 7);
+  test('holds five consumers, the order projection\'s rebuilt generation, the SQL database, and what they read, write and alarm', () => {
+    // Six consumers' functions, and the provider of the SQL database's migration (AwsCustomResource).
+    template.resourceCountIs('AWS::Lambda::Function', 7);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 6);
+    // Each consumer's DLQ, the four queues' sources, and the SQL database's expiry DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 10);
     // The rebuilt generation reads the live one's stream.
     template.resourceCountIs('AWS::Kinesis::Stream', 1);
     template.resourceCountIs('AWS::DynamoDB::Table', 5);
     template.resourceCountIs('AWS::SNS::Topic', 3);
-    template.resourceCountIs('AWS::KMS::Key', 3);
-    // A depth alarm per DLQ, an iterator age alarm per stream consumer, five more per consumer (lib/consumer-alarms.ts).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8 + 5 * 5);
-    // One dashboard over all five (lib/pipeline-dashboard.ts).
+    // Three topics' and the SQL database's.
+    template.resourceCountIs('AWS::KMS::Key', 4);
+    template.resourceCountIs('AWS::RDS::DBCluster', 1);
+    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    // The dedup table and its index, then the invoice payments' two tables.
+    template.resourceCountIs('Custom::AWS', 4);
+    // A depth alarm per DLQ (the six consumers' and the expiry's), an iterator age alarm per stream
+    // consumer, five more per consumer (lib/consumer-alarms.ts).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 7 + 3 + 5 * 6);
+    // One dashboard over all six (lib/pipeline-dashboard.ts).
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // One more than before the fan-out: the page views topic's subscription of the counter queue.
     template.resourceCountIs('AWS::SNS::Subscription', 2);
+  });
+
+  test('the invoice payments reach the SQL database through the Data API, with its calls on that cluster and its secret, and nothing of DynamoDB', () => {
+    const cluster = logicalId(template, 'AWS::RDS::DBCluster');
+    const granted = grantedActions(template, 'rds-data', 'InvoicePaymentsRole');
+    expect(Object.values(granted)).toEqual([[...DATA_API_CONSUMER_ACTIONS].sort()]);
+    expect(JSON.stringify(Object.keys(granted))).toContain(cluster);
+    expect(Object.values(grantedActions(template, 'secretsmanager', 'InvoicePaymentsRole'))).toEqual([['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']]);
+    expect(grantedActions(template, 'dynamodb', 'InvoicePaymentsRole')).toEqual({});
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ CONSUMER_NAME: 'invoice-payments', DATA_API_DATABASE: 'effects', SQL_DEDUP_TABLE: 'eo_dedup' }) },
+    });
   });
 
   test('the account ledger reads a FIFO queue whose DLQ is FIFO too', () => {
@@ -71,6 +92,7 @@ describe('EventPipelineStack', () => {
       'CountersTableName',
       'DashboardName',
       'IdempotencyTableName',
+      'InvoicePaymentsDlqUrl',
       'LedgerQueueUrl',
       'LedgerTableName',
       'NotificationsTopicArn',
@@ -81,8 +103,10 @@ describe('EventPipelineStack', () => {
       'PageViewCounterDlqUrl',
       'PageViewsQueueUrl',
       'PageViewsTopicArn',
+      'PaymentsQueueUrl',
       'RebuiltOrdersTableName',
       'ShipmentNotifierDlqUrl',
+      'SqlDatabaseName',
     ]);
     expect(Object.values(outputs).filter((output) => output.Export !== undefined)).toEqual([]);
   });
@@ -102,6 +126,8 @@ describe('EventPipelineStack', () => {
     ['LedgerQueueUrl', 'AWS::SQS::Queue', 'AccountLedgerQueue'],
     ['AccountLedgerDlqUrl', 'AWS::SQS::Queue', 'AccountLedgerDlq'],
     ['LedgerTableName', 'AWS::DynamoDB::Table', 'LedgerTable'],
+    ['PaymentsQueueUrl', 'AWS::SQS::Queue', 'InvoicePaymentsQueue'],
+    ['InvoicePaymentsDlqUrl', 'AWS::SQS::Queue', 'InvoicePaymentsDlq'],
   ])('output %s refers to %s %s', (output, type, prefix) => {
     template.hasOutput(output, { Value: { Ref: logicalId(template, type, prefix) } });
   });
@@ -114,6 +140,7 @@ describe('EventPipelineStack', () => {
     ['OrderProjection', ['ORDERS_TABLE']],
     ['ShipmentNotifier', ['IDEMPOTENCY_TABLE', 'NOTIFICATIONS_TOPIC_ARN']],
     ['AccountLedger', ['IDEMPOTENCY_TABLE', 'LEDGER_TABLE', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL']],
+    ['InvoicePayments', ['DATA_API_DATABASE', 'DATA_API_RESOURCE_ARN', 'DATA_API_SECRET_ARN', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL', 'SQL_DEDUP_TABLE']],
   ])('%s gets the common environment plus %j', (prefix, specific) => {
     const [, fn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(prefix)) ?? [];
     const common = [
@@ -268,7 +295,7 @@ describe('EventPipelineStack', () => {
       [...redriveTargets, ...onFailure].filter((arn) => arn !== undefined).map((arn) => arnOf(arn) ?? String(arn)),
     );
 
-    expect(dlqs.size).toBe(5);
+    expect(dlqs.size).toBe(6);
     for (const dlq of dlqs) {
       expect(resources[dlq]?.Type).toBe('AWS::SQS::Queue'); // a queue of this stack, not a foreign ARN
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -279,12 +306,14 @@ describe('EventPipelineStack', () => {
     }
   });
 
-  test('every function dead-letters to a queue that is alarmed as a DLQ', () => {
+  test('every consumer function dead-letters to a queue that is alarmed as a DLQ, and the SQL expiry\'s DLQ is alarmed too', () => {
     const depthAlarmed = ofType('AWS::CloudWatch::Alarm')
       .map(([, alarm]) => heldMessagesQueue(alarm.Properties) as { 'Fn::GetAtt': [string, string] } | undefined)
       .flatMap((queueName) => (queueName ? [queueName['Fn::GetAtt'][0]] : []));
-    const dlqUrls = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables.DLQ_URL.Ref);
-    expect(dlqUrls.sort()).toEqual(depthAlarmed.sort());
+    // The migration's provider runs at deploy for CloudFormation, which reports its failures itself.
+    const consumers = ofType('AWS::Lambda::Function').filter(([id]) => !isAwsCustomResourceProvider(id));
+    const dlqUrls = consumers.map(([, fn]) => fn.Properties.Environment.Variables.DLQ_URL.Ref);
+    expect([...dlqUrls, logicalId(template, 'AWS::SQS::Queue', 'SqlEffectsDlq')].sort()).toEqual(depthAlarmed.sort());
   });
 });
 

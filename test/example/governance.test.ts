@@ -8,6 +8,12 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { type AddConsumer, EventPipelineStack } from '../../example';
 import { failOnEveryFinding, KinesisConsumer } from '../../lib';
 import { testApp } from '../lib/support';
+import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../aws/cloudformation/template';
+
+/** The example's consumers, by construct id; the order projection's rebuilt generation is one like the others. */
+const CONSUMERS = ['PageViewCounter', 'OrderProjection', 'OrderProjectionRebuild', 'ShipmentNotifier', 'AccountLedger', 'InvoicePayments'];
+/** The SQL database's log groups: the VPC's flow logs, the migration's, PostgreSQL's. */
+const SQL_DATABASE_LOG_GROUPS = ['FlowLogs', 'MigrationLog', 'PostgresLog'];
 
 /** The parts of the cloud assembly's validation-report.json that these tests read. */
 interface ValidationReport {
@@ -95,22 +101,26 @@ describe('AWS Control Tower proactive controls (cfn-guard)', () => {
     });
 
     test('exempt only the reviewed findings, each on its own resource', () => {
-      // The order projection's rebuilt generation is a consumer like the others: the same two findings.
-      const expected = ['PageViewCounter', 'OrderProjection', 'OrderProjectionRebuild', 'ShipmentNotifier', 'AccountLedger'].flatMap((consumer) => [
-        `cloudwatch_log_group_encrypted_check at EffectivelyOnce/${consumer}/LogGroup/Resource`,
-        `lambda_inside_vpc_check at EffectivelyOnce/${consumer}/Function/Resource`,
-      ]);
+      const expected = [
+        ...CONSUMERS.flatMap((consumer) => [
+          `cloudwatch_log_group_encrypted_check at EffectivelyOnce/${consumer}/LogGroup/Resource`,
+          `lambda_inside_vpc_check at EffectivelyOnce/${consumer}/Function/Resource`,
+        ]),
+        // The SQL database's (lib/sql-effect-database.ts, reviewed in its own test): three log groups, and the migration's provider.
+        ...SQL_DATABASE_LOG_GROUPS.map((logGroup) => `cloudwatch_log_group_encrypted_check at EffectivelyOnce/SqlEffects/${logGroup}/Resource`),
+        `lambda_inside_vpc_check at EffectivelyOnce/${AWS_CUSTOM_RESOURCE_PROVIDER_ID}/Resource`,
+      ];
       expect(exempted.map((e) => e.finding).sort()).toEqual(expected.sort());
       // Acknowledged on the resource's own construct, not on a consumer or the stack.
       for (const { resource, at } of exempted) expect(`${at}/Resource`).toBe(resource);
     });
 
     test.each([
-      ['cloudwatch_log_group_encrypted_check', /encrypts every log group at rest.*IAM decides/],
-      ['lambda_inside_vpc_check', /calls only AWS APIs.*protect nothing/],
-    ])('give each exemption of %s its reason', (rule, reason) => {
+      ['cloudwatch_log_group_encrypted_check', CONSUMERS.length + SQL_DATABASE_LOG_GROUPS.length, /encrypts every log group at rest.*IAM decides/],
+      ['lambda_inside_vpc_check', CONSUMERS.length + 1, /calls only (AWS APIs|the RDS Data API).*protect nothing/],
+    ])('give each exemption of %s its reason', (rule, count, reason) => {
       const reasons = exempted.filter((e) => e.finding.startsWith(`${rule} at `)).map((e) => e.reason);
-      expect(reasons).toHaveLength(5);
+      expect(reasons).toHaveLength(count);
       for (const given of reasons) expect(given).toMatch(reason);
     });
   });
@@ -134,7 +144,8 @@ describe('AWS Control Tower proactive controls (cfn-guard)', () => {
 
     test('CT.KMS.PR.3: every key lets only AWS services create grants', () => {
       const keys = Object.values(template.findResources('AWS::KMS::Key'));
-      expect(keys).toHaveLength(3);
+      // The three topics' and the SQL database's.
+      expect(keys).toHaveLength(4);
       for (const key of keys) {
         expect(key.Properties.KeyPolicy.Statement).toContainEqual({
           Sid: 'DenyGrantsExceptForAwsServices',
@@ -150,12 +161,13 @@ describe('AWS Control Tower proactive controls (cfn-guard)', () => {
     test('CT.SQS.PR.1: a stream consumer\'s DLQ declares itself one (allow-all: deny-all does not count)', () => {
       const queues = Object.entries(template.findResources('AWS::SQS::Queue'));
       const allowAll = queues.filter(([, queue]) => queue.Properties.RedriveAllowPolicy?.redrivePermission === 'allowAll');
-      expect(allowAll.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['OrderProjectionDlq', 'OrderProjectionRebuildDlq', 'ShipmentNotifierDlq']);
+      expect(allowAll.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['OrderProjectionDlq', 'OrderProjectionRebuildDlq', 'ShipmentNotifierDlq', 'SqlEffectsDlq']);
     });
 
     test('CT.CLOUDWATCH.PR.2: every log group keeps its logs a year', () => {
       const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
-      expect(logGroups.map((logGroup) => logGroup.Properties.RetentionInDays)).toEqual([365, 365, 365, 365, 365]);
+      expect(logGroups).toHaveLength(CONSUMERS.length + SQL_DATABASE_LOG_GROUPS.length);
+      expect(logGroups.map((logGroup) => logGroup.Properties.RetentionInDays).filter((days) => days !== 365)).toEqual([]);
     });
   });
 });

@@ -88,6 +88,7 @@ const CONSUMERS: [string, string, 'queue' | 'stream'][] = [
   ['OrderProjectionRebuild', 'order-projection (generation 2)', 'stream'],
   ['ShipmentNotifier', 'shipment-notifier', 'stream'],
   ['AccountLedger', 'account-ledger', 'queue'],
+  ['InvoicePayments', 'invoice-payments', 'queue'],
 ];
 
 /** What the template says about one consumer: its logical ids and its service name. */

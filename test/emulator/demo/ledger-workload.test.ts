@@ -31,7 +31,7 @@ test("each account's entries are published in order 1..k, though the workload ar
 });
 
 test('the expected ledger is every history in publish order and every balance the sum, a producer retry counted once', () => {
-  const messages = planMessages(workload, seededRandom(9), 0.5, { pageViewsTopicArn: 'topic', ordersStreamName: 'stream', ledgerQueueUrl: 'queue.fifo' });
+  const messages = planMessages(workload, seededRandom(9), 0.5, { pageViewsTopicArn: 'topic', ordersStreamName: 'stream', ledgerQueueUrl: 'queue.fifo', paymentsQueueUrl: 'payments' });
   expect(messages.filter((message) => message.retry && message.target === 'queue.fifo').length).toBeGreaterThan(0);
   const expected = expectedState(messages.map((message) => message.event));
   const [accountId, account] = Object.entries(expected.ledger)[0]!;

@@ -10,13 +10,15 @@ import { violationsOf } from '../../../emulator/demo/report';
 import type { FinalState, OnFailurePointer } from '../../../emulator/demo/state';
 import { verify } from '../../../emulator/demo/verify';
 
-const expected = { counters: {}, orders: { 'o-1': { status: 'SHIPPED', version: 3 }, 'o-2': { status: 'SHIPPED', version: 3 }, 'o-3': { status: 'PAID', version: 2 } }, shippedOrders: ['o-1', 'o-2'], ledger: {} };
+const expected = { counters: {}, orders: { 'o-1': { status: 'SHIPPED', version: 3 }, 'o-2': { status: 'SHIPPED', version: 3 }, 'o-3': { status: 'PAID', version: 2 } }, shippedOrders: ['o-1', 'o-2'], ledger: {}, invoices: {}, payments: {} };
 
 function state(notified: readonly string[], dlqs: FinalState['dlqs'] = []): FinalState {
   return {
     counters: {},
     orders: { 'o-1': { status: 'SHIPPED', version: 3 }, 'o-2': { status: 'SHIPPED', version: 3 }, 'o-3': { status: 'PAID', version: 2 } },
     ledger: {},
+    invoices: {},
+    payments: {},
     notifications: notified.map((orderId) => ({ orderId, eventId: `n-${orderId}` })),
     dlqs,
     committedIds: new Set(),

@@ -23,7 +23,7 @@ function orderRecord(eventId: string, sequenceNumber: string): PublishedMessage 
 }
 
 function stateWith(dlqs: FinalState['dlqs']): FinalState {
-  return { counters: {}, orders: {}, ledger: {}, notifications: [], dlqs, committedIds: new Set(), alarmNotifications: [] };
+  return { counters: {}, orders: {}, ledger: {}, invoices: {}, payments: {}, notifications: [], dlqs, committedIds: new Set(), alarmNotifications: [] };
 }
 
 test('curable wrappers and the stream records a Kinesis pointer covers are pending; permanent failures are not', async () => {

@@ -17,7 +17,7 @@ function orderChange(orderId: string, status: string): PublishedMessage {
 }
 
 function targets(kinesis: FakeClient): PublishTargets {
-  return { sns: asClient<SNSClient>(new FakeClient()), sqs: asClient<SQSClient>(new FakeClient()), kinesis: asClient<KinesisClient>(kinesis), pageViewsTopicArn: 'arn:aws:sns:us-east-1:000000000000:page-views', ordersStreamName: STREAM, ledgerQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/ledger.fifo' };
+  return { sns: asClient<SNSClient>(new FakeClient()), sqs: asClient<SQSClient>(new FakeClient()), kinesis: asClient<KinesisClient>(kinesis), pageViewsTopicArn: 'arn:aws:sns:us-east-1:000000000000:page-views', ordersStreamName: STREAM, ledgerQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/ledger.fifo', paymentsQueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/payments' };
 }
 
 test('an order change refused while a later one of its order would be accepted is still put first, and every record keeps its sequence number', async () => {

@@ -37,6 +37,8 @@ function stateWith(committed: readonly string[], bareBodies: readonly string[], 
     counters: {},
     orders: {},
     ledger: {},
+    invoices: {},
+    payments: {},
     notifications: [],
     dlqs: [{ queueName: 'page-view-dlq', failures: [...failures], pointers: [], bare: [...bareBodies] }],
     committedIds: new Set(committed.map((eventId) => dedupKey(CONSUMER, eventId))),
@@ -45,7 +47,7 @@ function stateWith(committed: readonly string[], bareBodies: readonly string[], 
 }
 
 function verified(committed: readonly string[], bareBodies: readonly string[], published: readonly PublishedMessage[], failures: readonly FailureEnvelope[] = []) {
-  return verify({ expected: { counters: {}, orders: {}, shippedOrders: [], ledger: {} }, state: stateWith(committed, bareBodies, failures), published, counterConsumer: CONSUMER, dlqEverNonEmpty: true });
+  return verify({ expected: { counters: {}, orders: {}, shippedOrders: [], ledger: {}, invoices: {}, payments: {} }, state: stateWith(committed, bareBodies, failures), published, counterConsumer: CONSUMER, dlqEverNonEmpty: true });
 }
 
 test('a bare DLQ message whose event was applied is accounted for, and breaks no invariant', () => {
@@ -88,7 +90,7 @@ test('a bare DLQ message that matches no published body is not explained', () =>
 
 test("only a DLQ alarm's ALARM answers for a DLQ that held messages: a consumer's Errors alarm does not", () => {
   const state = { ...stateWith([], []), alarmNotifications: [{ state: 'ALARM', alarmName: 'counter-errors' }, { state: 'OK', alarmName: 'page-view-dlq-depth' }] };
-  const input = { expected: { counters: {}, orders: {}, shippedOrders: [], ledger: {} }, state, published: [], counterConsumer: CONSUMER, dlqEverNonEmpty: true };
+  const input = { expected: { counters: {}, orders: {}, shippedOrders: [], ledger: {}, invoices: {}, payments: {} }, state, published: [], counterConsumer: CONSUMER, dlqEverNonEmpty: true };
   expect(verify({ ...input, dlqAlarmNames: new Set(['page-view-dlq-depth']) }).alarms).toEqual({ notifications: 2, alarmed: false, recoveredToOk: true });
   expect(verify({ ...input, dlqAlarmNames: new Set(['page-view-dlq-depth', 'counter-errors']) }).alarms.alarmed).toBe(true);
   expect(verify(input).alarms.alarmed).toBe(true);

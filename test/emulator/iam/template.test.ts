@@ -11,7 +11,7 @@ import {
   functionPrincipal,
   requiredPermissions,
   type AuthorizationResult,
-  type AwsService,
+  AwsService,
   type RequestContext,
   type RequestInput,
   type RolePolicies,
@@ -50,6 +50,8 @@ const Q = { pageViews: queueUrl('PageViewCounterQueue'), pageViewsDlq: queueUrl(
 const T = { dedup: tableName('IdempotencyTable'), counters: tableName('CountersTable'), orders: tableName('OrdersTable') };
 const ORDERS_STREAM = deployed(idOf('AWS::Kinesis::Stream', 'OrderProjectionStream')).ref;
 const ORDERS_TABLE_STREAM = deployed(idOf('AWS::DynamoDB::Table', 'OrdersTable')).attributes.StreamArn;
+const CLUSTER = deployed(idOf('AWS::RDS::DBCluster', 'SqlEffectsCluster'));
+const SQL = { cluster: CLUSTER.attributes.DBClusterArn, secret: CLUSTER.attributes['MasterUserSecret.SecretArn'], payments: queueUrl('InvoicePaymentsQueue'), paymentsDlq: queueUrl('InvoicePaymentsDlq') };
 const NOTIFICATIONS = topicArn('NotificationsTopic');
 const ALARMS = topicArn('AlarmsTopic');
 
@@ -65,6 +67,7 @@ const FUNCTIONS = {
   'page-view-counter': 'PageViewCounterFunction',
   'order-projection': 'OrderProjectionFunction',
   'shipment-notifier': 'ShipmentNotifierFunction',
+  'invoice-payments': 'InvoicePaymentsFunction',
 } as const;
 type Consumer = keyof typeof FUNCTIONS;
 
@@ -99,6 +102,15 @@ const CALLS: Readonly<Record<Consumer, readonly Call[]>> = {
     ['dynamodb-streams', 'GetShardIterator', { StreamArn: ORDERS_TABLE_STREAM, ShardId: 's', ShardIteratorType: 'TRIM_HORIZON' }],
     ['dynamodb-streams', 'GetRecords', { ShardIterator: 'orders-table-iterator' }],
   ],
+  // The SQL strategy's transaction through the Data API (the secret read as the caller, and
+  // decrypted with the database's key through Secrets Manager), the DLQ, and the mapping's calls.
+  'invoice-payments': [
+    ...['BeginTransaction', 'ExecuteStatement', 'BatchExecuteStatement', 'CommitTransaction', 'RollbackTransaction'].map((operation): Call => ['rds-data', operation, { resourceArn: SQL.cluster, secretArn: SQL.secret, sql: 'SELECT 1' }]),
+    ['sqs', 'SendMessage', { QueueUrl: SQL.paymentsDlq, MessageBody: '{}' }],
+    ['sqs', 'ReceiveMessage', { QueueUrl: SQL.payments }],
+    ['sqs', 'DeleteMessageBatch', { QueueUrl: SQL.payments, Entries: [] }],
+    ['sqs', 'GetQueueAttributes', { QueueUrl: SQL.payments }],
+  ],
 };
 
 /** What each function needs not, and must not, do. */
@@ -123,11 +135,16 @@ const FORBIDDEN: Readonly<Record<Consumer, readonly Call[]>> = {
     ['kinesis', 'GetRecords', { ShardIterator: 'orders-iterator' }],
     ['sqs', 'SendMessage', { QueueUrl: Q.ordersDlq, MessageBody: 'x' }],
   ],
+  'invoice-payments': [
+    ['rds-data', 'ExecuteStatement', { resourceArn: SQL.cluster.replace(/cluster:.*/, 'cluster:another-cluster'), secretArn: SQL.secret, sql: 'SELECT 1' }],
+    ['dynamodb', 'TransactWriteItems', { TransactItems: [{ Put: { TableName: T.dedup, Item: {} } }] }],
+    ['sqs', 'SendMessage', { QueueUrl: Q.pageViewsDlq, MessageBody: 'x' }],
+  ],
 };
 
 function call(policies: RolePolicies, consumer: Consumer, [service, operation, input]: Call, requestContext: RequestContext = TLS): AuthorizationResult {
   const principal = functionPrincipal(policies, idOf('AWS::Lambda::Function', FUNCTIONS[consumer]), { functionName: consumer, accountId: SCOPE.accountId });
-  const permissions = requiredPermissions(service, operation, input, { ...SCOPE, topicKeys: policies.topicKeys, streamArnOfToken: (token) => ITERATORS.get(token) });
+  const permissions = requiredPermissions(service, operation, input, { ...SCOPE, topicKeys: policies.topicKeys, secretKeys: policies.secretKeys, streamArnOfToken: (token) => ITERATORS.get(token) });
   return authorize(policies, { service, principal, permissions, context: requestContext, requestId: 'request-1' });
 }
 
@@ -136,11 +153,13 @@ const consumers = Object.keys(FUNCTIONS) as Consumer[];
 
 test('the template compiles whole: every value resolves, every function has its role', () => {
   expect(policies.notes).toEqual([]);
-  // The four consumers and the order projection's rebuilt generation.
-  expect(policies.functionRoles.size).toBe(5);
+  // The five consumers, the order projection's rebuilt generation, and the SQL migration's provider.
+  expect(policies.functionRoles.size).toBe(7);
   expect(policies.topicKeys.get(NOTIFICATIONS)).toBe(keyArn('NotificationsTopicKey'));
   expect(policies.resourcePolicies.get(keyArn('NotificationsTopicKey'))?.kind).toBe('kms-key');
-  expect([...policies.resourcePolicies.values()].filter((policy) => policy.kind === 'sqs-queue')).toHaveLength(7);
+  // Each queue's: the six consumers' DLQs, the four sources, the SQL expiry's DLQ.
+  expect([...policies.resourcePolicies.values()].filter((policy) => policy.kind === 'sqs-queue')).toHaveLength(10);
+  expect(policies.secretKeys.get(SQL.secret)).toBe(keyArn('SqlEffectsKey'));
 });
 
 describe.each(consumers)('%s', (consumer) => {
@@ -249,5 +268,20 @@ describe('the policies that enforce TLS (enforceSSL)', () => {
       reason: 'explicit-deny',
       denial: { code: 'AccessDenied', status: 403, message: expect.stringContaining('is not authorized to perform: sqs:sendmessage on resource: arn:aws:sqs:') },
     });
+  });
+});
+
+describe('the SQL database\'s secret, under its customer-managed key', () => {
+  const statement = CALLS['invoice-payments'][1] as Call;
+
+  test('a Data API call needs kms:Decrypt on the key, through Secrets Manager only: without that statement it is refused, naming the key', () => {
+    const trimmed = compile(without(roleOf('invoice-payments'), (granted) => (JSON.stringify(granted.Action).includes('kms:') ? undefined : granted)));
+    expect(call(trimmed, 'invoice-payments', statement)).toMatchObject({ allowed: false, action: 'kms:Decrypt', resource: keyArn('SqlEffectsKey'), reason: 'no-allow' });
+  });
+
+  test('the grant does not let the function decrypt with the key itself, outside Secrets Manager', () => {
+    const permissions = [{ action: 'kms:Decrypt', resource: keyArn('SqlEffectsKey'), context: { 'kms:CallerAccount': SCOPE.accountId } }];
+    const principal = functionPrincipal(policies, idOf('AWS::Lambda::Function', FUNCTIONS['invoice-payments']), { functionName: 'invoice-payments', accountId: SCOPE.accountId });
+    expect(authorize(policies, { service: AwsService.KMS, principal, permissions, context: TLS, requestId: 'request-2' })).toMatchObject({ allowed: false, action: 'kms:Decrypt' });
   });
 });

@@ -35,7 +35,7 @@ function allows(service: AwsService, operation: string, input: Record<string, un
 }
 
 test('a redrive writes only to the DLQs\' sources: the two source queues, the orders stream, the table stream\'s consumer', () => {
-  expect(statement('RedriveToSourceQueues')).toEqual({ Sid: 'RedriveToSourceQueues', Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [queueArn('AccountLedgerQueue'), queueArn('PageViewCounterQueue')].sort() });
+  expect(statement('RedriveToSourceQueues')).toEqual({ Sid: 'RedriveToSourceQueues', Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [queueArn('AccountLedgerQueue'), queueArn('InvoicePaymentsQueue'), queueArn('PageViewCounterQueue')].sort() });
   expect(statement('RedriveToSourceStreams')).toMatchObject({ Action: ['kinesis:PutRecords'], Resource: [streamArn()] });
   expect(statement('RedriveToTableStreamConsumers')).toMatchObject({ Action: ['lambda:InvokeFunction'], Resource: [`arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionOf('shipment-notifier')}`] });
   expect(statement('DeleteRedrivenMessages')?.Resource).toEqual(topology.deadLetterQueues.map((dlq) => dlq.arn).sort());
