@@ -1,12 +1,12 @@
 /**
  * The pipeline as a Mermaid flowchart that GitHub renders: one subgraph per consumer (its source,
- * function, DLQs and alarms), the shared tables and topics outside. Node ids are construct paths
- * without separators; every label is quoted.
+ * function, DLQs and alarms), the shared tables, databases, schedules and topics outside. Node
+ * ids are construct paths without separators; every label is quoted.
  */
-import type { ConsumerView, PipelineModel } from './model';
+import { engineName, servesDataApi, type ConsumerView, type PipelineModel, type ScheduleView } from './model';
 import type { Resource } from './resources';
 
-type Shape = 'queue' | 'dlq' | 'stream' | 'table' | 'function' | 'alarm' | 'topic';
+type Shape = 'queue' | 'dlq' | 'stream' | 'table' | 'database' | 'schedule' | 'function' | 'alarm' | 'topic';
 
 interface Edge {
   readonly from: Resource;
@@ -31,6 +31,14 @@ export function renderMermaid(model: PipelineModel): string {
     lines.push('  end');
   }
   for (const table of model.tables) if (!grouped.has(table)) lines.push(`  ${node(table, 'table')}`);
+  for (const database of model.databases) lines.push(`  ${node(database, 'database')}`);
+  for (const schedule of model.schedules) {
+    for (const [resource, shape] of scheduleMembersOf(schedule, model)) {
+      if (grouped.has(resource)) continue;
+      grouped.add(resource);
+      lines.push(`  ${node(resource, shape)}`);
+    }
+  }
   for (const topic of model.topics) lines.push(`  ${node(topic, 'topic')}`);
   for (const edge of edgesOf(model)) lines.push(`  ${ids.get(edge.from)} -->|"${edge.label}"| ${ids.get(edge.to)}`);
   lines.push(...classLines(model, ids));
@@ -47,6 +55,13 @@ function membersOf(consumer: ConsumerView): [Resource, Shape][] {
   const dlqs = [consumer.contextDlq, ...consumer.mappings.flatMap((mapping) => [mapping.redrive?.dlq, mapping.onFailure])];
   for (const dlq of new Set(dlqs)) if (dlq) members.push([dlq, 'dlq']);
   for (const alarm of consumer.alarms) members.push([alarm.alarm, 'alarm']);
+  return members;
+}
+
+/** A schedule's own nodes: itself, its dead-letter queue and the alarms on that queue. */
+function scheduleMembersOf(schedule: ScheduleView, model: PipelineModel): [Resource, Shape][] {
+  const members: [Resource, Shape][] = [[schedule.schedule, 'schedule']];
+  if (schedule.dlq) members.push([schedule.dlq, 'dlq'], ...model.alarms.filter((alarm) => alarm.subject === schedule.dlq).map((alarm): [Resource, Shape] => [alarm.alarm, 'alarm']));
   return members;
 }
 
@@ -75,6 +90,10 @@ function labelOf(resource: Resource, shape: Shape, model: PipelineModel): string
       return `Kinesis stream<br/>${resource.path}`;
     case 'table':
       return `DynamoDB table${resource.properties.StreamSpecification ? ' + stream' : ''}<br/>${resource.path}`;
+    case 'database':
+      return `${engineName(resource)}${servesDataApi(resource) ? ' (Data API)' : ''}<br/>${resource.path}`;
+    case 'schedule':
+      return `EventBridge Scheduler<br/>${resource.path}: ${model.schedules.find((schedule) => schedule.schedule === resource)?.when ?? 'on a schedule'}`;
     case 'alarm':
       return `alarm: ${model.alarms.find((alarm) => alarm.alarm === resource)?.condition ?? resource.path}`;
     case 'topic':
@@ -91,7 +110,10 @@ function shaped(shape: Shape, label: string): string {
     case 'stream':
       return `[[${quoted}]]`;
     case 'table':
+    case 'database':
       return `[(${quoted})]`;
+    case 'schedule':
+      return `(${quoted})`;
     case 'function':
       return `([${quoted}])`;
     case 'alarm':
@@ -101,7 +123,10 @@ function shaped(shape: Shape, label: string): string {
   }
 }
 
-/** Every edge, in the order data flows: sources, state, failures, alarms; two relations of one pair share an edge. */
+/**
+ * Every edge, in the order data flows: sources, state (a schedule's statement last), failures (a
+ * schedule's failed runs last), alarms; two relations of one pair share an edge.
+ */
 function edgesOf(model: PipelineModel): Edge[] {
   const edges = new Map<string, Edge>();
   const add = (from: Resource, to: Resource, label: string): void => {
@@ -114,6 +139,7 @@ function edgesOf(model: PipelineModel): Edge[] {
     for (const mapping of consumer.mappings) add(mapping.source, consumer.fn, SOURCE_LABEL[mapping.kind]);
     for (const use of consumer.uses) add(consumer.fn, use.resource, use.via);
   }
+  for (const schedule of model.schedules) add(schedule.schedule, schedule.database, schedule.action);
   for (const consumer of model.consumers) {
     if (consumer.contextDlq) add(consumer.fn, consumer.contextDlq, 'poison, with context');
     for (const mapping of consumer.mappings) {
@@ -121,6 +147,7 @@ function edgesOf(model: PipelineModel): Edge[] {
       if (mapping.onFailure) add(consumer.fn, mapping.onFailure, 'on failure: batch metadata');
     }
   }
+  for (const schedule of model.schedules) if (schedule.dlq) add(schedule.schedule, schedule.dlq, 'failed runs');
   for (const alarm of model.alarms) {
     if (alarm.subject) add(alarm.subject, alarm.alarm, 'watched by');
     for (const topic of alarm.topics) add(alarm.alarm, topic, 'ALARM and OK');
@@ -131,7 +158,7 @@ function edgesOf(model: PipelineModel): Edge[] {
 function classLines(model: PipelineModel, ids: ReadonlyMap<Resource, string>): string[] {
   const idsOf = (resources: readonly (Resource | undefined)[]): string =>
     [...new Set(resources.filter((r): r is Resource => r !== undefined).map((r) => ids.get(r)))].sort().join(',');
-  const dlqs = idsOf(model.consumers.flatMap((c) => [c.contextDlq, ...c.mappings.flatMap((m) => [m.redrive?.dlq, m.onFailure])]));
+  const dlqs = idsOf([...model.consumers.flatMap((c) => [c.contextDlq, ...c.mappings.flatMap((m) => [m.redrive?.dlq, m.onFailure])]), ...model.schedules.map((s) => s.dlq)]);
   const alarms = idsOf(model.alarms.map((alarm) => alarm.alarm));
   const functions = idsOf(model.consumers.map((consumer) => consumer.fn));
   return [

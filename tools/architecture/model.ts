@@ -1,11 +1,15 @@
 /**
  * The pipeline as the template declares it: each consumer with its event source mapping, its
- * source, its dead-letter queues, its alarms, and the tables and topics it uses. Everything here
- * is read from resource properties; nothing is assumed from names.
+ * source, its dead-letter queues, its alarms, and the tables, databases and topics it uses, and
+ * the schedules that run statements on those databases. Everything here is read from resource
+ * properties; nothing is assumed from names.
  */
-import { CONSUMER_ENV } from '../../aws/consumer-env';
-import type { Template } from '../../aws/cloudformation/template';
-import { numberOf, ofType, referenced, referencedIds, resourcesOf, type Resource } from './resources';
+import { CONSUMER_ENV, SQL_ENV } from '../../aws/consumer-env';
+import { isAwsCustomResourceProvider, type Template } from '../../aws/cloudformation/template';
+import { namedIds, numberOf, ofType, referenced, referencedIds, resourceNamedBy, resourcesOf, type Resource } from './resources';
+import { dataApiSchedules, type ScheduleView } from './schedules';
+
+export type { ScheduleView } from './schedules';
 
 export type SourceKind = 'sqs' | 'kinesis' | 'dynamodb-stream';
 
@@ -33,11 +37,13 @@ export interface AlarmView {
   readonly topics: readonly Resource[];
 }
 
-/** A table or topic a consumer's function uses, and how the template says so. */
+/** A table, database or topic a consumer's function uses, and how the template says so. */
 export interface UseView {
   readonly resource: Resource;
   /** The environment variable that names it, or `IAM grant` when only a policy does. */
   readonly via: string;
+  /** What else the environment says of it: a Data API cluster's database and dedup table (`database \`effects\``). */
+  readonly details?: readonly string[];
 }
 
 /** A consumer: a function with at least one event source mapping. */
@@ -68,6 +74,10 @@ export interface PipelineModel {
   readonly alarms: readonly AlarmView[];
   readonly subscriptions: readonly SubscriptionView[];
   readonly tables: readonly Resource[];
+  /** The RDS clusters (Aurora), which functions use through the Data API. */
+  readonly databases: readonly Resource[];
+  /** The schedules that run a Data API statement on one of the databases. */
+  readonly schedules: readonly ScheduleView[];
   readonly topics: readonly Resource[];
   readonly resources: ReadonlyMap<string, Resource>;
 }
@@ -82,17 +92,43 @@ const TYPE = {
   mapping: 'AWS::Lambda::EventSourceMapping',
   alarm: 'AWS::CloudWatch::Alarm',
   policy: 'AWS::IAM::Policy',
+  database: 'AWS::RDS::DBCluster',
 } as const;
+
+/** How the page names a cluster's engine. */
+const ENGINE_NAMES: Readonly<Record<string, string>> = { 'aurora-postgresql': 'Aurora PostgreSQL', 'aurora-mysql': 'Aurora MySQL' };
+
+/** A cluster's engine as the page names it: `Aurora PostgreSQL`, or the template's `Engine` when it is another. */
+export function engineName(cluster: Resource): string {
+  const engine = cluster.properties.Engine;
+  return typeof engine === 'string' ? (ENGINE_NAMES[engine] ?? engine) : 'RDS';
+}
+
+/** Whether a cluster serves the RDS Data API (`EnableHttpEndpoint`), the way the runtime's SQL store reaches it. */
+export function servesDataApi(cluster: Resource): boolean {
+  return cluster.properties.EnableHttpEndpoint === true || cluster.properties.EnableHttpEndpoint === 'true';
+}
 
 /** Reads the pipeline out of a synthesized template. */
 export function pipelineModel(template: Template): PipelineModel {
   const resources = resourcesOf(template);
   const alarms = ofType(resources, TYPE.alarm).map((alarm) => alarmView(alarm, resources));
+  // CDK's AwsCustomResource provider makes deploy-time calls (the SQL migrations): never a consumer.
   const consumers = ofType(resources, TYPE.fn)
+    .filter((fn) => !isAwsCustomResourceProvider(fn.logicalId))
     .map((fn) => consumerView(fn, resources, alarms))
     .filter((consumer): consumer is ConsumerView => consumer !== undefined)
     .sort((a, b) => a.name.localeCompare(b.name));
-  return { consumers, alarms, subscriptions: subscriptionViews(resources), tables: ofType(resources, TYPE.table), topics: ofType(resources, TYPE.topic), resources };
+  return {
+    consumers,
+    alarms,
+    subscriptions: subscriptionViews(resources),
+    tables: ofType(resources, TYPE.table),
+    databases: ofType(resources, TYPE.database),
+    schedules: dataApiSchedules(resources),
+    topics: ofType(resources, TYPE.topic),
+    resources,
+  };
 }
 
 function subscriptionViews(resources: ReadonlyMap<string, Resource>): SubscriptionView[] {
@@ -155,15 +191,16 @@ function queueNamedBy(value: unknown, resources: ReadonlyMap<string, Resource>):
 }
 
 /**
- * Tables and topics named by an environment variable, then those only an IAM policy grants,
- * except the consumer's own sources (the mapping's grant to read a table's stream).
+ * Tables, databases and topics named by an environment variable, then those only an IAM policy
+ * grants, except the consumer's own sources (the mapping's grant to read a table's stream). A
+ * variable names a resource itself, not a part of it: a cluster's secret is not the cluster.
  */
 function usesOf(fn: Resource, environment: Readonly<Record<string, unknown>>, resources: ReadonlyMap<string, Resource>, sources: ReadonlySet<Resource>): UseView[] {
-  const usable = (resource: Resource | undefined): resource is Resource => resource?.type === TYPE.table || resource?.type === TYPE.topic;
+  const usable = (resource: Resource | undefined): resource is Resource => resource?.type === TYPE.table || resource?.type === TYPE.topic || resource?.type === TYPE.database;
   const uses: UseView[] = [];
   for (const [variable, value] of Object.entries(environment).sort(([a], [b]) => a.localeCompare(b))) {
-    const target = referenced(value, resources);
-    if (usable(target)) uses.push({ resource: target, via: variable });
+    const target = resourceNamedBy(value, resources);
+    if (usable(target)) uses.push({ resource: target, via: variable, ...(variable === SQL_ENV.resourceArn && { details: dataApiDetails(environment) }) });
   }
   const named = new Set([...uses.map((use) => use.resource), ...sources]);
   for (const granted of grantedTo(fn, resources)) {
@@ -172,12 +209,18 @@ function usesOf(fn: Resource, environment: Readonly<Record<string, unknown>>, re
   return uses;
 }
 
+/** The database and the dedup table that the SQL store's environment (`SQL_ENV`) names beside the cluster. */
+function dataApiDetails(environment: Readonly<Record<string, unknown>>): string[] {
+  const detail = (what: string, value: unknown): string[] => (typeof value === 'string' ? [`${what} \`${value}\``] : []);
+  return [...detail('database', environment[SQL_ENV.database]), ...detail('dedup table', environment[SQL_ENV.dedupTable])];
+}
+
 /** What the policies on the function's role name as resources. */
 function grantedTo(fn: Resource, resources: ReadonlyMap<string, Resource>): Resource[] {
   const role = referenced(fn.properties.Role, resources);
   if (role === undefined) return [];
   const policies = ofType(resources, TYPE.policy).filter((policy) => referencedIds(policy.properties.Roles).includes(role.logicalId));
-  const ids = policies.flatMap((policy) => referencedIds((policy.properties.PolicyDocument as { Statement?: unknown } | undefined)?.Statement));
+  const ids = policies.flatMap((policy) => namedIds((policy.properties.PolicyDocument as { Statement?: unknown } | undefined)?.Statement));
   return [...new Set(ids)].map((id) => resources.get(id)).filter((resource): resource is Resource => resource !== undefined).sort((a, b) => a.path.localeCompare(b.path));
 }
 

@@ -2,6 +2,7 @@
  * The template's resources as the architecture page names them: by construct path
  * (`PageViewCounter/Queue`) rather than by logical id, and with the references between them.
  */
+import { tryResolveString, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import type { Template } from '../../aws/cloudformation/template';
 
 /** A resource of the template, with the names the page uses for it. */
@@ -44,6 +45,49 @@ export function referencedIds(value: unknown): string[] {
   if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return [getAtt[0]];
   if (typeof getAtt === 'string') return [getAtt.split('.')[0] ?? getAtt];
   return Object.values(record).flatMap(referencedIds);
+}
+
+/**
+ * Every logical id that a value names the resource itself by, in order of appearance: a `Ref`, or an
+ * `Fn::GetAtt` of a top-level attribute (`Arn`, `StreamArn`). A nested attribute names a part the
+ * resource made, not the resource: `MasterUserSecret.SecretArn` is the cluster's secret.
+ */
+export function namedIds(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(namedIds);
+  if (value === null || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  const getAtt = record['Fn::GetAtt'];
+  const attribute = Array.isArray(getAtt) ? getAtt[1] : typeof getAtt === 'string' ? getAtt.split('.').slice(1).join('.') : undefined;
+  if (typeof attribute === 'string' && attribute.includes('.')) return [];
+  if (record.Ref !== undefined || getAtt !== undefined) return referencedIds(record);
+  return Object.values(record).flatMap(namedIds);
+}
+
+/** The one resource a value names itself (see {@link namedIds}), if it names exactly one the template holds. */
+export function resourceNamedBy(value: unknown, resources: ReadonlyMap<string, Resource>): Resource | undefined {
+  const ids = [...new Set(namedIds(value))].filter((id) => resources.has(id));
+  return ids.length === 1 ? resources.get(ids[0] as string) : undefined;
+}
+
+/**
+ * A value's text with each reference left as a marker, `{{LogicalId}}` or `{{LogicalId.Attribute}}`
+ * (pseudo parameters too, `{{AWS::Partition}}`): what a JSON input says before deploy fills it in.
+ * Undefined when the value is not text, or uses a function that does not make text.
+ */
+export function textWithMarkers(value: unknown, resources: ReadonlyMap<string, Resource>): string | undefined {
+  const marker = (name: string): string => `{{${name}}}`;
+  const markedAttributes = (logicalId: string): Record<string, string> =>
+    new Proxy({}, { get: (_, attribute) => (typeof attribute === 'string' ? marker(`${logicalId}.${attribute}`) : undefined) });
+  const context: ResolveContext = {
+    resources: new Map([...resources.keys()].map((logicalId) => [logicalId, { ref: marker(logicalId), attributes: markedAttributes(logicalId) }])),
+    pseudo: new Proxy({}, { get: (_, name) => (typeof name === 'string' && name.startsWith('AWS::') ? marker(name) : undefined) }),
+  };
+  return tryResolveString(value, context);
+}
+
+/** The logical ids of the markers in a text (see {@link textWithMarkers}) that name a resource itself: `Ref`s and top-level attributes. */
+export function markedIds(text: string): string[] {
+  return [...text.matchAll(/\{\{([^}.]+)(?:\.([^}]+))?\}\}/g)].filter((match) => !match[2]?.includes('.')).map((match) => match[1] as string);
 }
 
 /** The one resource a value refers to, if it refers to exactly one the template holds. */

@@ -1,5 +1,5 @@
 /** The page's tables: one row per consumer (per event source mapping), and the shared resources. */
-import type { ConsumerView, MappingView, PipelineModel } from './model';
+import { engineName, servesDataApi, type ConsumerView, type MappingView, type PipelineModel, type UseView } from './model';
 import { formatSeconds, numberOf, type Resource } from './resources';
 
 /** Lambda's defaults when a mapping does not set a batch size. */
@@ -40,8 +40,13 @@ function consumerRow(consumer: ConsumerView, mapping: MappingView): string[] {
     consumer.alarms.map((alarm) => alarm.condition).join('; ') || 'none',
     ttl === undefined ? 'n/a' : formatSeconds(ttl),
     functionOf(consumer.fn),
-    consumer.uses.map((use) => `${code(use.resource.path)} (${use.via})`).join(', ') || 'none',
+    consumer.uses.map(useOf).join(', ') || 'none',
   ];
+}
+
+/** `` `LedgerTable` (LEDGER_TABLE) ``, with what else the environment says of it after the variable. */
+function useOf(use: UseView): string {
+  return `${code(use.resource.path)} (${[use.via, ...(use.details?.length ? [use.details.join(', ')] : [])].join('; ')})`;
 }
 
 function retriesOf(consumer: ConsumerView, mapping: MappingView): string {
@@ -85,7 +90,7 @@ function functionOf(fn: Resource): string {
   return [fn.properties.Runtime, timeout === undefined ? undefined : `${timeout} s`, memory === undefined ? undefined : `${memory} MB`].filter(Boolean).join(', ');
 }
 
-/** Tables and topics: what they are keyed on, what streams or encrypts them, and who uses them. */
+/** Tables, databases and topics: what they are keyed on, what streams, serves or encrypts them, and who uses them. */
 export function sharedTable(model: PipelineModel): string {
   const alarmsOn = (topic: Resource): number => model.alarms.filter((alarm) => alarm.topics.includes(topic)).length;
   const users = (resource: Resource): string => {
@@ -93,11 +98,13 @@ export function sharedTable(model: PipelineModel): string {
     const consumers = model.consumers
       .filter((consumer) => consumer.uses.some((use) => use.resource === resource) || consumer.mappings.some((m) => m.source === resource || fedQueues.has(m.source)))
       .map((consumer) => code(consumer.name));
+    const schedules = model.schedules.filter((schedule) => schedule.database === resource).map((schedule) => `schedule ${code(schedule.schedule.path)}`);
     const alarms = alarmsOn(resource);
-    return [...consumers, ...(alarms > 0 ? [`${alarms} alarm${alarms === 1 ? '' : 's'}`] : [])].join(', ') || 'none';
+    return [...consumers, ...schedules, ...(alarms > 0 ? [`${alarms} alarm${alarms === 1 ? '' : 's'}`] : [])].join(', ') || 'none';
   };
   const rows = [
     ...model.tables.map((t) => [code(t.path), 'DynamoDB table', tableDetails(t), users(t)]),
+    ...model.databases.map((d) => [code(d.path), `${engineName(d)} cluster`, databaseDetails(d, model), users(d)]),
     ...model.topics.map((t) => [code(t.path), 'SNS topic', topicDetails(t, model), users(t)]),
   ];
   return table(['Resource', 'Kind', 'Settings', 'Used by'], rows);
@@ -118,8 +125,29 @@ function tableDetails(tableResource: Resource): string {
     .join(', ');
 }
 
-function topicDetails(topic: Resource, model: PipelineModel): string {
-  const key = model.resources.get(String((topic.properties.KmsMasterKeyId as { 'Fn::GetAtt'?: [string] } | undefined)?.['Fn::GetAtt']?.[0]));
+/** A cluster's Data API, database, engine version, Serverless v2 capacity and encryption. */
+function databaseDetails(cluster: Resource, model: PipelineModel): string {
+  const props = cluster.properties;
+  const capacity = props.ServerlessV2ScalingConfiguration as { MinCapacity?: unknown; MaxCapacity?: unknown } | undefined;
+  const [min, max] = [numberOf(capacity?.MinCapacity), numberOf(capacity?.MaxCapacity)];
+  return [
+    servesDataApi(cluster) ? 'Data API' : 'no Data API',
+    typeof props.DatabaseName === 'string' ? `database ${code(props.DatabaseName)}` : undefined,
+    typeof props.EngineVersion === 'string' ? `engine ${props.EngineVersion}` : undefined,
+    min !== undefined && max !== undefined ? `Serverless v2, ${min} to ${max} ACUs` : undefined,
+    encryptionOf(props.KmsKeyId, props.StorageEncrypted === true || props.StorageEncrypted === 'true', model),
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** `encrypted with the customer-managed key …` when a key of the template does, else whether it is encrypted at all. */
+function encryptionOf(keyId: unknown, encrypted: boolean, model: PipelineModel): string {
+  const key = model.resources.get(String((keyId as { 'Fn::GetAtt'?: [string] } | undefined)?.['Fn::GetAtt']?.[0]));
   if (key) return `encrypted with the customer-managed key ${code(key.path)}`;
-  return topic.properties.KmsMasterKeyId ? 'encrypted' : 'not encrypted';
+  return encrypted ? 'encrypted' : 'not encrypted';
+}
+
+function topicDetails(topic: Resource, model: PipelineModel): string {
+  return encryptionOf(topic.properties.KmsMasterKeyId, Boolean(topic.properties.KmsMasterKeyId), model);
 }

@@ -53,7 +53,7 @@ describe('the Mermaid diagram', () => {
   const lines = diagram.split('\n').slice(1).map((line) => line.trim());
 
   test('uses simple node ids and quotes every label, so that GitHub renders it', () => {
-    const nodeLine = /^[A-Za-z0-9]+(\[\/"[^"]*"\/\]|\[\["[^"]*"\]\]|\[\("[^"]*"\)\]|\(\["[^"]*"\]\)|\{\{"[^"]*"\}\}|>"[^"]*"\])$/;
+    const nodeLine = /^[A-Za-z0-9]+(\[\/"[^"]*"\/\]|\[\["[^"]*"\]\]|\[\("[^"]*"\)\]|\(\["[^"]*"\]\)|\("[^"]*"\)|\{\{"[^"]*"\}\}|>"[^"]*"\])$/;
     const edgeLine = /^[A-Za-z0-9]+ -->\|"[^"]*"\| [A-Za-z0-9]+$/;
     const structure = /^(subgraph consumer_[A-Za-z0-9]+\["[a-z0-9-]+( \(generation \d+\))?"\]|end|classDef \w+ [\w:#,-]+|class [A-Za-z0-9,]+ \w+)$/;
     for (const line of lines) expect([nodeLine, edgeLine, structure].some((pattern) => pattern.test(line)) ? line : `unexpected: ${line}`).toBe(line);
