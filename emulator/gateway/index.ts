@@ -25,7 +25,7 @@ export type { RequestOrigin, RequestShape, RestApi } from './aws-request';
 export { GATEWAY_RULES } from './refusals';
 export { LATENCY_DEFAULTS, LATENCY_PROFILE_NAMES, LatencyModel, LatencySettingError, latencyLabel, latencyProfile } from './latency';
 export type { LatencyModelOptions, LatencyProfileLabel, LatencyProfileName, LatencyRequest } from './latency';
-export { AWS_LATENCY_FIGURES, DEFAULT_LATENCY } from './latency-profile';
+export { AWS_LATENCY_FIGURES, DATA_API_ASSUMED_CALL, DEFAULT_LATENCY } from './latency-profile';
 export type { LatencyFigure, LatencySource } from './latency-profile';
 export type { GuardedRequest, IamGuardOptions, IamVerdict, Refusal } from './iam-guard';
 export type { ServedFunction } from './lambda-service';
