@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the dedup strategies side by side against DynamoDB Local (and fauxqs for the
- * end-to-end part), both started here on free ports and stopped at the end. Progress on stderr,
+ * `npm run bench`: the dedup strategies side by side against DynamoDB Local (fauxqs for the
+ * end-to-end part, PostgreSQL behind a local Data API for the SQL part), all started here on free
+ * ports and stopped at the end. Progress on stderr,
  * the tables on stdout, `--json FILE` (or `-` for stdout) for machines. Exit code 0 when every
  * strategy that dedups counted exactly, 1 when one did not, 2 on bad options or a failed run.
  */
 import { statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, STRATEGY_NAMES, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type StrategyName } from '../tools/bench';
+import { BENCH_DEFAULTS, planBenchmark, REDELIVERY_PATTERNS, reportJson, reportTables, runBenchmark, SELECTABLE_STRATEGIES, SQL_STRATEGY, WORKLOAD_DEFAULTS, type BenchmarkPlan, type BenchmarkReport, type RedeliveryPattern, type SelectableStrategy, type StrategyName } from '../tools/bench';
 import { createProgress, type Progress } from '../cli/progress';
 import { startEngines } from '../emulator/engines';
+import { startPostgres } from '../emulator/engines/postgres';
 import type { LatencyProfileLabel } from '../emulator/gateway';
 import { addLatencyOptions, latencyOf, type LatencyFlags } from '../emulator/cli/latency-options';
 
@@ -39,11 +41,16 @@ function crashRate(value: string): number {
   return parsed;
 }
 
-function strategyList(value: string): StrategyName[] {
+function strategyList(value: string): SelectableStrategy[] {
   const names = value.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(STRATEGY_NAMES as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown strategies "${unknown.join(', ')}"; expected some of ${STRATEGY_NAMES.join(', ')}`);
-  return names as StrategyName[];
+  const unknown = names.filter((name) => !(SELECTABLE_STRATEGIES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown strategies "${unknown.join(', ')}"; expected some of ${SELECTABLE_STRATEGIES.join(', ')}`);
+  return names as SelectableStrategy[];
+}
+
+/** The DynamoDB strategies of a selection, and whether it names the SQL part. */
+function splitSelection(selection: readonly SelectableStrategy[]): { strategies: StrategyName[]; sql: boolean } {
+  return { strategies: selection.filter((name): name is StrategyName => name !== SQL_STRATEGY), sql: selection.includes(SQL_STRATEGY) };
 }
 
 /** A comma-separated list of consumer counts, e.g. `1,4,16`; the plan checks their range. */
@@ -69,7 +76,7 @@ interface BenchFlags extends LatencyFlags {
   seed: number;
   duplicateRate: number;
   redeliveries: RedeliveryPattern;
-  strategies: StrategyName[];
+  strategies: SelectableStrategy[];
   coldStartSamples: number;
   e2eMessages: number;
   hotItemEvents: number;
@@ -83,14 +90,14 @@ interface BenchFlags extends LatencyFlags {
 }
 
 const command = new Command('bench')
-  .description('Benchmark the dedup strategies (naive, powertools, direct, transactional, batch) side by side on DynamoDB Local, bare or under a latency profile')
+  .description('Benchmark the dedup strategies (naive, powertools, direct, transactional, batch) side by side on DynamoDB Local, and the SQL strategy (sql) through a local Data API on PostgreSQL, bare or under a latency profile')
   .option('--events <n>', 'records per round, duplicates included', wholeNumber(1), BENCH_DEFAULTS.events)
   .option('--rounds <n>', 'measured rounds (the median is reported)', wholeNumber(1), BENCH_DEFAULTS.rounds)
   .option('--warmup <n>', 'records of the unmeasured warm-up round (0: none)', wholeNumber(0), BENCH_DEFAULTS.warmupEvents)
   .option('--seed <n>', 'seed of the generated workload', wholeNumber(0), BENCH_DEFAULTS.seed)
   .option('--duplicate-rate <rate>', 'share of records that repeat an earlier event (half in-batch, half redeliveries)', rate, WORKLOAD_DEFAULTS.duplicateRate)
   .addOption(new Option('--redeliveries <pattern>', 'how redeliveries fall into later batches').choices([...REDELIVERY_PATTERNS]).default(WORKLOAD_DEFAULTS.redeliveries))
-  .option('--strategies <list>', 'comma-separated strategies to run', strategyList, [...STRATEGY_NAMES])
+  .option('--strategies <list>', 'comma-separated strategies to run (sql: the SQL part, on PostgreSQL)', strategyList, [...SELECTABLE_STRATEGIES])
   .option('--cold-start-samples <n>', 'fresh processes per handler bundle (0: skip the cold-start part)', wholeNumber(0), BENCH_DEFAULTS.coldStartSamples)
   .option('--e2e-messages <n>', 'messages through fauxqs for the end-to-end part (0: skip it)', wholeNumber(0), BENCH_DEFAULTS.endToEndMessages)
   .option('--hot-item-events <n>', 'records of each hot-item case, concurrent consumers through the contract layer (0: skip the part)', wholeNumber(0), BENCH_DEFAULTS.hotItemEvents)
@@ -117,7 +124,7 @@ async function bench(flags: BenchFlags): Promise<number> {
     seed: flags.seed,
     duplicateRate: flags.duplicateRate,
     redeliveries: flags.redeliveries,
-    strategies: flags.strategies,
+    ...splitSelection(flags.strategies),
     coldStartSamples: flags.coldStartSamples,
     endToEndMessages: flags.e2eMessages,
     hotItemEvents: flags.hotItemEvents,
@@ -137,12 +144,17 @@ async function bench(flags: BenchFlags): Promise<number> {
 
 async function runOnLocalEngines(plan: BenchmarkPlan, latency: LatencyProfileLabel, progress: Progress): Promise<BenchmarkReport> {
   const withSqs = plan.settings.endToEndMessages > 0;
-  progress.phase(`starting DynamoDB Local${withSqs ? ' and fauxqs' : ''}`);
+  progress.phase(`starting DynamoDB Local${withSqs ? ', fauxqs' : ''}${plan.settings.sql ? ' and PostgreSQL' : ''}`);
   const engines = await startEngines({ dynamodb: true, sqs: withSqs, kinesis: false });
+  const postgres = plan.settings.sql ? await startPostgres().catch(async (error: unknown) => {
+    await engines.stop();
+    throw error;
+  }) : undefined;
   try {
-    // Under a latency profile, DynamoDB's requests go through a contract layer that waits it; the end-to-end part's SQS does not.
-    return await runBenchmark({ dynamodb: engines.endpoints.dynamodb as string, sqs: engines.endpoints.sqs, latency }, plan);
+    // Under a latency profile, DynamoDB's and the Data API's requests go through a contract layer that waits it; the end-to-end part's SQS does not.
+    return await runBenchmark({ dynamodb: engines.endpoints.dynamodb as string, sqs: engines.endpoints.sqs, latency, postgres: postgres?.connection }, plan);
   } finally {
+    await postgres?.stop();
     await engines.stop();
   }
 }
@@ -164,9 +176,10 @@ function output(report: BenchmarkReport, json: string | undefined): void {
  */
 function inexactDeduplicators(report: BenchmarkReport): string[] {
   const strategies = report.profiles.flatMap((profile) => profile.strategies.filter((strategy) => strategy.name !== 'naive' && !strategy.exact).map((strategy) => `${strategy.name} (${profile.name})`));
+  const sql = (report.sql?.profiles ?? []).filter((profile) => !profile.exact).map((profile) => `${SQL_STRATEGY} (${profile.name})`);
   const hotItems = report.hotItem.filter((row) => !row.exact || !row.noSharedCounter.exact).map((row) => `${row.strategy} (hot item, ${row.shards} shards, ${row.consumers} consumers)`);
   const crashes = report.crashWindow.filter((row) => row.lost > 0 || (TRANSACTIONAL_STRATEGIES.has(row.strategy) && row.appliedTwice > 0)).map((row) => `${row.strategy} (crash window, ${row.point})`);
-  return [...strategies, ...hotItems, ...crashes];
+  return [...strategies, ...sql, ...hotItems, ...crashes];
 }
 
 /** The strategies whose dedup record commits in the effect's transaction: a crash can never make them apply an event twice. */

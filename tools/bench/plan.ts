@@ -24,6 +24,7 @@ export const BENCH_DEFAULTS = {
   crashWindowEvents: 1_000,
   crashWindowRate: CRASH_WINDOW_DEFAULTS.crashRate,
   crashWindowTimeoutMs: CRASH_WINDOW_DEFAULTS.functionTimeoutMs,
+  sql: true,
 } as const;
 
 /**
@@ -62,8 +63,15 @@ export interface BenchmarkOptions {
   readonly days?: number;
   /** @default 'clustered' */
   readonly redeliveries?: RedeliveryPattern;
-  /** @default all of {@link STRATEGY_NAMES} */
+  /** The DynamoDB strategies; none is allowed when `sql` is on. @default all of {@link STRATEGY_NAMES} */
   readonly strategies?: readonly StrategyName[];
+  /**
+   * The SQL part (`sql-part.ts`): the same records counted by `sqlStrategy` through the local Data
+   * API on a real PostgreSQL, beside the DynamoDB strategies; it runs when the endpoints name a
+   * PostgreSQL.
+   * @default true
+   */
+  readonly sql?: boolean;
   /** Fresh processes per handler bundle (two bundles per handler: the SDK bundled and external); 0 skips the cold-start part. @default 5 */
   readonly coldStartSamples?: number;
   /** Messages through fauxqs per side and round; 0 (or no SQS endpoint) skips the end-to-end part. @default 10000 */
@@ -113,7 +121,7 @@ export function planBenchmark(options: BenchmarkOptions = {}): BenchmarkPlan {
   if (!(settings.crashWindowRate > 0 && settings.crashWindowRate <= 1)) throw new RangeError(`crashWindowRate must be more than 0 and at most 1 (given ${settings.crashWindowRate})`);
   checkHotItemConsumers(settings.hotItemConsumers);
   if (!Number.isInteger(settings.hotItemShards) || settings.hotItemShards < 2 || settings.hotItemShards > MAX_SHARDS) throw new RangeError(`hotItemShards must be a whole number from 2 to ${MAX_SHARDS} (given ${settings.hotItemShards})`);
-  checkStrategies(settings.strategies);
+  checkStrategies(settings.strategies, settings.sql);
   const crashWindowWorkload = settings.crashWindowEvents > 0 ? generateWorkload({ ...settings, events: settings.crashWindowEvents }) : undefined;
   return { settings, workload: generateWorkload(settings), hotItemWorkloads: hotItemWorkloadsOf(settings), crashWindowWorkload };
 }
@@ -139,9 +147,9 @@ function wholeNumber(name: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be a whole number >= ${min} (given ${value})`);
 }
 
-function checkStrategies(names: readonly StrategyName[]): void {
+function checkStrategies(names: readonly StrategyName[], sql: boolean): void {
   const unknown = names.filter((name) => !STRATEGY_NAMES.includes(name));
   if (unknown.length > 0) throw new RangeError(`unknown strategies ${unknown.join(', ')}; expected some of ${STRATEGY_NAMES.join(', ')}`);
-  if (names.length === 0) throw new RangeError(`strategies must name at least one of ${STRATEGY_NAMES.join(', ')}`);
+  if (names.length === 0 && !sql) throw new RangeError(`strategies must name at least one of ${STRATEGY_NAMES.join(', ')}, or the SQL part be on`);
   if (new Set(names).size !== names.length) throw new RangeError(`strategies must not repeat a name (given ${names.join(', ')})`);
 }

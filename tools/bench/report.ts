@@ -8,6 +8,7 @@ import { BASELINE_STRATEGY } from './strategies';
 import { latencyLabel } from '../../emulator/gateway';
 import { crashWindowLines } from './crash-window-table';
 import { profileLines } from './profile-table';
+import { sqlLines } from './sql-summary';
 import { checkTargets, type Target } from './targets';
 
 /** The `--json` file: the issue's fields first, the rest of the report after them. */
@@ -22,9 +23,9 @@ export function reportTables(report: BenchmarkReport): string {
     workloadLine(report),
     peerLine(report),
     '',
-    strategyTable(report.strategies),
-    '',
+    ...(report.strategies.length > 0 ? [strategyTable(report.strategies), ''] : []),
     ...report.profiles.flatMap(profileLines),
+    ...sqlLines(report.sql),
     ...crashWindowLines(report.crashWindow),
     ...hotItemLines(report.hotItem),
     ...coldStartLines(report),

@@ -8,6 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { dynamoDbClient, sqsClient } from '../../emulator/engines';
+import type { PostgresConnection } from '../../emulator/engines/postgres';
 import { LATENCY_DEFAULTS, latencyLabel, type LatencyProfileLabel } from '../../emulator/gateway';
 import { coldStartHandlers, measureColdStarts, SDK_PLACEMENTS, type ColdStart } from './coldstart';
 import { measureCrashWindow, type CrashWindowRow } from './crash-window';
@@ -15,6 +16,7 @@ import { END_TO_END_ROUNDS, measureEndToEnd, type EndToEnd } from './endtoend';
 import { measureHotItems, type HotItemReport } from './hot-item-part';
 import { describePeer, type PeerDescription } from './handlers/powertools';
 import { describeMachine, type Machine } from './machine';
+import { measureSql, type SqlReport } from './sql-part';
 import { writeUnitFloor } from './floor';
 import { startGatewayProcess } from './gateway-process';
 import { profileReport, type ProfileReport } from './profiles';
@@ -38,6 +40,12 @@ export interface BenchmarkEndpoints {
    * @default - none: the bare engine only
    */
   readonly latency?: LatencyProfileLabel;
+  /**
+   * A PostgreSQL for the SQL part (`sql-part.ts`): the bench starts a Data API gateway in front of
+   * it per profile, and creates and drops its tables in it.
+   * @default - none: the SQL part is skipped
+   */
+  readonly postgres?: PostgresConnection;
 }
 
 export interface BenchmarkReport {
@@ -61,6 +69,8 @@ export interface BenchmarkReport {
   readonly strategies: readonly StrategyReport[];
   /** The strategies' figures and costs per latency profile: `local` always, then the run's profile when it adds latency. */
   readonly profiles: readonly ProfileReport[];
+  /** The SQL strategy through the Data API, per latency profile, apart from the DynamoDB strategies (no write units); null when skipped. */
+  readonly sql: SqlReport | null;
   /** Invocations dying after their effects, per strategy (and, for the peer, between its effect and its COMPLETED update): effects applied twice. Empty when skipped. */
   readonly crashWindow: readonly CrashWindowRow[];
   /** The `powertools` strategy: which package and processor ran as the peer, and whether it processed a batch's records concurrently. */
@@ -86,14 +96,17 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
   const bare: LatencyProfileLabel = { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale };
   const latency = endpoints.latency ?? bare;
   const floor = writeUnitFloor(workload).perEvent;
-  const gateway = latency.name === 'none' ? undefined : await startGatewayProcess(endpoints.dynamodb, latency, settings.seed);
+  const dynamodbStrategies = settings.strategies.length > 0;
+  const gateway = latency.name === 'none' || !dynamodbStrategies ? undefined : await startGatewayProcess(endpoints.dynamodb, latency, settings.seed);
   try {
     const profiles: { report: ProfileReport; strategies: StrategyReport[] }[] = [];
-    for (const [label, endpoint] of gateway ? ([[bare, endpoints.dynamodb], [latency, gateway.endpoint]] as const) : ([[bare, endpoints.dynamodb]] as const)) {
+    const throughputProfiles = gateway ? ([[bare, endpoints.dynamodb], [latency, gateway.endpoint]] as const) : ([[bare, endpoints.dynamodb]] as const);
+    for (const [label, endpoint] of dynamodbStrategies ? throughputProfiles : []) {
       const measured = await measureThroughput(endpoint, workload, settings, label);
       const strategies = settings.strategies.map((name) => summarize(name, measured.get(name) ?? [], workload.deliveries));
       profiles.push({ report: profileReport(label, strategies, profiles[0]?.strategies ?? strategies, floor, workload.deliveries), strategies });
     }
+    const sql = endpoints.postgres && settings.sql ? await measureSql(endpoints.postgres, workload, latency.name === 'none' ? [bare] : [bare, latency], settings) : null;
     const hotItem = await hotItemsOf(endpoints.dynamodb, plan, latency);
     const crashWindow = await crashWindowOf(gateway?.endpoint ?? endpoints.dynamodb, plan);
     const coldStart = settings.coldStartSamples > 0 ? await coldStarts(settings) : [];
@@ -108,6 +121,7 @@ export async function runBenchmark(endpoints: BenchmarkEndpoints, plan: Benchmar
       workload: { batches: workload.batches.length, distinctEvents: workload.distinctEvents, inBatchDuplicates: workload.inBatchDuplicates, redeliveries: workload.redeliveries, redeliveryPattern: settings.redeliveries, pages: settings.pages, days: settings.days },
       strategies: profiles.at(-1)?.strategies ?? [],
       profiles: profiles.map(({ report }) => report),
+      sql,
       crashWindow,
       peer: describePeer(),
       hotItem,

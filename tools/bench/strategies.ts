@@ -11,6 +11,13 @@ import { createTransactionalHandler } from './handlers/transactional';
 export const STRATEGY_NAMES = ['naive', 'powertools', 'direct', 'transactional', 'batch'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
+/** The SQL part's name in a strategy selection (`--strategies`): not a DynamoDB strategy, it has a part of its own (`sql-part.ts`). */
+export const SQL_STRATEGY = 'sql';
+
+/** What `--strategies` may name: the DynamoDB strategies and the SQL part. */
+export const SELECTABLE_STRATEGIES = [...STRATEGY_NAMES, SQL_STRATEGY] as const;
+export type SelectableStrategy = (typeof SELECTABLE_STRATEGIES)[number];
+
 /** The strategy the table's ratios are against. */
 export const BASELINE_STRATEGY: StrategyName = 'powertools';
 

@@ -80,7 +80,7 @@ export async function runStrategy(strategy: StrategyName, workload: Workload, cl
 }
 
 /** Invocations so far and their billed duration (Lambda rounds each up to the millisecond). */
-interface Billing {
+export interface Billing {
   invocations: number;
   billedMs: number;
 }
@@ -92,7 +92,7 @@ interface Billing {
  * here: two copies of one event in one batch run at once, and the second finds the first's
  * idempotency record in progress.
  */
-async function deliver(handler: BatchHandler, batch: SQSEvent, functionName: string, billing: Billing): Promise<{ failed: number; redelivered: number }> {
+export async function deliver(handler: BatchHandler, batch: SQSEvent, functionName: string, billing: Billing): Promise<{ failed: number; redelivered: number }> {
   let pending: readonly SQSRecord[] = batch.Records;
   let redelivered = 0;
   for (let receives = 1; ; receives += 1) {

@@ -86,11 +86,16 @@ describe('planBenchmark', () => {
     expect(workload.deliveries).toBe(BENCH_DEFAULTS.events);
   });
 
+  test('runs the SQL part by default, and alone when no DynamoDB strategy is named', () => {
+    expect(planBenchmark().settings.sql).toBe(true);
+    expect(planBenchmark({ strategies: [] }).settings).toMatchObject({ strategies: [], sql: true });
+  });
+
   test.each([
     [{ rounds: 0 }, /rounds must be a whole number >= 1/],
     [{ warmupEvents: -1 }, /warmupEvents must be/],
     [{ coldStartSamples: 1.5 }, /coldStartSamples must be/],
-    [{ strategies: [] }, /at least one/],
+    [{ strategies: [], sql: false }, /at least one of naive, powertools, direct, transactional, batch, or the SQL part be on/],
     [{ strategies: ['batch', 'batch'] as StrategyName[] }, /must not repeat/],
     [{ strategies: ['fast'] as unknown as StrategyName[] }, /unknown strategies fast/],
     [{ events: 0 }, /events must be a whole number >= 1/],
