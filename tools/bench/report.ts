@@ -19,18 +19,20 @@ export function reportJson(report: BenchmarkReport): string {
 
 /** Every table of the report, with the workload and the machine above them. */
 export function reportTables(report: BenchmarkReport): string {
+  // With the SQL part alone (`--strategies sql`), there is no peer, no DynamoDB table and no target to check.
+  const dynamodb = report.strategies.length > 0;
   return [
     workloadLine(report),
-    peerLine(report),
+    ...(dynamodb ? [peerLine(report)] : []),
     '',
-    ...(report.strategies.length > 0 ? [strategyTable(report.strategies), ''] : []),
+    ...(dynamodb ? [strategyTable(report.strategies), ''] : []),
     ...report.profiles.flatMap(profileLines),
     ...sqlLines(report.sql),
     ...crashWindowLines(report.crashWindow),
     ...hotItemLines(report.hotItem),
     ...coldStartLines(report),
     ...endToEndLines(report),
-    ...targetLines(report),
+    ...(dynamodb ? targetLines(report) : []),
     machineLine(report),
   ].join('\n');
 }

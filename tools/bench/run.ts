@@ -179,9 +179,9 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-/** The crash-window part on its workload, when planned; every strategy, under the run's profile. */
+/** The crash-window part on its workload, when planned and a DynamoDB strategy runs; every strategy, under the run's profile. */
 async function crashWindowOf(endpoint: string, plan: BenchmarkPlan): Promise<CrashWindowRow[]> {
-  if (plan.crashWindowWorkload === undefined) return [];
+  if (plan.crashWindowWorkload === undefined || plan.settings.strategies.length === 0) return [];
   return measureCrashWindow(endpoint, plan.crashWindowWorkload, plan.settings.strategies, { seed: plan.settings.seed, crashRate: plan.settings.crashWindowRate, functionTimeoutMs: plan.settings.crashWindowTimeoutMs, progress: plan.settings.progress });
 }
 
