@@ -2,7 +2,9 @@
  * Counts what the SQL strategy asks of the RDS Data API: every call (each one a round trip: the
  * session's client makes one attempt) by operation, and the rows each `INSERT` wrote, as the Data
  * API answered them (`numberOfRecordsUpdated`: PostgreSQL's own count of the rows an `INSERT ... ON
- * CONFLICT` inserted or updated), by the table it writes. Recorded by SDK middleware, like the
+ * CONFLICT` inserted or updated), by the table it writes. A `BatchExecuteStatement` answers no
+ * count: its rows are one per parameter set, what each set of the strategy's batches (an `INSERT`,
+ * an increment's upsert) writes when the call succeeds. Recorded by SDK middleware, like the
  * DynamoDB meter (`metering.ts`).
  */
 import type { RDSDataClient } from '@aws-sdk/client-rds-data';
@@ -34,7 +36,7 @@ export function meterDataApi(client: RDSDataClient): DataApiMeter {
       if (operation !== undefined) calls[operation] += 1;
       const result = await next(args);
       const table = insertedTable((args.input as { sql?: unknown }).sql);
-      const rows = (result.output as { numberOfRecordsUpdated?: number }).numberOfRecordsUpdated ?? 0;
+      const rows = operation === 'BatchExecuteStatement' ? ((args.input as { parameterSets?: unknown[] }).parameterSets?.length ?? 0) : ((result.output as { numberOfRecordsUpdated?: number }).numberOfRecordsUpdated ?? 0);
       if (table !== undefined && rows > 0) rowsWritten[table] = (rowsWritten[table] ?? 0) + rows;
       return result;
     },
