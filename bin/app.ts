@@ -3,7 +3,7 @@ import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_STACK_NAME } from '../aws/stack-name';
-import { EventPipelineStack } from '../example';
+import { EventPipelineStack, type SqlClusterArns } from '../example';
 import { failOnEveryFinding } from '../lib';
 
 const app = new App();
@@ -15,10 +15,38 @@ function alarmEmail(): string | undefined {
   throw new Error(`context alarmEmail must be an email address (given ${JSON.stringify(value)})`);
 }
 
+/**
+ * `cdk deploy -c sqlCluster='{"clusterArn":"...","secretArn":"...","secretKeyArn":"..."}'` puts the
+ * SQL effects database on that cluster instead of a new one (`secretKeyArn` optional). The deploy
+ * test sets it: moto's CloudFormation cannot create an Aurora cluster (test/deploy/moto-gaps.ts).
+ */
+function sqlCluster(): SqlClusterArns | undefined {
+  const value: unknown = app.node.tryGetContext('sqlCluster');
+  if (value === undefined) return undefined;
+  const parsed: unknown = typeof value === 'string' ? parseJsonOrUndefined(value) : value;
+  if (isSqlClusterArns(parsed)) return parsed;
+  throw new Error(`context sqlCluster must be {"clusterArn": ..., "secretArn": ..., "secretKeyArn"?: ...}, as JSON (given ${JSON.stringify(value)})`);
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isSqlClusterArns(value: unknown): value is SqlClusterArns {
+  if (typeof value !== 'object' || value === null) return false;
+  const { clusterArn, secretArn, secretKeyArn } = value as Record<string, unknown>;
+  return typeof clusterArn === 'string' && typeof secretArn === 'string' && (secretKeyArn === undefined || typeof secretKeyArn === 'string');
+}
+
 // Environment-agnostic on purpose: synth needs no credentials, no lookups and no network.
 new EventPipelineStack(app, DEFAULT_STACK_NAME, {
   description: 'effectively-once: event pipelines that stay correct under at-least-once delivery',
   alarmEmail: alarmEmail(),
+  sqlCluster: sqlCluster(),
 });
 
 // Policy validation plugins: an unacknowledged finding fails synth. cdk-nag v3 runs the AWS

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
@@ -49,6 +50,27 @@ export interface EventPipelineStackProps extends StackProps {
    * @default - `GENERATED_CONSUMERS` of `example/consumers/index.ts`, which `eo new consumer` appends to
    */
   readonly consumers?: readonly AddConsumer[];
+  /**
+   * An Aurora PostgreSQL cluster with the Data API on, for the SQL effects database to use instead
+   * of making one (with its VPC and key): `SqlEffectDatabase`'s `existingCluster`. bin/app.ts
+   * takes it from the context `sqlCluster`; the deploy test passes the cluster it made on moto,
+   * whose CloudFormation cannot create an Aurora cluster (test/deploy/moto-gaps.ts).
+   * @default - a new cluster
+   */
+  readonly sqlCluster?: SqlClusterArns;
+}
+
+/** An existing cluster of {@link EventPipelineStackProps.sqlCluster}, by ARN: what a context value can hold. */
+export interface SqlClusterArns {
+  /** The cluster's ARN. */
+  readonly clusterArn: string;
+  /** The ARN of the secret the Data API signs in with. */
+  readonly secretArn: string;
+  /**
+   * The ARN of the customer-managed key the secret is encrypted with.
+   * @default - Secrets Manager's own key
+   */
+  readonly secretKeyArn?: string;
 }
 
 /**
@@ -122,7 +144,7 @@ export class EventPipelineStack extends Stack {
     this.shipmentNotifier = this.addShipmentNotifier(this.handlerEntry('shipment-notifier.ts'));
     this.ledgerTable = this.addLedgerTable();
     this.accountLedger = this.addAccountLedger(this.handlerEntry('account-ledger.ts'));
-    this.sqlDatabase = new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic: this.alarmTopic.topic });
+    this.sqlDatabase = this.addSqlDatabase(props.sqlCluster);
     this.invoicePayments = this.addInvoicePayments(this.handlerEntry('invoice-payments.ts'));
     this.addOutputs();
     const added = (props.consumers ?? GENERATED_CONSUMERS).map((addConsumer) => addConsumer(this));
@@ -265,6 +287,15 @@ export class EventPipelineStack extends Stack {
         IDEMPOTENCY_TABLE: { table: this.idempotencyTable.table, actions: [TableAction.PUT_ITEM, TableAction.BATCH_GET_ITEM] },
       },
     });
+  }
+
+  /** A new cluster, or the one `sqlCluster` names (its key imported by ARN). */
+  private addSqlDatabase(cluster: SqlClusterArns | undefined): SqlEffectDatabase {
+    const alarmTopic = this.alarmTopic.topic;
+    if (cluster === undefined) return new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic });
+    const { clusterArn, secretArn, secretKeyArn } = cluster;
+    const secretKey = secretKeyArn === undefined ? undefined : Key.fromKeyArn(this, 'SqlClusterSecretKey', secretKeyArn);
+    return new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic, existingCluster: { clusterArn, secretArn, secretKey } });
   }
 
   /** A standard queue; the effects and their dedup rows commit in one PostgreSQL transaction per batch. */
