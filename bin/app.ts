@@ -3,7 +3,7 @@ import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_STACK_NAME } from '../aws/stack-name';
-import { EventPipelineStack, type SqlClusterArns } from '../example';
+import { EventPipelineStack, SQL_CLUSTER_CONTEXT, sqlClusterFromContext, type SqlClusterArns } from '../example';
 import { failOnEveryFinding } from '../lib';
 
 const app = new App();
@@ -21,25 +21,7 @@ function alarmEmail(): string | undefined {
  * test sets it: moto's CloudFormation cannot create an Aurora cluster (test/deploy/moto-gaps.ts).
  */
 function sqlCluster(): SqlClusterArns | undefined {
-  const value: unknown = app.node.tryGetContext('sqlCluster');
-  if (value === undefined) return undefined;
-  const parsed: unknown = typeof value === 'string' ? parseJsonOrUndefined(value) : value;
-  if (isSqlClusterArns(parsed)) return parsed;
-  throw new Error(`context sqlCluster must be {"clusterArn": ..., "secretArn": ..., "secretKeyArn"?: ...}, as JSON (given ${JSON.stringify(value)})`);
-}
-
-function parseJsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isSqlClusterArns(value: unknown): value is SqlClusterArns {
-  if (typeof value !== 'object' || value === null) return false;
-  const { clusterArn, secretArn, secretKeyArn } = value as Record<string, unknown>;
-  return typeof clusterArn === 'string' && typeof secretArn === 'string' && (secretKeyArn === undefined || typeof secretKeyArn === 'string');
+  return sqlClusterFromContext(app.node.tryGetContext(SQL_CLUSTER_CONTEXT));
 }
 
 // Environment-agnostic on purpose: synth needs no credentials, no lookups and no network.

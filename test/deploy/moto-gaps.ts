@@ -20,9 +20,10 @@ export const NOT_CREATED_BY_MOTO: readonly string[] = ['AWS::CDK::Metadata', 'AW
  *   `aurora-postgresql` (`KeyError: 'aurora-postgresql'` in rds/models.py). `ExecuteChangeSet`
  *   answers 500 (`cdk deploy` still reports the stack complete), and from then on so does every
  *   `ListStackResources`, which creates the missing resources again on each call.
- * moto creates what the new cluster stands in (its VPC with isolated subnets, the flow log to its
- * log group, the cluster's security group, the DB subnet group, the KMS key, the log groups)
- * before it reaches the instance; without the instance the test has no stack to read them from.
+ * Before it reaches the instance, moto does create the new-cluster template's VPC, its isolated
+ * subnets, the flow log to its log group, the cluster's security group and the DB subnet group
+ * (seen deploying that template by hand); the test checks the instance, the subnets and the flow
+ * log in the template.
  */
 export const NOT_DEPLOYABLE_BY_MOTO: readonly string[] = ['AWS::RDS::DBCluster', 'AWS::RDS::DBInstance'];
 
