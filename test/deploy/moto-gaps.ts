@@ -19,7 +19,7 @@ export const NOT_CREATED_BY_MOTO: readonly string[] = ['AWS::CDK::Metadata', 'AW
  *   stand-alone instance and looks up a default version for the engine, which it has none of for
  *   `aurora-postgresql` (`KeyError: 'aurora-postgresql'` in rds/models.py). `ExecuteChangeSet`
  *   answers 500 (`cdk deploy` still reports the stack complete), and from then on so does every
- *   `ListStackResources`, which creates the missing resources again on each call.
+ *   `ListStackResources`: it tries again to create what is missing and fails on the instance again.
  * Before it reaches the instance, moto does create the new-cluster template's VPC, its isolated
  * subnets, the flow log to its log group, the cluster's security group and the DB subnet group
  * (seen deploying that template by hand); the test checks the instance, the subnets and the flow
