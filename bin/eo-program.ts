@@ -40,6 +40,7 @@ interface DemoFlags extends LatencyFlags {
   slowRate: number;
   throttleRate: number;
   serverErrorRate: number;
+  serializationFailureRate: number;
   poisonRate: number;
   schemaV2Rate: number;
   json?: string;
@@ -47,6 +48,7 @@ interface DemoFlags extends LatencyFlags {
   dumpDir?: string;
   quiet?: boolean;
   pageViewShare?: number;
+  paymentShare?: number;
   sqsBatchSize?: number;
   sqsBatchingWindow?: number;
   streamBatchSize?: number;
@@ -82,13 +84,15 @@ async function registerDemo(program: Command): Promise<void> {
     .addOption(rateOption('--slow-rate', 'share of SQS batches held past their visibility timeout', DEMO_DEFAULTS.slowRate))
     .addOption(rateOption('--throttle-rate', 'share of DynamoDB calls answered with a throttle', DEMO_DEFAULTS.throttleRate))
     .addOption(rateOption('--server-error-rate', 'share of DynamoDB calls answered with a 500', DEMO_DEFAULTS.serverErrorRate))
+    .addOption(rateOption('--serialization-failure-rate', 'share of the Data API statements in a transaction that fail with a serialization failure (40001)', DEMO_DEFAULTS.serializationFailureRate))
     .addOption(rateOption('--poison-rate', 'share of events that are malformed or of an unknown type', DEMO_DEFAULTS.poisonRate))
     .addOption(rateOption('--schema-v2-rate', 'share of page views in the later schema 2', DEMO_DEFAULTS.schemaV2Rate))
     .option('--json <file>', 'write the JSON report to a file (- for stdout)')
     .option('--html <file>', 'write a self-contained HTML report (charts of the run over time, alarm states, invariants) to a file')
     .option('--dump-dir <dir>', 'write published.jsonl, state.json and the functions\' log here')
     .option('--quiet', 'no progress output')
-    .addOption(rateOption('--page-view-share', 'share of valid events that are page views (the rest are order changes)', 0.7))
+    .addOption(rateOption('--page-view-share', 'share of the valid events other than ledger entries and payments that are page views (the rest are order changes)', 0.7))
+    .addOption(rateOption('--payment-share', 'share of valid events that are invoice payments (into PostgreSQL)', 0.1))
     .addOption(new Option('--sqs-batch-size <n>', 'replace the template\'s SQS batch size').argParser(wholeNumber))
     .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
     .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))

@@ -17,12 +17,14 @@ export interface Schedule {
   readonly seed: number;
   readonly events: number;
   readonly pageViewShare: number;
+  readonly paymentShare: number;
   readonly duplicateRate: number;
   readonly producerRetryRate: number;
   readonly crashRate: number;
   readonly slowRate: number;
   readonly throttleRate: number;
   readonly serverErrorRate: number;
+  readonly serializationFailureRate: number;
   readonly poisonRate: number;
   readonly schemaV2Rate: number;
   readonly sqsBatchSize: number;
@@ -55,6 +57,7 @@ export async function runSchedule(schedule: Schedule, shared: { engines: Engines
     faults,
     throttleRate: schedule.throttleRate,
     serverErrorRate: schedule.serverErrorRate,
+    serializationFailureRate: schedule.serializationFailureRate,
     timeScale: schedule.timeScale,
     concurrency: schedule.concurrency,
     sqsConcurrency: schedule.concurrency,
@@ -75,9 +78,9 @@ export async function runSchedule(schedule: Schedule, shared: { engines: Engines
 /** The `npm run demo` command that reruns a schedule by itself. */
 export function demoCommand(schedule: Schedule): string {
   const flags: [string, number][] = [
-    ['--events', schedule.events], ['--seed', schedule.seed], ['--page-view-share', schedule.pageViewShare],
+    ['--events', schedule.events], ['--seed', schedule.seed], ['--page-view-share', schedule.pageViewShare], ['--payment-share', schedule.paymentShare],
     ['--duplicate-rate', schedule.duplicateRate], ['--producer-retry-rate', schedule.producerRetryRate], ['--crash-rate', schedule.crashRate],
-    ['--slow-rate', schedule.slowRate], ['--throttle-rate', schedule.throttleRate], ['--server-error-rate', schedule.serverErrorRate],
+    ['--slow-rate', schedule.slowRate], ['--throttle-rate', schedule.throttleRate], ['--server-error-rate', schedule.serverErrorRate], ['--serialization-failure-rate', schedule.serializationFailureRate],
     ['--poison-rate', schedule.poisonRate], ['--schema-v2-rate', schedule.schemaV2Rate], ['--sqs-batch-size', schedule.sqsBatchSize],
     ['--sqs-batching-window', schedule.sqsBatchingWindowSeconds], ['--stream-batch-size', schedule.streamBatchSize],
     ['--concurrency', schedule.concurrency], ['--time-scale', schedule.timeScale],

@@ -69,6 +69,7 @@ function faultCounts(stack: LocalStack, faults: DeliveryFaultPlan): DemoReport['
     visibilityExpired: sum((s) => s.visibilityOutlived),
     throttled: stack.proxy.stats().throttled,
     serverErrors: stack.proxy.stats().serverErrors,
+    serializationFailures: stack.sql?.serializationFailuresInjected() ?? 0,
     duplicateBatches: faults.decided.duplicate,
   };
 }

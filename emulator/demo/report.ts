@@ -38,7 +38,7 @@ export interface DemoReport {
   readonly functionsNode?: Readonly<Record<string, string>>;
   readonly published: { readonly logicalEvents: number; readonly messages: number; readonly producerRetries: number; readonly poison: number };
   readonly deliveries: { readonly total: number; readonly duplicates: number };
-  readonly faults: { readonly crashAfterCommit: number; readonly visibilityExpired: number; readonly throttled: number; readonly serverErrors: number; readonly duplicateBatches: number };
+  readonly faults: { readonly crashAfterCommit: number; readonly visibilityExpired: number; readonly throttled: number; readonly serverErrors: number; readonly serializationFailures: number; readonly duplicateBatches: number };
   readonly effects: { readonly exact: boolean; readonly mismatches: Mismatch[] };
   /** `missing`: shipped orders never notified; `pending`: shipped orders whose notification waited in a DLQ for the redrive. */
   readonly notifications: { readonly expected: number; readonly sent: number; readonly missing: readonly string[]; readonly pending: number };
@@ -247,6 +247,7 @@ export function summaryRows(report: DemoReport): [string, string][] {
     ['batches held past visibility timeout', String(report.faults.visibilityExpired)],
     ['batches delivered twice', String(report.faults.duplicateBatches)],
     ['DynamoDB throttles / 5xx injected', `${report.faults.throttled} / ${report.faults.serverErrors}`],
+    ['Data API serialization failures injected', String(report.faults.serializationFailures)],
     ['effects exact', report.effects.exact ? 'yes' : `NO (${report.effects.mismatches.length} mismatches)`],
     ['shipment notifications (expected)', notificationValue(report)],
     ['DLQ messages (with context)', dlqValue(report.dlq)],

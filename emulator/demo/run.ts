@@ -30,6 +30,7 @@ export const DEMO_DEFAULTS = {
   slowRate: 0.05,
   throttleRate: 0.02,
   serverErrorRate: 0.005,
+  serializationFailureRate: 0.02,
   poisonRate: 0.01,
   schemaV2Rate: 0.01,
 } as const;
@@ -40,6 +41,8 @@ export interface DemoOptions extends ScenarioOptions {
   readonly slowRate: number;
   readonly throttleRate: number;
   readonly serverErrorRate: number;
+  /** Share of the Data API statements in a transaction that fail with a serialization failure (40001). */
+  readonly serializationFailureRate: number;
   /** Replace the template's mapping batch sizes and window (chaos schedules explore them). @default - the template's */
   readonly sqsBatchSize?: number;
   readonly sqsBatchingWindow?: number;
@@ -103,6 +106,7 @@ async function start(options: DemoOptions, wiring: StartWiring): Promise<LocalSt
       faults: wiring.faults,
       throttleRate: options.throttleRate,
       serverErrorRate: options.serverErrorRate,
+      serializationFailureRate: options.serializationFailureRate,
       output: wiring.sink,
       onRefusal: (line) => wiring.sink(`${line}\n`, CONTRACT_LOG_SOURCE),
       onInitFailure: firstOnly((failure) => (options.alert ?? alertOnStderr)(`eo: ${initFailureSummary(failure)} (logged in ${wiring.logFile})`)),
@@ -139,7 +143,7 @@ function validate(options: DemoOptions): void {
   const rates: [string, number][] = [
     ['--duplicate-rate', options.duplicateRate], ['--producer-retry-rate', options.producerRetryRate], ['--crash-rate', options.crashRate],
     ['--slow-rate', options.slowRate], ['--throttle-rate', options.throttleRate], ['--server-error-rate', options.serverErrorRate],
-    ['--poison-rate', options.poisonRate], ['--schema-v2-rate', options.schemaV2Rate],
+    ['--serialization-failure-rate', options.serializationFailureRate], ['--poison-rate', options.poisonRate], ['--schema-v2-rate', options.schemaV2Rate],
   ];
   for (const [name, rate] of rates) checkRate(name, rate);
   if (options.throttleRate + options.serverErrorRate > 1) throw new RangeError('--throttle-rate plus --server-error-rate must be at most 1');

@@ -46,6 +46,8 @@ export interface ScenarioOptions {
   readonly dumpDir?: string;
   /** Share of valid events that are page views. @default 0.7 */
   readonly pageViewShare?: number;
+  /** Share of valid events that are invoice payments. @default 0.1 */
+  readonly paymentShare?: number;
   /** Give up draining after this long with nothing moving. @default - `drainStallMs` of emulator/stack/drain.ts: 60 s, or more for a stack that can legitimately stay still longer */
   readonly drainStallMs?: number;
   /** Give up draining after this long in all. @default DRAIN_DEFAULTS.maxMs */
@@ -116,7 +118,7 @@ async function scenario(stack: LocalStack, context: ScenarioContext, options: Sc
 
 /** The workload and the messages the producer sends for it (producer retries included). */
 function plan(stack: LocalStack, options: ScenarioOptions): { workload: WorkloadEvent[]; messages: PublishedMessage[] } {
-  const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate, pageViewShare: options.pageViewShare });
+  const workload = generateWorkload({ events: options.events, seed: options.seed, poisonRate: options.poisonRate, schemaV2Rate: options.schemaV2Rate, pageViewShare: options.pageViewShare, paymentShare: options.paymentShare });
   return { workload, messages: planMessages(workload, seededRandom(options.seed ^ 0x9e7), options.producerRetryRate, targetsOf(stack)) };
 }
 

@@ -23,6 +23,7 @@ import { positionalText, type PositionalValue } from '../engines/named-parameter
 import type { PostgresTextResult } from '../engines/postgres-session';
 import { dataApiAnswer, dataApiError, executeAnswer, statementErrorMessage, type ResultFormat } from './data-api-answers';
 import type { EngineAnswer } from './forward';
+import type { Random } from '../types';
 
 /** One connection to the database behind a cluster: `PostgresSession` is one. */
 export interface DataApiConnection {
@@ -46,7 +47,17 @@ export interface LocalDataApiServiceOptions {
   readonly transactionIdleMs?: number;
   /** A statement running longer is cancelled. @default DATA_API_LIMITS.statementTimeoutSeconds * 1000 */
   readonly statementTimeoutMs?: number;
+  /**
+   * A fault of local mode, not a behaviour of the service: this share of the statements run in a
+   * transaction fail as a concurrent transaction would make them fail under load, with a real
+   * serialization failure (SQLSTATE 40001) raised inside that transaction, which PostgreSQL then
+   * holds aborted until it is rolled back. Drawn from `random`. @default - none
+   */
+  readonly serializationFailures?: { readonly random: Random; readonly rate: number };
 }
+
+/** How an injected serialization failure is raised: in the transaction itself, with PostgreSQL's own SQLSTATE. */
+const RAISE_SERIALIZATION_FAILURE = "DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '40001', MESSAGE = 'could not serialize access due to concurrent update (injected by local mode)'; END $$";
 
 interface OpenTransaction {
   readonly connection: DataApiConnection;
@@ -83,8 +94,9 @@ export class LocalDataApiService {
   private readonly idleMs: number;
   private readonly statementTimeoutMs: number;
   private pausedCalls = 0;
+  private injected = 0;
 
-  public constructor(options: LocalDataApiServiceOptions = {}) {
+  public constructor(private readonly options: LocalDataApiServiceOptions = {}) {
     this.idleMs = options.transactionIdleMs ?? DATA_API_LIMITS.transactionIdleSeconds * 1000;
     this.statementTimeoutMs = options.statementTimeoutMs ?? DATA_API_LIMITS.statementTimeoutSeconds * 1000;
   }
@@ -101,6 +113,11 @@ export class LocalDataApiService {
    */
   public simulatePause(calls: number): void {
     this.pausedCalls = calls;
+  }
+
+  /** The serialization failures injected so far (`serializationFailures`). */
+  public serializationFailuresInjected(): number {
+    return this.injected;
   }
 
   /** Transactions begun and not yet ended or expired. */
@@ -177,10 +194,26 @@ export class LocalDataApiService {
     if (found.busy) return dataApiError('DatabaseErrorException', 'Transaction is still running a query.');
     found.busy = true;
     try {
+      if (this.drawSerializationFailure()) return await this.raiseSerializationFailure(found.connection);
       return await this.runSets(found.connection, input, sets, batch);
     } finally {
       found.busy = false;
       this.touch(input.transactionId);
+    }
+  }
+
+  private drawSerializationFailure(): boolean {
+    const faults = this.options.serializationFailures;
+    return faults !== undefined && faults.rate > 0 && faults.random() < faults.rate;
+  }
+
+  private async raiseSerializationFailure(connection: DataApiConnection): Promise<EngineAnswer> {
+    this.injected += 1;
+    try {
+      await connection.queryText(RAISE_SERIALIZATION_FAILURE);
+      return dataApiError('DatabaseErrorException', 'the injected serialization failure did not fail');
+    } catch (error) {
+      return databaseError(error);
     }
   }
 

@@ -7,7 +7,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { AlarmEvaluator } from '../alarms';
 import { destroyClients, endpointEnv, lambdaClient, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, sqsClient, startEngines, type EngineEndpoints, type Engines, type LocalClients, type LocalEndpoints } from '../engines';
-import { LatencyModel, type ContractGateways, type ContractStats, type LatencyProfileLabel, type RefusalListener, type ServedFunction } from '../gateway';
+import { LatencyModel, type ContractGateways, type ContractStats, type DataApiGateway, type LocalDataApiServiceOptions, type LatencyProfileLabel, type RefusalListener, type ServedFunction } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
 import { DROP_OUTPUT, InitFailureSignal, nodeSourceText, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
@@ -43,6 +43,8 @@ export interface LocalStackOptions {
   readonly throttleRate?: number;
   /** Share answered with a 500. @default 0 */
   readonly serverErrorRate?: number;
+  /** Share of the Data API statements run in a transaction that fail with a serialization failure (40001), raised in that transaction. @default 0 */
+  readonly serializationFailureRate?: number;
   /** @default DEFAULT_TIME_SCALE */
   readonly timeScale?: number;
   /** Which Node.js runs the functions (docs/local-mode.md, "Node.js as Lambda runs it"). @default EO_FUNCTIONS_NODE's value, else 'runtime' */
@@ -108,9 +110,10 @@ export interface LocalStack {
   /**
    * The stack's SQL database, when its template has an Aurora PostgreSQL cluster with the Data API
    * on: the one local PostgreSQL every cluster's database lives in, and the Data API gateway's
-   * endpoint (the functions' `AWS_ENDPOINT_URL_RDS_DATA`).
+   * endpoint (the functions' `AWS_ENDPOINT_URL_RDS_DATA`), and the serialization failures it
+   * injected (`serializationFailureRate`).
    */
-  readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string };
+  readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string; serializationFailuresInjected(): number };
   /** The template's `AwsCustomResource` calls: those run at provision (the Data API's statements) and those not, with why. */
   readonly awsCalls: AwsCallsRun;
   /** The template's EventBridge Scheduler schedules: those running (the Data API's `executeStatement` target) and those not, with why. */
@@ -218,7 +221,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
     alarmPeriodMs: periodMs,
     deadLetterQueues: deadLetterQueues(synth.template, resources),
     fanOut,
-    ...(database && gateways.dataApi && { sql: { postgres: database.postgres, dataApiEndpoint: gateways.dataApi.endpoint } }),
+    ...(database && gateways.dataApi && { sql: sqlOf(database, gateways.dataApi) }),
     awsCalls,
     schedules: { running: schedules.running, skipped: schedules.skipped },
     proxy,
@@ -238,10 +241,23 @@ async function startContract(engines: Required<EngineEndpoints>, stoppers: (() =
   const proxy = await startDynamoFaultProxy({ target: engines.dynamodb, random: seededRandom((options.seed ?? 1) ^ 0x5eed), throttleRate: options.throttleRate ?? 0, serverErrorRate: options.serverErrorRate ?? 0 });
   stoppers.unshift(() => proxy.stop());
   const latency = new LatencyModel(options.latency, { seed: (options.seed ?? 1) ^ 0x1a7e });
-  const dataApi = database && { postgres: database.postgres, clusters: database.clusters, service: { transactionIdleMs: localTransactionIdleMs(options.timeScale ?? DEFAULT_TIME_SCALE) } };
+  const dataApi = database && { postgres: database.postgres, clusters: database.clusters, service: dataApiServiceOptions(options) };
   const gateways = await startStackGateways(engines, proxy.endpoint, options.onRefusal, latency, dataApi);
   stoppers.unshift(() => gateways.stop());
   return { gateways, proxy };
+}
+
+/** The local Data API on the compressed clock, with the serialization failures asked for. */
+function dataApiServiceOptions(options: LocalStackOptions): LocalDataApiServiceOptions {
+  const rate = options.serializationFailureRate ?? 0;
+  return {
+    transactionIdleMs: localTransactionIdleMs(options.timeScale ?? DEFAULT_TIME_SCALE),
+    ...(rate > 0 && { serializationFailures: { random: seededRandom((options.seed ?? 1) ^ 0x5e41), rate } }),
+  };
+}
+
+function sqlOf(database: StackDatabase, dataApi: DataApiGateway): NonNullable<LocalStack['sql']> {
+  return { postgres: database.postgres, dataApiEndpoint: dataApi.endpoint, serializationFailuresInjected: () => dataApi.service.serializationFailuresInjected() };
 }
 
 /** The stack's PostgreSQL, when its template has a Data API cluster; stopped last, after the gateway in front of it. */

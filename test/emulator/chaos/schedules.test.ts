@@ -13,12 +13,13 @@ import { demoCommand, runSchedule, type Schedule, type ScheduleRun } from '../..
 import type { Engines } from '../../../emulator/engines';
 import { ensureSynthesized, type SynthesizedStack } from '../../../emulator/stack/cloud-assembly';
 import { sharedEngines } from '../../helpers/engines';
+import { CONSUMER_NAME as PAYMENTS_CONSUMER } from '../../../example/handlers/invoice-payments';
 
 const SCHEDULES = Number(process.env.EO_CHAOS_SCHEDULES ?? 10);
 const SHRINK = process.env.EO_CHAOS_SHRINK === '1';
 const FAST_CHECK_SEED = process.env.EO_CHAOS_SEED === undefined ? undefined : Number(process.env.EO_CHAOS_SEED);
 
-const totals = { schedules: 0, events: 0, messages: 0, deliveries: 0, duplicateDeliveries: 0, producerRetries: 0, crashes: 0, visibilityExpired: 0, duplicateBatches: 0, throttled: 0, serverErrors: 0, poison: 0, dlqMessages: 0 };
+const totals = { schedules: 0, events: 0, messages: 0, deliveries: 0, duplicateDeliveries: 0, producerRetries: 0, crashes: 0, visibilityExpired: 0, duplicateBatches: 0, throttled: 0, serverErrors: 0, serializationFailures: 0, sqlDeliveries: 0, poison: 0, dlqMessages: 0 };
 
 function addToTotals(run: ScheduleRun): void {
   const { report } = run;
@@ -33,6 +34,8 @@ function addToTotals(run: ScheduleRun): void {
   totals.duplicateBatches += report.faults.duplicateBatches;
   totals.throttled += report.faults.throttled;
   totals.serverErrors += report.faults.serverErrors;
+  totals.serializationFailures += report.faults.serializationFailures;
+  totals.sqlDeliveries += report.consumers?.find((consumer) => consumer.name === PAYMENTS_CONSUMER)?.deliveries ?? 0;
   totals.poison += report.published.poison;
   totals.dlqMessages += report.dlq.messages;
 }
@@ -74,4 +77,6 @@ test(`every invariant holds on ${SCHEDULES} generated fault schedules`, async ()
   // The schedules must really have injected faults; otherwise they prove nothing.
   expect(totals.crashes + totals.duplicateBatches).toBeGreaterThan(0);
   expect(totals.duplicateDeliveries).toBeGreaterThan(0);
+  // Every schedule has payments: the consumer whose effects are in PostgreSQL ran under them too.
+  expect(totals.sqlDeliveries).toBeGreaterThan(0);
 }, 45 * 60_000);

@@ -42,7 +42,7 @@ function fixtureReport(): DemoReport {
     seed: 42,
     published: { logicalEvents: 1200, messages: 1262, producerRetries: 53, poison: 9 },
     deliveries: { total: 1480, duplicates: 131 },
-    faults: { crashAfterCommit: 6, visibilityExpired: 3, throttled: 12, serverErrors: 4, duplicateBatches: 7 },
+    faults: { crashAfterCommit: 6, visibilityExpired: 3, throttled: 12, serverErrors: 4, serializationFailures: 2, duplicateBatches: 7 },
     effects: verification.effects,
     notifications: { expected: 120, sent: 120, missing: [], pending: 0 },
     dlq: { messages: 14, withContext: 14, appliedWithoutContext: 0, copiesOfDeadLettered: 0 },

@@ -121,6 +121,23 @@ describe('the SQL strategy through the Data API', () => {
     expect(await countOf(postgres.connection, `SELECT count(*) FROM ${ledger.entries}`)).toBe(30);
   });
 
+  test('an injected serialization failure is a real 40001 in the transaction: the strategy retries the transaction, and applies the event once', async () => {
+    const draws = [0, ...Array.from({ length: 50 }, () => 1)];
+    const faulty = await startDataApiGateway({ postgres: postgres.connection, service: { serializationFailures: { random: () => draws.shift() ?? 1, rate: 0.5 } } });
+    try {
+      const ledger = await createLedger(postgres.connection);
+      const retried: unknown[] = [];
+      const consumer = ledgerConsumer(ledger, session({ endpoint: faulty.endpoint }), { retry: { sleep: noSleep, maxAttempts: 3, onRetry: (error) => retried.push(error) } });
+      expect((await consumer.handle(sqsEvent(recordOf(entry('f-1', 'acc-a', 7))))).batchItemFailures).toEqual([]);
+      expect(faulty.service.serializationFailuresInjected()).toBe(1);
+      expect(retried).toEqual([expect.objectContaining({ name: 'SqlTransientError', sqlState: '40001' })]);
+      expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-a': 7 });
+      expect(faulty.service.openTransactions()).toBe(0);
+    } finally {
+      await faulty.stop();
+    }
+  });
+
   test('a transaction whose work fails is rolled back and leaves nothing', async () => {
     const ledger = await createLedger(postgres.connection);
     const failing = session().transaction(async (transaction) => {
