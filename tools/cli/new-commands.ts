@@ -1,5 +1,5 @@
 /**
- * `eo new consumer <name> --source sqs|kinesis|dynamodb-stream [--pattern counter|upsert|external]`:
+ * `eo new consumer <name> --source sqs|kinesis|dynamodb-stream [--pattern counter|upsert|external|sql]`:
  * writes a consumer's handler, its construct (added to the stack) and its test, or refuses and
  * changes nothing. From a checkout of this repository (`npm run eo -- new consumer ...`) it writes
  * into the example app and its registry, as before. From the installed package (`npx eo new
@@ -23,6 +23,9 @@ Patterns (docs/patterns/):
   counter   transactional dedup: the dedup record and an increment in one DynamoDB transaction
   upsert    versioned upsert: a whole-item put that an older version cannot overwrite
   external  an SNS publish wrapped in Powertools idempotency, keyed on the eventId
+  sql       rows and an increment in PostgreSQL (Aurora, through the RDS Data API), committed with the
+            dedup row in one transaction; its tables go in the stack's SqlEffectDatabase, which it
+            shares with the stack's other SQL consumers (docs/patterns/sql-dedup.md)
 
 In your own CDK app (npx eo new consumer ..., from the app's folder; every source and pattern):
   the handler goes to --handlers (default: handlers/, lambda/, lambdas/, functions/ or src/handlers/),
@@ -31,14 +34,18 @@ In your own CDK app (npx eo new consumer ..., from the app's folder; every sourc
     "${LAYOUT_KEY}": { "stack": "lib/app-stack.ts", "handlers": "handlers", "tests": "test" }
   The stack gains the construct before a "${STACK_MARKER}" line in it, else at the end of its
   constructor (found with the app's TypeScript); when neither is safe, the lines are printed instead.
+  A sql consumer takes the stack's SqlEffectDatabase (const x = new SqlEffectDatabase(this, ...));
+  a stack without one is not edited: the lines that create it are printed, to add by hand.
 
 Examples:
   npx eo new consumer signup-counter --source sqs                       # in your CDK app
   npx eo new consumer order-history --source kinesis --pattern upsert   # in your CDK app
+  npx eo new consumer invoice-ledger --source sqs --pattern sql         # in your CDK app
   npx eo new consumer signup-counter --source sqs --stack lib/app.ts --handlers src/functions --dry-run
   npm run eo -- new consumer audit-trail --source sqs                   # in this repository
   npm run eo -- new consumer order-history --source kinesis --pattern upsert
-  npm run eo -- new consumer welcome-email --source dynamodb-stream --pattern external --dry-run`;
+  npm run eo -- new consumer welcome-email --source dynamodb-stream --pattern external --dry-run
+  npm run eo -- new consumer payment-totals --source sqs --pattern sql   # tables in the stack's sqlDatabase`;
 
 /** Adds `eo new consumer`. */
 export function registerNewCommands(program: Command): void {

