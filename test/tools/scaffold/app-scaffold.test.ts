@@ -2,14 +2,22 @@
  * `eo new consumer` in a team's own app: how it finds the stack, handlers and tests (flags, the
  * package.json key, `cdk init`'s layout), where it adds the construct to the stack (a marker, the
  * constructor's end, or lines to add by hand), and what it refuses; and every source and pattern
- * generated into one app, type-checked against the package's sources and its tests run with jest.
+ * generated into one app (its SQL consumers sharing the stack's SqlEffectDatabase), type-checked
+ * against the package's sources, synthesized with cdk-nag and the Control Tower controls, and its
+ * tests run with jest.
  * `npm run test:package` runs a generated test and the stack in a fresh app on the packed package.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
+import { type Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
 import * as ts from 'typescript';
+import { failOnEveryFinding } from '../../../lib';
 import { addToStack, formatReport, newAppConsumer, PATTERNS, planAppConsumer, resolveLayout, SOURCES, STACK_MARKER, type ConsumerRequest } from '../../../tools/scaffold';
 
 const STACK = `import { Stack } from 'aws-cdk-lib';
@@ -225,6 +233,40 @@ describe('every source and pattern in one app', () => {
     const program = ts.createProgram([...EVERY.flatMap(files), 'lib/app-stack.ts'].map((file) => path.join(all, file)), { ...options, rootDir: undefined, baseUrl: all, paths, typeRoots: [path.join(ROOT, 'node_modules', '@types')] });
     const messages = ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
     expect(messages).toEqual([]);
+  }, 180_000);
+
+  test('the stack synthesizes on the package\'s constructs, cdk-nag and Control Tower clean: each SQL consumer\'s tables made at deploy in the shared database, its function connected to it', () => {
+    // The app's `effectively-once` is this checkout's lib/; bundling is skipped (the handlers are type-checked above).
+    jest.doMock('effectively-once', () => jest.requireActual<object>(path.join(ROOT, 'lib/index.ts')), { virtual: true });
+    const { App } = jest.requireActual<typeof import('aws-cdk-lib')>('aws-cdk-lib');
+    // Loaded after the mock above, from the app's folder that exists only now.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { AppStack } = require(path.join(all, 'lib/app-stack.ts')) as { AppStack: new (scope: Construct, id: string) => Stack };
+    // The functions take the app's folder for their project root: the one with the lock file, where cdk runs.
+    write({ 'package-lock.json': '{}' }, all);
+    const cwd = process.cwd();
+    process.chdir(all);
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    // The Control Tower proactive controls, every finding an error: the synthesis below throws on one.
+    Validations.of(app).addPlugins(failOnEveryFinding(new CfnGuardValidator()));
+    let stack: Stack;
+    try {
+      stack = new AppStack(app, 'App');
+    } finally {
+      process.chdir(cwd);
+    }
+    const template = Template.fromStack(stack);
+    const nag = new AwsSolutionsChecks(app).validateScope(stack);
+    expect(nag.violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath}`))).toEqual([]);
+    for (const request of EVERY.filter((each) => each.pattern === 'sql')) {
+      const snake = request.name.replace(/-/g, '_');
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ CONSUMER_NAME: request.name, DATA_API_RESOURCE_ARN: Match.anyValue(), DATA_API_SECRET_ARN: Match.anyValue(), DATA_API_DATABASE: 'effects', SQL_DEDUP_TABLE: 'eo_dedup', ENTRIES_TABLE: `${snake}_entries`, TOTALS_TABLE: `${snake}_totals` }) },
+      });
+      const schema = Object.values(template.findResources('Custom::AWS')).filter((resource) => JSON.stringify(resource).includes(`CREATE TABLE IF NOT EXISTS ${snake}_`));
+      expect(schema).toHaveLength(2);
+    }
+    template.hasResourceProperties('AWS::IAM::Policy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: Match.arrayWith(['rds-data:BeginTransaction', 'rds-data:CommitTransaction']) })]) } });
   }, 180_000);
 
   test('each generated test passes with jest on recording clients: a duplicate and a poison record, no engines', () => {
