@@ -156,8 +156,7 @@ export interface {{Pascal}}Props {
 
 /** {{name}}: {{owns}}; its outputs are the stack's. */
 export class {{Pascal}} extends Construct {
-  public readonly consumer: {{className}};
-{{fields}}
+  public readonly consumer: {{className}};{{fields}}
 
   public constructor(scope: Construct, id: string, props: {{Pascal}}Props{{propsDefault}}) {
     super(scope, id);
@@ -214,7 +213,7 @@ export function renderAppConstructFile(request: ConsumerRequest, header: string,
     propsDefault: usesSqlDatabase(request) ? '' : ' = {}',
     owns: `${parts[0]?.owns}, its DLQ and alarms, its function, and ${parts[1]?.owns}`,
     className,
-    fields: parts.flatMap((wiring) => wiring.fields).map((field) => `  public readonly ${field};`).join('\n'),
+    fields: parts.flatMap((wiring) => wiring.fields).map((field) => `\n  public readonly ${field};`).join(''),
     statements: lines((wiring) => wiring.statements, 4),
     entry,
     props: lines((wiring) => wiring.props, 6),

@@ -191,6 +191,7 @@ export function renderAppTest(request: ConsumerRequest, files: AppFiles): string
     ...delivery.lambdaTypes.map((name): ImportSpec => ['aws-lambda', `type ${name}`]),
     [RUNTIME, call],
     [RUNTIME, 'type AwsClients'],
+    ...(scenarios.runtimeImports ?? []).map((name): ImportSpec => [RUNTIME, name]),
     ...(isEnvelope(request) ? ([[RUNTIME, 'createEnvelope']] as ImportSpec[]) : []),
     ...['CONSUMER_NAME', 'SOURCE', 'routes', ...(isEnvelope(request) ? ['EVENT_TYPE'] : [])].map((name): ImportSpec => [files.testToHandler, name]),
   ];

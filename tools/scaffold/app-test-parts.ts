@@ -20,6 +20,8 @@ export interface AppDelivery {
 /** One pattern's scenarios; `{{answer}}` feeds `recordingClients`. */
 export interface AppScenarios {
   readonly imports: readonly string[];
+  /** Names the test imports from `effectively-once/runtime` (types as `type X`). @default - none */
+  readonly runtimeImports?: readonly string[];
   /** The variables `ENV` holds besides the consumer's name and DLQ. */
   readonly env: string;
   readonly helpers: string;
@@ -366,7 +368,7 @@ beforeEach(() => {
   database = fakeDatabase();
 });`;
 
-const SQL_IMPORTS = ["import type { SqlParameter, SqlResult, SqlSession, SqlStatement, SqlTransaction } from 'effectively-once/runtime';"];
+const SQL_RUNTIME_IMPORTS = ['type SqlParameter', 'type SqlResult', 'type SqlSession', 'type SqlStatement', 'type SqlTransaction'];
 const SQL_ENV = "SQL_DEDUP_TABLE: 'eo_dedup', ENTRIES_TABLE: 'entries', TOTALS_TABLE: 'totals'";
 const SQL_SESSION = 'session: () => database.session';
 const SQL_AGAIN = `// A crash after the commit and before the acknowledgement: Lambda delivers the same batch again, and nothing changes.
@@ -376,7 +378,8 @@ expect(sent).toEqual([]);`;
 
 function envelopeSql(): AppScenarios {
   return {
-    imports: SQL_IMPORTS,
+    imports: [],
+    runtimeImports: SQL_RUNTIME_IMPORTS,
     env: SQL_ENV,
     helpers: `/** An event as the producer publishes it: the same key and id give the same eventId. */
 function entry(key: string, id: string, amount: number) {
@@ -403,7 +406,8 @@ ${FAKE_DATABASE}`,
 
 function streamSql(): AppScenarios {
   return {
-    imports: SQL_IMPORTS,
+    imports: [],
+    runtimeImports: SQL_RUNTIME_IMPORTS,
     env: SQL_ENV,
     helpers: FAKE_DATABASE,
     answer: '',
