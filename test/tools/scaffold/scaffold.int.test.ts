@@ -86,27 +86,36 @@ function run(command: string, args: readonly string[]): Promise<{ status: number
   });
 }
 
+/** The copy's template, and what cdk-nag (AwsSolutions) finds in its stack. */
+interface Synthesized {
+  readonly template: CfnTemplate;
+  readonly findings: readonly string[];
+}
+
 /**
  * The copy's stack, synthesized in a process of its own (bundling skipped): this process has read
  * the copy's files already, and its module system keeps what it read.
  */
-async function synthesizeCopy(): Promise<CfnTemplate> {
+async function synthesizeCopy(): Promise<Synthesized> {
   const script = path.join(copy, 'synth-in-process.ts');
   writeFileSync(
     script,
     [
       "import { App } from 'aws-cdk-lib';",
+      "import { AwsSolutionsChecks } from 'cdk-nag';",
       "import * as cdkJson from './cdk.json';",
       "import { EventPipelineStack } from './example';",
       "const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true }, builtinCloudFormationValidation: false });",
       "const stack = new EventPipelineStack(app, 'EffectivelyOnce');",
-      'process.stdout.write(JSON.stringify(app.synth().getStackByName(stack.stackName).template));',
+      'const nag = new AwsSolutionsChecks(app).validateScope(stack);',
+      'const findings = nag.violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath}`));',
+      'process.stdout.write(JSON.stringify({ template: app.synth().getStackByName(stack.stackName).template, findings }));',
     ].join('\n'),
   );
   const result = await run(path.join(BIN, 'tsx'), [script]);
   rmSync(script);
   if (result.status !== 0) throw new Error(`the copy did not synthesize:\n${result.output}`);
-  return JSON.parse(result.output) as CfnTemplate;
+  return JSON.parse(result.output) as Synthesized;
 }
 
 function count(template: CfnTemplate, type: string, where: (props: Record<string, unknown>) => boolean = () => true): number {
@@ -115,9 +124,9 @@ function count(template: CfnTemplate, type: string, where: (props: Record<string
 
 const isDepthAlarm = (props: Record<string, unknown>): boolean => heldMessagesQueue(props) !== undefined;
 
-let synthesized: Promise<CfnTemplate> | undefined;
-/** The copy's template, synthesized once for the tests that read it. */
-const copyTemplate = (): Promise<CfnTemplate> => (synthesized ??= synthesizeCopy());
+let synthesized: Promise<Synthesized> | undefined;
+/** The copy's template and cdk-nag's findings, synthesized once for the tests that read them. */
+const copySynthesized = (): Promise<Synthesized> => (synthesized ??= synthesizeCopy());
 
 /** The logical ids of the resources of `type` whose properties' JSON contains `text`. */
 function idsWith(template: CfnTemplate, type: string, text: string): string[] {
@@ -169,10 +178,11 @@ describe('eo new consumer', () => {
     expect(tests.status).toBe(0);
   }, 300_000);
 
-  test('the copy synthesizes with one more event source mapping and DLQ depth alarm per consumer', async () => {
+  test('the copy synthesizes with one more event source mapping and DLQ depth alarm per consumer, and cdk-nag finds nothing', async () => {
     const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
     const before = Template.fromStack(new EventPipelineStack(app, 'Before')).toJSON() as CfnTemplate;
-    const after = await copyTemplate();
+    const { template: after, findings } = await copySynthesized();
+    expect(findings).toEqual([]);
     expect(count(after, 'AWS::Lambda::EventSourceMapping')).toBe(count(before, 'AWS::Lambda::EventSourceMapping') + ALL.length);
     expect(count(after, 'AWS::CloudWatch::Alarm', isDepthAlarm)).toBe(count(before, 'AWS::CloudWatch::Alarm', isDepthAlarm) + ALL.length);
     const page = renderArchitecture(after);
@@ -180,7 +190,7 @@ describe('eo new consumer', () => {
   });
 
   test('a SQL consumer is connected to the stack\'s SQL database: the Data API\'s variables and grant, and its tables made at deploy', async () => {
-    const template = await copyTemplate();
+    const { template } = await copySynthesized();
     for (const { name } of ALL.filter((request) => request.pattern === 'sql')) {
       const snake = name.replace(/-/g, '_');
       const [functionId] = Object.entries(template.Resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function' && JSON.stringify(resource.Properties ?? {}).includes(`"CONSUMER_NAME":"${name}"`)).map(([id]) => id);
