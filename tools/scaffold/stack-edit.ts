@@ -58,7 +58,6 @@ export function addToStack(source: string, addition: StackAddition, ts: Ts | und
   return atConstructorEnd(source, addition, ts);
 }
 
-/** The statement, with the stack's shared resources passed when it declares them. */
 /** The variable of the `SqlEffectDatabase` the lines to add by hand create. */
 const NEW_DATABASE = 'sqlDatabase';
 

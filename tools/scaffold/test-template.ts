@@ -57,7 +57,7 @@ async function setUp() {
 }
 `;
 
-/** A SQL consumer's: \`sqlHandler\` reads the environment the constructs set, and runs on the test's Data API session. */
+/** A SQL consumer's: `sqlHandler` reads the environment the constructs set, and runs on the test's Data API session. */
 const SQL_SET_UP = `
 /** Fresh resources on the shared engines, and the handler wired to them and to the test's database. */
 async function setUp() {
@@ -179,7 +179,7 @@ interface SourceParts {
   readonly imports: readonly ImportSpec[];
   readonly resources: readonly (readonly [string, string])[];
   readonly config: readonly string[];
-  /** The same settings as the environment the construct sets, for \`sqlHandler\`. */
+  /** The same settings as the environment the construct sets, for `sqlHandler`. */
   readonly env: readonly string[];
   readonly returns: readonly string[];
   readonly tests: string;

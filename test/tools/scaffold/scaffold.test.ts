@@ -4,6 +4,7 @@ import { renderHandler } from '../../../tools/scaffold/handler-template';
 import { identifiersOf } from '../../../tools/scaffold/names';
 import { PATTERNS, SOURCES, type ConsumerRequest } from '../../../tools/scaffold/options';
 import { sortImports, wrap } from '../../../tools/scaffold/render';
+import { sqlNameProblems, sqlSchemaOf } from '../../../tools/scaffold/sql-parts';
 import { renderTest } from '../../../tools/scaffold/test-template';
 
 describe('consumer names', () => {
@@ -92,6 +93,30 @@ describe('rendering', () => {
     expect(handler).not.toMatch(/from 'zod';/);
     // The chained methods of full zod, which zod/mini schemas do not have.
     expect(handler).not.toMatch(/(?<!\bz)\.(min|max|int|optional|refine)\(/);
+  });
+
+  test.each(requests.filter((request) => request.pattern === 'sql'))('$source + sql: one sqlHandler call, parameterized effects, and the tables added to the stack\'s database', (request) => {
+    const handler = renderHandler(request);
+    expect(handler).toMatch(/return sqlHandler\(\{ \.\.\.options, name: CONSUMER_NAME, source: SourceKind\.\w+, routes \}\);/);
+    expect(handler).toContain('sql`INSERT INTO ${sqlIdentifier(tables.entries)} (event_id, key, amount) VALUES (${eventId}, ');
+    expect(handler).toMatch(/sqlIncrement\(tables\.totals, \{ key: [\w.]+ \}, 'total', [\w.]+\)/);
+    expect(handler).toContain("env.require('ENTRIES_TABLE')");
+    const construct = renderConstruct(request);
+    expect(construct).toContain("pipeline.sqlDatabase.addSchema('AuditTrail', AUDIT_TRAIL_SCHEMA);");
+    expect(construct).toContain('pipeline.sqlDatabase.connect(consumer.function);');
+    expect(construct).toContain('environment: { ENTRIES_TABLE: AUDIT_TRAIL_TABLES.entries, TOTALS_TABLE: AUDIT_TRAIL_TABLES.totals },');
+    expect(renderTest(request)).toContain('startDataApiGateway({ postgres: postgres.connection })');
+  });
+
+  test('the SQL pattern\'s DDL is safe to run again, and a name whose tables would pass 63 characters is refused', () => {
+    expect(sqlSchemaOf('audit-trail')).toEqual([
+      'CREATE TABLE IF NOT EXISTS audit_trail_entries (event_id text PRIMARY KEY, key text NOT NULL, amount bigint NOT NULL)',
+      'CREATE TABLE IF NOT EXISTS audit_trail_totals (key text PRIMARY KEY, total bigint NOT NULL)',
+    ]);
+    const longest = `a${'b'.repeat(54)}`;
+    expect(sqlNameProblems({ name: longest, source: 'sqs', pattern: 'sql' })).toEqual([]);
+    expect(sqlNameProblems({ name: `${longest}c`, source: 'sqs', pattern: 'sql' })).toEqual([expect.stringMatching(/too long for --pattern sql: its table a?b+c_entries would be over PostgreSQL's 63 characters; use at most 55/)]);
+    expect(sqlNameProblems({ name: `${longest}c`, source: 'sqs', pattern: 'counter' })).toEqual([]);
   });
 
   test('the construct ids it claims are the ids the construct file uses', () => {
