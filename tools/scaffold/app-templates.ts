@@ -8,9 +8,10 @@
  */
 import { appOwns, renderAppConstructFile } from './app-construct';
 import { appHandlerParts, CHECKS, HANDLER_KIND } from './app-handler-parts';
+import { appSqlScenarios } from './app-sql-test-parts';
 import { appDelivery, appScenarios } from './app-test-parts';
 import { identifiersOf } from './names';
-import { PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
+import { isStrategyRequest, PATTERN_LABEL, Source, SOURCE_LABEL, type ConsumerRequest } from './options';
 import { fill, importLines, indent, wrap, type ImportSpec } from './render';
 
 /** Where the generated files are, relative to the app's root with `/` separators, and the module paths between them. */
@@ -182,7 +183,7 @@ export function renderAppConstruct(request: ConsumerRequest, files: AppFiles): s
 /** `<tests>/<name>.test.ts`: the handler's routes on recording clients, with a duplicate and a poison record. */
 export function renderAppTest(request: ConsumerRequest, files: AppFiles): string {
   const delivery = appDelivery(request.source);
-  const scenarios = appScenarios(request);
+  const scenarios = isStrategyRequest(request) ? appScenarios(request) : appSqlScenarios(request);
   const { call } = HANDLER_KIND[request.pattern];
   const summary =
     `the handler on recording clients: ${scenarios.duplicate.title}, and a poison record goes to the DLQ with its failure context. ` +

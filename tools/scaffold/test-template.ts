@@ -4,11 +4,12 @@
  * the exact effect and the DLQ message's failure context.
  */
 import { identifiersOf } from './names';
-import { Pattern, Source, type ConsumerRequest } from './options';
+import { isStrategyRequest, Pattern, Source, type ConsumerRequest } from './options';
 import { fill, importLines, indent, wrap } from './render';
 import { testParts, type TestParts } from './test-parts';
 import type { ImportSpec } from './render';
 import { sqlConstantOf } from './sql-parts';
+import { sqlTestParts } from './sql-test-parts';
 
 const RUNTIME = '../../../lambdas/runtime';
 
@@ -249,7 +250,7 @@ function summary(name: string): string {
 
 /** The source of `test/example/generated/<name>.int.test.ts`. */
 export function renderTest(request: ConsumerRequest): string {
-  const parts = testParts(request);
+  const parts = isStrategyRequest(request) ? testParts(request) : sqlTestParts(request);
   const source = sourceParts(request.source);
   const { pascal } = identifiersOf(request.name);
   const resources = [...parts.resources, ...source.resources];
