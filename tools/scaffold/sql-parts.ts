@@ -98,10 +98,10 @@ const ENTRY_EFFECTS = `${TABLES_TYPE}
  * second row with its event id), and its amount added to its key's total. Values are parameters,
  * table names checked identifiers: never SQL built from strings.
  */
-export function entryEffects(tables: {{Pascal}}Tables, eventId: string, payload: {{Pascal}}Payload): SqlEffects {
+export function entryEffects(tables: {{Pascal}}Tables, eventId: string, entry: {{Pascal}}Payload): SqlEffects {
   return [
-    sql\`INSERT INTO \${sqlIdentifier(tables.entries)} (event_id, key, amount) VALUES (\${eventId}, \${payload.key}, \${payload.amount})\`,
-    sqlIncrement(tables.totals, { key: payload.key }, 'total', payload.amount),
+    sql\`INSERT INTO \${sqlIdentifier(tables.entries)} (event_id, key, amount) VALUES (\${eventId}, \${entry.key}, \${entry.amount})\`,
+    sqlIncrement(tables.totals, { key: entry.key }, 'total', entry.amount),
   ];
 }`;
 
