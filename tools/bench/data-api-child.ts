@@ -10,26 +10,14 @@ import type { PostgresConnection } from '../../emulator/engines/postgres';
 import { CallerDirectory, ContractLayer, LatencyModel, latencyProfile } from '../../emulator/gateway';
 import { startDataApiGateway } from '../../emulator/gateway/data-api-gateway';
 import { EngineFacts } from '../../emulator/gateway/engine-facts';
+import { serveParent } from './child-gateway';
 import { BENCH_POSTGRES_ENV } from './gateway-process';
 
-async function main(): Promise<void> {
+serveParent('bench Data API gateway', async () => {
   const [name, scale, seed] = process.argv.slice(2);
   const postgres = process.env[BENCH_POSTGRES_ENV];
   if (name === undefined || scale === undefined || seed === undefined || postgres === undefined) throw new Error(`usage: ${BENCH_POSTGRES_ENV}=<connection JSON> data-api-child <profile> <scale> <seed>`);
   const latency = new LatencyModel(latencyProfile(name, scale), { seed: Number(seed) });
   const layer = new ContractLayer({ callers: new CallerDirectory('admin'), facts: new EngineFacts({}), latency });
-  const gateway = await startDataApiGateway({ postgres: JSON.parse(postgres) as PostgresConnection, layer });
-  const stop = (): void => {
-    void gateway.stop().finally(() => process.exit(0));
-  };
-  process.on('message', (message) => {
-    if (message === 'stop') stop();
-  });
-  process.on('disconnect', stop);
-  process.send?.({ endpoint: gateway.endpoint });
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench Data API gateway: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  return startDataApiGateway({ postgres: JSON.parse(postgres) as PostgresConnection, layer });
 });
