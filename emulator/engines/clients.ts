@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -50,6 +51,14 @@ export function kinesisClient(endpoint: string, credentials?: ClientCredentials)
 /** A Lambda client for the local stack's Invoke API at `endpoint`. */
 export function lambdaClient(endpoint: string, credentials?: ClientCredentials): LambdaClient {
   return new LambdaClient({ ...common(credentials), endpoint });
+}
+
+/**
+ * An RDS Data API client for the local Data API gateway at `endpoint`, of one attempt: the SDK's
+ * retry of a statement whose answer was lost could run it twice.
+ */
+export function dataApiClient(endpoint: string, credentials?: ClientCredentials): RDSDataClient {
+  return new RDSDataClient({ ...common(credentials), endpoint, maxAttempts: 1 });
 }
 
 /** One client per local service. */

@@ -7,8 +7,8 @@
  * This module loads `pg` and the PostgreSQL engine: the runtime imports it only for a stack that
  * has a cluster (sql-clusters.ts says which).
  */
-import { ExecuteStatementCommand, RDSDataClient, type ExecuteStatementCommandInput } from '@aws-sdk/client-rds-data';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../engines/account';
+import { ExecuteStatementCommand, type ExecuteStatementCommandInput } from '@aws-sdk/client-rds-data';
+import { dataApiClient } from '../engines/clients';
 import { startPostgres, type PostgresConnection } from '../engines/postgres';
 import { PostgresSession } from '../engines/postgres-session';
 import type { DataApiClusterSettings } from '../gateway/data-api-gateway';
@@ -58,7 +58,7 @@ async function createDatabases(connection: PostgresConnection, clusters: readonl
  * @throws Error naming the resource whose statement failed: the functions would start on a schema that is not there
  */
 export async function runStatements(calls: readonly AwsCall[], endpoint: string): Promise<string[]> {
-  const client = new RDSDataClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const client = dataApiClient(endpoint);
   try {
     for (const call of calls) {
       try {

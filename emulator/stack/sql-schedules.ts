@@ -6,9 +6,9 @@
  * still fails after the schedule's retries goes to its `DeadLetterConfig` queue, its body the
  * input, with the error's code and message as attributes. Other schedules are listed as not run.
  */
-import { ExecuteStatementCommand, RDSDataClient, type ExecuteStatementCommandInput } from '@aws-sdk/client-rds-data';
+import { ExecuteStatementCommand, type ExecuteStatementCommandInput, type RDSDataClient } from '@aws-sdk/client-rds-data';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../engines/account';
+import { dataApiClient } from '../engines/clients';
 import { queueWithArn, type LocalQueue } from './provision';
 import { resolveString, resolveValue, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { resourcesOfType, type NamedResource, type Template } from '../../aws/cloudformation/template';
@@ -68,7 +68,7 @@ export function startSchedules(options: ScheduleOptions): LocalSchedules {
   if (statements.length === 0 || options.dataApiEndpoint === undefined) {
     return { running: [], skipped: [...skipped, ...statements.map((statement) => ({ logicalId: statement.logicalId, reason: 'the stack has no cluster local mode serves' }))], stop: async () => undefined };
   }
-  const client = new RDSDataClient({ endpoint: options.dataApiEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const client = dataApiClient(options.dataApiEndpoint);
   const timers = statements.map((statement) => setInterval(() => void invoke(statement, client, options.sqs), statement.intervalMs));
   for (const timer of timers) timer.unref();
   return {
