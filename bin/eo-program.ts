@@ -102,25 +102,20 @@ async function registerDemo(program: Command): Promise<void> {
 }
 
 async function runDemoCommand(flags: DemoFlags): Promise<void> {
-  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }, { latencyOf }, { ensureSynthesized }, { functionRuntimes }, { relaunchOnRuntimeNode }] = await Promise.all([
+  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }, { latencyOf }, { ensureSynthesized }, { ranOnRuntimeNode }] = await Promise.all([
     import('../emulator/demo/run'),
     import('../cli/progress'),
     import('../emulator/demo/abort'),
     import('../emulator/demo/report'),
     import('../emulator/cli/latency-options'),
     import('../emulator/stack/cloud-assembly'),
-    import('../emulator/stack/functions'),
     import('../emulator/cli/relaunch'),
   ]);
   const latency = latencyOf(flags);
   const progress = createProgress(process.stderr, flags.quiet);
   const synthesized = await ensureSynthesized({ onSynthesize: (reason) => progress.phase(`synthesizing the CDK app: ${reason}`) });
   // The functions run on their runtime's Node.js, in this process: on another major, the demo runs again on that one.
-  const relaunched = await relaunchOnRuntimeNode({ runtimes: functionRuntimes(synthesized.template), onPhase: (phase) => progress.phase(phase) });
-  if (relaunched !== undefined) {
-    process.exitCode = relaunched;
-    return;
-  }
+  if (await ranOnRuntimeNode(synthesized.template, (phase) => progress.phase(phase))) return;
   try {
     const report = await runDemo({ ...flags, latency, progress, localStack: { synthesized } });
     printReport(report, await withAlarmTimeline(report, summaryTable(report)), flags.json);

@@ -13,8 +13,7 @@ import { createProgress, type Progress } from '../../cli/progress';
 import { DEFAULT_STATE_FILE, removeLocalState, writeLocalState, type LocalStateFile } from '../../operations/dlq';
 import { localStateOf } from '../stack/dlq-context';
 import { cdkProject, ensureSynthesized, type SynthesizedStack } from '../stack/cloud-assembly';
-import { functionRuntimes } from '../stack/functions';
-import { relaunchOnRuntimeNode } from './relaunch';
+import { ranOnRuntimeNode } from './relaunch';
 import { fileOutput, initFailureSummary, type InitFailure, type InitFailureListener, type OutputSink } from '../functions';
 import type { LocalStack } from '../stack/runtime';
 import { AWS_ENV_FILE_NAME, awsCliFilesBeside, awsCliInstructions, removeAwsCliFiles, writeAwsCliFiles } from './aws-cli-config';
@@ -77,11 +76,7 @@ async function startUp(flags: UpFlags): Promise<void> {
   requireEngines();
   const progress = createProgress(process.stderr, flags.quiet);
   const synthesized = await ensureSynthesized({ root: project.root, outDir: project.outDir, onSynthesize: (reason) => progress.phase(`synthesizing the CDK app in ${project.root}: ${reason}`) });
-  const relaunched = await relaunchOnRuntimeNode({ runtimes: functionRuntimes(synthesized.template), onPhase: (phase) => progress.phase(phase) });
-  if (relaunched !== undefined) {
-    process.exitCode = relaunched;
-    return;
-  }
+  if (await ranOnRuntimeNode(synthesized.template, (phase) => progress.phase(phase))) return;
   mkdirSync(path.dirname(flags.functionsLog), { recursive: true });
   const log = fileOutput(flags.functionsLog);
   try {

@@ -14,7 +14,8 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { nodeBinaryFor, nodeMajorOf, nodeSourceText } from '../functions';
-import { functionsNodeOf } from '../stack/functions';
+import type { Template } from '../../aws/cloudformation/template';
+import { functionRuntimes, functionsNodeOf } from '../stack/functions';
 
 /** Set in the run on the runtime's Node.js (to its version), so that it never relaunches again. */
 export const RELAUNCHED_VARIABLE = 'EO_RELAUNCHED_ON';
@@ -98,4 +99,16 @@ function stopWhenLauncherGoes(): void {
   if (process.channel === undefined) return;
   process.channel.unref();
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
+/**
+ * What `eo local up` and the demo do once they have synthesized: relaunch for the stack's
+ * functions when {@link relaunchOnRuntimeNode} says so. True when that run has ended and its exit
+ * code is this process's (`process.exitCode`): the caller stops. False when the caller runs here.
+ */
+export async function ranOnRuntimeNode(template: Template, onPhase: (phase: string) => void): Promise<boolean> {
+  const relaunched = await relaunchOnRuntimeNode({ runtimes: functionRuntimes(template), onPhase });
+  if (relaunched === undefined) return false;
+  process.exitCode = relaunched;
+  return true;
 }
