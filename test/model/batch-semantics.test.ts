@@ -5,30 +5,39 @@
  * (test/model/invariants.ts) holds the whole history to the invariants. A failure shrinks to a
  * small schedule and prints it with its run, its seed and its path.
  *
- * `npm test` runs EO_MODEL_SCHEDULES (default 300) schedules; `npm run test:model` runs 10,000.
- * EO_MODEL_SEED replays fast-check's seed.
+ * `npm test` runs EO_MODEL_SCHEDULES (default 300) schedules of the DynamoDB strategies; `npm run
+ * test:model` runs 10,000. The `sql` strategy's schedules run on a real PostgreSQL, started once
+ * for the file, as a property of their own: EO_MODEL_SQL_SCHEDULES of them, by default a tenth of
+ * EO_MODEL_SCHEDULES (30, 1,000). Each costs two to three times a DynamoDB one (some 20 ms: a dozen
+ * statements per invocation on a real database) and the start about 1.5 s, so that the share stays
+ * small to keep `npm test` quick. EO_MODEL_SEED replays fast-check's seed, in both properties.
  *
- * The clock is virtual: `Date.now` reads the world's time, which each DynamoDB call advances, so
- * that the runtime's time budget runs out where the schedule says, whatever this machine's speed.
+ * The clock is virtual: `Date.now` reads the world's time, which each DynamoDB call and SQL
+ * statement advances, so that the runtime's time budget runs out where the schedule says, whatever
+ * this machine's speed.
  */
 import fc from 'fast-check';
 import { violationsOf } from './invariants';
 import { runSchedule, type RunHistory } from './runner';
-import { scheduleArbitrary, type Schedule } from './schedule';
+import { DYNAMODB_STRATEGIES, scheduleArbitrary, type Schedule } from './schedule';
+import { SqlModelStore } from './sql-store';
 import { describeRun } from './trace';
 import type { World } from './world';
 
 const SCHEDULES = Number(process.env.EO_MODEL_SCHEDULES ?? 300);
+const SQL_SCHEDULES = Number(process.env.EO_MODEL_SQL_SCHEDULES ?? Math.ceil(SCHEDULES / 10));
 const SEED = process.env.EO_MODEL_SEED === undefined ? undefined : Number(process.env.EO_MODEL_SEED);
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 let world: World | undefined;
-const totals = { schedules: 0, invocations: 0, applied: 0, deadLettered: 0, crashes: 0, movedBySqs: 0, onFailureRanges: 0, reportedRecords: 0 };
+let sql: SqlModelStore | undefined;
+const totals = { schedules: 0, sqlSchedules: 0, invocations: 0, applied: 0, deadLettered: 0, crashes: 0, movedBySqs: 0, onFailureRanges: 0, reportedRecords: 0 };
 
 function addToTotals(history: RunHistory): void {
   totals.schedules += 1;
+  if (history.schedule.strategy === 'sql') totals.sqlSchedules += 1;
   totals.invocations += history.invocations.length;
   totals.applied += history.world.appliedLog.length;
   totals.deadLettered += history.invocations.reduce((sum, record) => sum + record.dlqSends.length, 0);
@@ -39,17 +48,19 @@ function addToTotals(history: RunHistory): void {
 }
 const realNow = Date.now.bind(Date);
 
-beforeAll(() => {
+beforeAll(async () => {
+  sql = await SqlModelStore.start();
   jest.spyOn(Date, 'now').mockImplementation(() => world?.now ?? realNow());
-});
+}, 60_000);
 
-afterAll(() => {
+afterAll(async () => {
   jest.restoreAllMocks();
+  await sql?.stop();
   process.stderr.write(`model: ${Object.entries(totals).map(([name, value]) => `${name} ${value}`).join(', ')}\n`);
 });
 
 async function check(schedule: Schedule): Promise<void> {
-  const history = await runSchedule(schedule, { onStart: (started) => (world = started) });
+  const history = await runSchedule(schedule, { onStart: (started) => (world = started), sql });
   world = undefined;
   addToTotals(history);
   const violations = violationsOf(history);
@@ -57,5 +68,9 @@ async function check(schedule: Schedule): Promise<void> {
 }
 
 test(`the runtime keeps AWS's batch semantics on ${SCHEDULES} generated schedules`, async () => {
-  await fc.assert(fc.asyncProperty(scheduleArbitrary(), check), { numRuns: SCHEDULES, seed: SEED });
+  await fc.assert(fc.asyncProperty(scheduleArbitrary(DYNAMODB_STRATEGIES), check), { numRuns: SCHEDULES, seed: SEED });
+}, 30 * 60_000);
+
+test(`the SQL strategy keeps them on ${SQL_SCHEDULES} generated schedules, on PostgreSQL`, async () => {
+  await fc.assert(fc.asyncProperty(scheduleArbitrary(['sql']), check), { numRuns: SQL_SCHEDULES, seed: SEED });
 }, 30 * 60_000);

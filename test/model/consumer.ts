@@ -16,10 +16,14 @@ import { SourceKind } from '../../lambdas/runtime/decoding/records';
 import { dynamoStreamDecoder, route, type ConsumedEvent, type HandlerContext, type Routes } from '../../lambdas/runtime/decoding/routes';
 import { DEFAULT_DIRECT_CONCURRENCY, directStrategy, type DirectResult } from '../../lambdas/runtime/consumer/direct-strategy';
 import { transactionalStrategy, type Effects } from '../../lambdas/runtime/stores/dynamodb/transactional-strategy';
+import type { SqlEffects } from '../../lambdas/runtime/stores/postgres/effects';
+import type { SqlSession } from '../../lambdas/runtime/stores/postgres/session';
+import { sqlStrategy } from '../../lambdas/runtime/stores/postgres/sql-strategy';
 import { type Strategy } from '../../lambdas/runtime/consumer/strategy';
 import { VisibilityBackoff } from '../../lambdas/runtime/failures/visibility';
 import { noSleep, recordingObservability, seededRandom } from '../helpers/fakes';
 import type { Schedule } from './schedule';
+import { SQL_DEDUP_TABLE, sqlEffectsOf } from './sql-store';
 import { EVENT_TYPE, FUNCTION_TIMEOUT_MS, type EventFacts, type ModelSource } from './sources';
 import { EFFECTS_TABLE, EVENT_ITEM_PREFIX, IDEMPOTENCY_TABLE, type World } from './world';
 
@@ -37,18 +41,21 @@ const GROUP_COUNTER_SHARDS = 4;
 const facts = z.object({ key: z.string(), seq: z.number().int(), variant: z.number().int(), poison: z.boolean().optional() });
 const change = z.object({ newImage: facts });
 
-/** A fresh consumer, as a new execution environment builds it (after a crash, say). */
-export function consumerFor(schedule: Schedule, source: ModelSource, world: World): BatchHandler {
+/** What the route's handler returns, by strategy. */
+type ModelEffects = Effects | DirectResult | SqlEffects;
+
+/** A fresh consumer, as a new execution environment builds it (after a crash, say); `session`: the `sql` strategy's. */
+export function consumerFor(schedule: Schedule, source: ModelSource, world: World, session?: SqlSession): BatchHandler {
   const random = seededRandom(schedule.seed);
   const retry = { maxAttempts: 3, sleep: noSleep, random };
   const dynamodb = world.dynamodb as unknown as DynamoDBClient;
   const sqs = world.sqs as unknown as SQSClient;
   const dlqUrl = source.fifo ? `${DLQ_URL}.fifo` : DLQ_URL;
-  return createConsumer<Effects | DirectResult>({
+  return createConsumer<ModelEffects>({
     name: CONSUMER,
     source: source.kind,
     routes: routesFor(schedule, source, world, dynamodb),
-    strategy: strategyFor(schedule, dynamodb, world, retry) as Strategy<Effects | DirectResult>,
+    strategy: strategyFor(schedule, { dynamodb, session }, world, retry) as Strategy<ModelEffects>,
     ...(source.kind === SourceKind.DYNAMODB_STREAM && { decode: dynamoStreamDecoder((streamChange) => streamChange.newImage?.eventId as string) }),
     dlq: new DlqSender(sqs, dlqUrl, { ...retry, maxAttempts: 2 }),
     ...(source.kind === SourceKind.SQS && {
@@ -61,18 +68,24 @@ export function consumerFor(schedule: Schedule, source: ModelSource, world: Worl
   });
 }
 
-function strategyFor(schedule: Schedule, dynamodb: DynamoDBClient, world: World, retry: object): Strategy<Effects> | Strategy<DirectResult> {
+function strategyFor(schedule: Schedule, stores: { dynamodb: DynamoDBClient; session?: SqlSession }, world: World, retry: object): Strategy<Effects> | Strategy<DirectResult> | Strategy<SqlEffects> {
+  const { dynamodb, session } = stores;
   if (schedule.strategy === 'direct') return directStrategy({ ...retry, concurrency: DIRECT_CONCURRENCIES[schedule.seed % DIRECT_CONCURRENCIES.length] });
+  if (schedule.strategy === 'sql') {
+    if (session === undefined) throw new Error('the sql strategy needs a session');
+    return sqlStrategy({ session, dedup: { table: SQL_DEDUP_TABLE, consumer: CONSUMER }, retry, now: () => new Date(world.now) });
+  }
   return transactionalStrategy({ dynamodb, dedup: { table: IDEMPOTENCY_TABLE, consumer: CONSUMER }, retry, random: seededRandom(schedule.seed + 1), now: () => new Date(world.now), mode: schedule.strategy });
 }
 
-function routesFor(schedule: Schedule, source: ModelSource, world: World, dynamodb: DynamoDBClient): Routes<Effects | DirectResult> {
+function routesFor(schedule: Schedule, source: ModelSource, world: World, dynamodb: DynamoDBClient): Routes<ModelEffects> {
   const handle = (event: ConsumedEvent<unknown>, payload: EventFacts, context: HandlerContext) => {
     const failsNow = world.handlerRun(context.record.itemIdentifier, event.eventId, schedule.events[payload.seq]?.transientFailures ?? 0);
     const { itemIdentifier } = context.record;
     if (payload.poison) throw world.handlerThrow(itemIdentifier, new PermanentError(`event ${payload.seq} can never apply (poison)`));
     if (failsNow) throw world.handlerThrow(itemIdentifier, new TransientError(`event ${payload.seq}: its dependency is down for now`));
-    return schedule.strategy === 'direct' ? applyDirectly(dynamodb, event.eventId) : effectsOf(event.eventId, payload);
+    if (schedule.strategy === 'direct') return applyDirectly(dynamodb, event.eventId);
+    return schedule.strategy === 'sql' ? sqlEffectsOf(event.eventId, payload.key) : effectsOf(event.eventId, payload);
   };
   if (source.kind === SourceKind.DYNAMODB_STREAM) return { 'dynamodb.INSERT': route(change, (event, context) => handle(event, event.payload.newImage, context)) };
   return { [EVENT_TYPE]: route(facts, (event, context) => handle(event, event.payload, context)) };

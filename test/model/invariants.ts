@@ -21,7 +21,6 @@ import { SourceKind } from '../../lambdas/runtime/decoding/records';
 import { CONSUMER } from './consumer';
 import type { InvocationRecord, RunHistory } from './runner';
 import type { Delivered, Published } from './sources';
-import { EFFECTS_TABLE } from './world';
 
 type Check = (history: RunHistory) => string[];
 
@@ -161,20 +160,32 @@ const wrappersCarryContext: Check = (history) =>
     }),
   );
 
-/** Transactional strategies: each group's sharded counter holds exactly its applied events. */
+/** Transactional strategies: each group's counter (DynamoDB: its shards summed) holds exactly its applied events. */
 const countersMatchApplied: Check = (history) => {
   if (history.schedule.strategy === 'direct') return [];
   const applied = new Set(history.world.appliedLog);
   const expected = countBy(history.source.published.filter((publication) => publication.copy === 0 && applied.has(publication.eventId)).map((publication) => publication.group));
-  const counted = new Map<string, number>();
-  for (const item of history.world.tables.scan(EFFECTS_TABLE)) {
-    const group = /^group#(k\d+)/.exec(item.pk?.S ?? '')?.[1];
-    if (group !== undefined) counted.set(group, (counted.get(group) ?? 0) + Number(item.count?.N ?? 0));
-  }
+  const counted = history.store.groupCounts;
   return [...new Set([...expected.keys(), ...counted.keys()])].filter((group) => (expected.get(group) ?? 0) !== (counted.get(group) ?? 0)).map((group) => `group ${group}'s counter is ${counted.get(group) ?? 0}, but ${expected.get(group) ?? 0} of its events applied`);
 };
 
-const CHECKS: readonly Check[] = [drains, answersAreValid, appliesAtMostOnce, nothingLost, movedOnlyWhenUnsettled, noFalsePages, appliesInOrder, deadLettersWereAttempted, stopsAtFirstReported, wrappersCarryContext, countersMatchApplied];
+/** The store holds each event's own effect as many times as its commits were seen: the log the other checks read is the store's. */
+const storeMatchesLog: Check = (history) => {
+  const logged = countBy(history.world.appliedLog);
+  const stored = history.store.applications;
+  return [...new Set([...logged.keys(), ...stored.keys()])].filter((eventId) => (logged.get(eventId) ?? 0) !== (stored.get(eventId) ?? 0)).map((eventId) => `event ${eventId}'s effect is in the store ${stored.get(eventId) ?? 0} times, but ${logged.get(eventId) ?? 0} commits of it were seen`);
+};
+
+/** SQL: an event has a dedup row exactly when it applied (the row commits with its effects, and a failed event's row is deleted). */
+const dedupRowsMatchApplied: Check = (history) => {
+  const { dedupRows } = history.store;
+  if (dedupRows === undefined) return [];
+  const applied = new Set(history.world.appliedLog);
+  const withoutEffect = [...dedupRows].filter((eventId) => !applied.has(eventId)).map((eventId) => `event ${eventId} has a dedup row but never applied`);
+  return [...withoutEffect, ...[...applied].filter((eventId) => !dedupRows.has(eventId)).map((eventId) => `event ${eventId} applied but has no dedup row`)];
+};
+
+const CHECKS: readonly Check[] = [drains, answersAreValid, appliesAtMostOnce, nothingLost, movedOnlyWhenUnsettled, noFalsePages, appliesInOrder, deadLettersWereAttempted, stopsAtFirstReported, wrappersCarryContext, countersMatchApplied, storeMatchesLog, dedupRowsMatchApplied];
 
 /** Whether the invocation attempted the record: ran its direct handler, sent its event's dedup put, or saw its handler throw; a record that does not decode is attempted by decoding it. */
 function attempted(history: RunHistory, record: InvocationRecord, delivered: Delivered): boolean {

@@ -4,10 +4,12 @@
  * drained. Records the whole history (what each invocation got, did and answered) for the checker.
  */
 import type { BatchHandler, BatchResponse } from '../../lambdas/runtime/consumer/consumer';
-import { consumerFor, invocationContext } from './consumer';
+import type { SqlSession } from '../../lambdas/runtime/stores/postgres/session';
+import { CONSUMER, consumerFor, invocationContext } from './consumer';
 import type { Schedule } from './schedule';
 import { createSource, type Delivered, type ModelSource } from './sources';
-import { World, type InvocationTrace } from './world';
+import type { SqlModelStore } from './sql-store';
+import { EFFECTS_TABLE, EVENT_ITEM_PREFIX, World, type InvocationTrace } from './world';
 
 export interface InvocationRecord extends InvocationTrace {
   readonly invocation: number;
@@ -26,18 +28,36 @@ export interface RunHistory {
   readonly invocations: readonly InvocationRecord[];
   /** False when the source still held records after the invocation bound. */
   readonly drained: boolean;
+  /** What the effects store holds once the run is over. */
+  readonly store: StoreState;
+}
+
+/** The effects store after a run, the same view whichever store the strategy wrote to. */
+export interface StoreState {
+  /** Each order group's counter (transactional strategies; the shards of a DynamoDB one summed). */
+  readonly groupCounts: ReadonlyMap<string, number>;
+  /** How many times each event's own effect is in the store. */
+  readonly applications: ReadonlyMap<string, number>;
+  /** SQL: the event ids that have a dedup row. */
+  readonly dedupRows?: ReadonlySet<string>;
+}
+
+/** `onStart`: told the world before anything runs (the test points its clock there). `sql`: the store of the `sql` strategy's schedules. */
+export interface RunHooks {
+  readonly onStart?: (world: World) => void;
+  readonly sql?: SqlModelStore;
 }
 
 /** More invocations than any schedule needs to drain: every record is delivered a bounded number of times. */
 const MAX_INVOCATIONS = 400;
 
-/** `onStart`: told the world before anything runs (the test points its clock there). */
-export async function runSchedule(schedule: Schedule, hooks: { readonly onStart?: (world: World) => void } = {}): Promise<RunHistory> {
+export async function runSchedule(schedule: Schedule, hooks: RunHooks = {}): Promise<RunHistory> {
   const world = new World(schedule);
+  const session = await sqlSessionFor(schedule, world, hooks.sql);
   hooks.onStart?.(world);
   const source = createSource(schedule, world);
   const invocations: InvocationRecord[] = [];
-  let consumer = consumerFor(schedule, source, world);
+  let consumer = consumerFor(schedule, source, world, session);
   while (!source.drained && invocations.length < MAX_INVOCATIONS) {
     const batch = source.next(world);
     if (batch === undefined) {
@@ -50,14 +70,35 @@ export async function runSchedule(schedule: Schedule, hooks: { readonly onStart?
     world.begin(invocation);
     const answer = await invoke(consumer, batch.event, world, remainingMsOf(schedule, invocation));
     const crashed = world.trace.crashed;
-    if (crashed) consumer = consumerFor(schedule, source, world);
+    if (crashed) consumer = consumerFor(schedule, source, world, session);
     const lateAck = schedule.lateAcks.includes(invocation) && !crashed;
     if (lateAck) source.expire(batch, world);
     const valid = source.settle(batch, crashed ? 'failed' : answer);
     invocations.push({ ...world.trace, invocation, records: batch.records, answer: crashed ? 'failed' : answer, valid, lateAck });
     world.now += 1;
   }
-  return { schedule, source, world, invocations, drained: source.drained };
+  const store = hooks.sql !== undefined && schedule.strategy === 'sql' ? await hooks.sql.state(CONSUMER) : dynamoDbState(world);
+  return { schedule, source, world, invocations, drained: source.drained, store };
+}
+
+/** The `sql` strategy's session on fresh tables; none for the DynamoDB strategies. */
+async function sqlSessionFor(schedule: Schedule, world: World, store: SqlModelStore | undefined): Promise<SqlSession | undefined> {
+  if (schedule.strategy !== 'sql') return undefined;
+  if (store === undefined) throw new Error('a schedule of the sql strategy needs the PostgreSQL store (hooks.sql)');
+  return store.begin(world, CONSUMER);
+}
+
+/** The effects table of the world's DynamoDB model: `group#k<n>[#shard]` counters and `event#<eventId>` items. */
+function dynamoDbState(world: World): StoreState {
+  const groupCounts = new Map<string, number>();
+  const applications = new Map<string, number>();
+  for (const item of world.tables.scan(EFFECTS_TABLE)) {
+    const pk = item.pk?.S ?? '';
+    const group = /^group#(k\d+)/.exec(pk)?.[1];
+    if (group !== undefined) groupCounts.set(group, (groupCounts.get(group) ?? 0) + Number(item.count?.N ?? 0));
+    if (pk.startsWith(EVENT_ITEM_PREFIX)) applications.set(pk.slice(EVENT_ITEM_PREFIX.length), Number(item.applied?.N ?? 0));
+  }
+  return { groupCounts, applications };
 }
 
 async function invoke(consumer: BatchHandler, event: Parameters<BatchHandler>[0], world: World, remainingMs: number | undefined): Promise<BatchResponse | 'failed'> {

@@ -12,7 +12,10 @@ import fc from 'fast-check';
 export const SOURCES = ['sqs', 'sqs-fifo', 'kinesis', 'dynamodb-stream'] as const;
 export type SourceChoice = (typeof SOURCES)[number];
 
-export const STRATEGIES = ['batch', 'per-record', 'direct'] as const;
+/** The strategies over the world's DynamoDB model. */
+export const DYNAMODB_STRATEGIES = ['batch', 'per-record', 'direct'] as const;
+/** Those, and `sql`: the SQL strategy on a real PostgreSQL (test/model/sql-store.ts). */
+export const STRATEGIES = [...DYNAMODB_STRATEGIES, 'sql'] as const;
 export type StrategyChoice = (typeof STRATEGIES)[number];
 
 /** `valid` applies; `poison` fails in its handler, permanently; `undecodable` and `schema` never reach a handler. */
@@ -71,11 +74,14 @@ const event: fc.Arbitrary<ScheduledEvent> = fc.record({
 
 const invocations = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: max });
 
-/** Schedules of up to 12 events: small enough for hundreds in seconds, wide enough to mix every fault. */
-export function scheduleArbitrary(): fc.Arbitrary<Schedule> {
+/**
+ * Schedules of up to 12 events: small enough for hundreds in seconds, wide enough to mix every fault.
+ * `strategies`: those to draw from (by default the DynamoDB ones, whose schedules a seed draws as before `sql` came).
+ */
+export function scheduleArbitrary(strategies: readonly StrategyChoice[] = DYNAMODB_STRATEGIES): fc.Arbitrary<Schedule> {
   return fc.record({
     source: fc.constantFrom(...SOURCES),
-    strategy: fc.constantFrom(...STRATEGIES),
+    strategy: fc.constantFrom(...strategies),
     batchSize: fc.integer({ min: 1, max: 10 }),
     maxAttempts: fc.integer({ min: 1, max: 4 }),
     receiveSlack: fc.integer({ min: 1, max: 2 }),

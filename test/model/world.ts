@@ -7,7 +7,8 @@
  *
  * A crash kills the world until the next invocation: the call that crashed (after its write, for
  * `crash-after`) and every later call fail without effect, as nothing runs after a function dies,
- * and the runner throws the invocation's answer away.
+ * and the runner throws the invocation's answer away. The `sql` strategy's PostgreSQL transactions
+ * take the same faults, clock and crashes through the world's store calls (test/model/sql-store.ts).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { FailureEnvelope } from '../../aws/dlq-format';
@@ -91,26 +92,57 @@ export class World {
     send: async (command: { constructor: { name: string }; input: unknown }): Promise<unknown> => this.sqsCall(command.constructor.name, command.input as Record<string, unknown>),
   };
 
-  private async dynamoDbCall(name: string, input: Record<string, unknown>): Promise<unknown> {
+  /**
+   * One call to the store (a DynamoDB request, or an SQL transaction): fails when the function has
+   * died, takes the call's latency on the clock, and returns the fault the schedule puts on it.
+   */
+  public async storeCall(): Promise<StoreFault | undefined> {
+    await this.roundTrip();
+    const fault = this.faults.get(this.calls);
+    this.calls += 1;
+    return fault;
+  }
+
+  /** One round trip within a store call (an SQL statement): fails when the function has died, and takes the call's latency. */
+  public async roundTrip(): Promise<void> {
     await Promise.resolve();
     if (this.dead) throw new Crash();
     this.now += this.schedule.callLatencyMs;
-    const fault = this.faults.get(this.calls);
-    this.calls += 1;
+  }
+
+  /** The function dies here: this call and every later one of the invocation fail, and its answer is lost. */
+  public crash(): never {
+    this.dead = true;
+    this.trace.crashed = true;
+    throw new Crash();
+  }
+
+  /** The event's dedup record went out in a write, whatever became of the write. */
+  public noteDedupAttempt(eventId: string): void {
+    this.trace.dedupAttempts.add(eventId);
+  }
+
+  /** A read of the dedup records hit a fault: the runtime could not tell whether its events applied. */
+  public noteFailedRead(): void {
+    this.trace.failedReads += 1;
+  }
+
+  /** The events' effects committed, in this order. */
+  public noteCommitted(eventIds: readonly string[]): void {
+    this.trace.applied.push(...eventIds);
+    this.appliedLog.push(...eventIds);
+  }
+
+  private async dynamoDbCall(name: string, input: Record<string, unknown>): Promise<unknown> {
+    const fault = await this.storeCall();
     if (name === 'TransactWriteItemsCommand') this.noteDedupAttempts(input.TransactItems as TransactWriteItem[]);
-    if (fault !== undefined && name === 'BatchGetItemCommand') this.trace.failedReads += 1;
+    if (fault !== undefined && name === 'BatchGetItemCommand') this.noteFailedRead();
     if (fault === 'throttle') throw awsError('ProvisionedThroughputExceededException', 400);
     if (fault === 'conflict' && name === 'TransactWriteItemsCommand') throw conflictOn(input.TransactItems as TransactWriteItem[]);
     if (fault === 'crash-before') return this.crash();
     const result = this.execute(name, input);
     if (fault === 'crash-after') return this.crash();
     return result;
-  }
-
-  private crash(): never {
-    this.dead = true;
-    this.trace.crashed = true;
-    throw new Crash();
   }
 
   private execute(name: string, input: Record<string, unknown>): unknown {
@@ -128,7 +160,7 @@ export class World {
 
   /** A transaction that reached DynamoDB attempted its events, whether it then committed, was cancelled or throttled. */
   private noteDedupAttempts(actions: readonly TransactWriteItem[]): void {
-    for (const action of actions) if (action.Put?.TableName === IDEMPOTENCY_TABLE) this.trace.dedupAttempts.add(dedupEventId(action.Put.Item?.id?.S));
+    for (const action of actions) if (action.Put?.TableName === IDEMPOTENCY_TABLE) this.noteDedupAttempt(dedupEventId(action.Put.Item?.id?.S));
   }
 
   private transactWrite(actions: TransactWriteItem[]): unknown {
@@ -146,9 +178,7 @@ export class World {
 
   private noteApplied(pk: string | undefined): void {
     if (pk === undefined || !pk.startsWith(EVENT_ITEM_PREFIX)) return;
-    const eventId = pk.slice(EVENT_ITEM_PREFIX.length);
-    this.trace.applied.push(eventId);
-    this.appliedLog.push(eventId);
+    this.noteCommitted([pk.slice(EVENT_ITEM_PREFIX.length)]);
   }
 
   private batchGet(requests: Record<string, { Keys: Item[] }>): unknown {
