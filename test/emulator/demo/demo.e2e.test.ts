@@ -98,7 +98,7 @@ async function expectChartsOfTheRun(htmlFile: string, timeline: DemoTimeline): P
 
 test('eo demo with every fault on keeps every effect exact and loses nothing', async () => {
   const dumpDir = mkdtempSync(path.join(tmpdir(), 'eo-demo-'));
-  const flags = ['--events', '600', '--seed', '7', '--duplicate-rate', '0.3', '--crash-rate', '0.3', '--slow-rate', '0.1', '--throttle-rate', '0.05', '--poison-rate', '0.03', '--producer-retry-rate', '0.1'];
+  const flags = ['--events', '600', '--seed', '7', '--duplicate-rate', '0.3', '--crash-rate', '0.3', '--slow-rate', '0.1', '--throttle-rate', '0.05', '--poison-rate', '0.03', '--producer-retry-rate', '0.1', '--serialization-failure-rate', '0.1', '--payment-share', '0.2'];
   const htmlFile = path.join(dumpDir, 'report.html');
   const { stdout } = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['bin/eo.ts', 'demo', ...flags, '--json', '-', '--html', htmlFile, '--dump-dir', dumpDir, '--quiet'], { cwd: root, env: userEnv(), maxBuffer: 16 * 1024 * 1024 });
   const report = JSON.parse(stdout) as {
@@ -108,7 +108,7 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     lost: number;
     published: { producerRetries: number; poison: number };
     deliveries: { duplicates: number };
-    faults: { crashAfterCommit: number; throttled: number };
+    faults: { crashAfterCommit: number; throttled: number; serializationFailures: number };
     dlq: { messages: number; withContext: number; appliedWithoutContext: number; copiesOfDeadLettered: number };
     alarms: { notifications: number };
     notifications: { expected: number; sent: number; missing: string[] };
@@ -116,18 +116,19 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
     aws: { requestsChecked: number; rejected: number; iamChecks: number; iamDenied: number };
     replay?: { changes: string[]; consumers: { consumer: string; complete: boolean; totals: { records: number; applied: number; duplicates: number; skipped: number } }[] };
     rebuilds?: { consumer: string; generation: number; complete: boolean; totals: { records: number; applied: number }; tables: { variable: string; same: boolean; equal: number; live: { items: number } }[] }[];
-    consumers: { name: string; source: string; deliveries: number; checked: boolean; exact: boolean }[];
+    consumers: { name: string; source: string; deliveries: number; duplicateDeliveries: number; checked: boolean; exact: boolean }[];
     timeline: DemoTimeline;
   };
   // The example's functions are nodejs24.x: the demo ran again on Node.js 24 and ran them in its own threads.
   expect(report.functionsNode).toEqual({ 'nodejs24.x': expect.stringMatching(/^24\.\d+\.\d+$/) });
   expect(report.violations).toEqual([]);
-  // Page views reach their queue through the SNS topic (raw delivery); each consumer is exact on its own.
+  // Page views reach their queue through the SNS topic (raw delivery); payments go into PostgreSQL; each consumer is exact on its own.
   expect(report.consumers.map(({ name, source, checked, exact }) => ({ name, source, checked, exact }))).toEqual([
     { name: 'page-view-counter', source: 'sns-sqs', checked: true, exact: true },
     { name: 'order-projection', source: 'kinesis', checked: true, exact: true },
     { name: 'shipment-notifier', source: 'dynamodb-stream', checked: true, exact: true },
     { name: 'account-ledger', source: 'sqs-fifo', checked: true, exact: true },
+    { name: 'invoice-payments', source: 'sqs', checked: true, exact: true },
   ]);
   for (const consumer of report.consumers) expect(consumer.deliveries).toBeGreaterThan(0);
   // Everything went through the AWS contract layer: no request AWS would refuse, no call IAM would deny.
@@ -142,15 +143,18 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   expect(report.deliveries.duplicates).toBeGreaterThan(0);
   expect(report.faults.crashAfterCommit).toBeGreaterThan(0);
   expect(report.faults.throttled).toBeGreaterThan(0);
+  // The SQL consumer was faulted too: duplicates delivered to it, serialization failures in its transactions.
+  expect(report.consumers.find((consumer) => consumer.name === 'invoice-payments')?.duplicateDeliveries).toBeGreaterThan(0);
+  expect(report.faults.serializationFailures).toBeGreaterThan(0);
   // Every DLQ message carries its context, or SQS moved it after its event was applied (acks lost maxReceiveCount times),
   // or after the runtime had dead-lettered its event with context on the final receive.
   expect(report.dlq.withContext + report.dlq.appliedWithoutContext + report.dlq.copiesOfDeadLettered).toBe(report.dlq.messages);
   expect(report.alarms.notifications).toBeGreaterThan(0);
   expect(report.notifications.missing).toEqual([]);
-  // The redrive went through every DLQ of the stack (the two queue consumers', the two stream consumers'
+  // The redrive went through every DLQ of the stack (the three queue consumers', the two stream consumers'
   // on-failure queues, and the rebuilt generation's, empty); what remains is what no fix cures, and
   // nothing the fix or time cures.
-  expect(report.redrive?.queues).toHaveLength(5);
+  expect(report.redrive?.queues).toHaveLength(6);
   for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
   const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
   for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);
