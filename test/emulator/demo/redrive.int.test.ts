@@ -120,12 +120,13 @@ test('every DLQ of the stack is redriven with what the fix or time cures; malfor
 
   const redriven = await redriveEveryDlq(stack);
 
-  // The account ledger's FIFO DLQ and the rebuilt order projection's are empty: nothing to redrive there.
+  // The account ledger's FIFO DLQ, the invoice payments' and the rebuilt order projection's are empty: nothing to redrive there.
   expect(Object.fromEntries(redriven)).toEqual({
     [dlqNameOf('PageViewCounterDlqUrl')]: 4,
     [dlqNameOf('OrderProjectionDlqUrl')]: 1,
     [dlqNameOf('ShipmentNotifierDlqUrl')]: 1,
     [dlqNameOf('AccountLedgerDlqUrl')]: 0,
+    [dlqNameOf('InvoicePaymentsDlqUrl')]: 0,
     [dlqNameOf('OrderProjectionRebuildDlqUrl')]: 0,
   });
   // The four page views were never applied: the redrive is what brings them in.

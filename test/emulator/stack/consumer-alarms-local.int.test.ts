@@ -54,7 +54,7 @@ test('the consumer alarms fire on their faults from local measurements, notify t
 
   // What local mode cannot measure is said so, with the reason; everything else is evaluated.
   // (The rebuilt order projection's too: its IteratorAge and Throttles, as every stream consumer's.)
-  expect(local.alarms.notEvaluated.map((alarm) => alarm.metric).sort()).toEqual([...Array(3).fill('AWS/Lambda IteratorAge'), ...Array(5).fill('AWS/Lambda Throttles')]);
+  expect(local.alarms.notEvaluated.map((alarm) => alarm.metric).sort()).toEqual([...Array(3).fill('AWS/Lambda IteratorAge'), ...Array(6).fill('AWS/Lambda Throttles')]);
   expect(local.alarms.notEvaluated.find((alarm) => alarm.metric === 'AWS/Lambda Throttles')?.reason).toMatch(/do not throttle/);
   const conflicts = alarmNamed(local, 'PageViewCounterConsumerAlarmsConflictingDuplicates');
   const errors = alarmNamed(local, 'PageViewCounterConsumerAlarmsErrors');
