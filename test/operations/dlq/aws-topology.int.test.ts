@@ -49,6 +49,8 @@ test('each consumer\'s dedup window is found by the source its mapping reads, fr
   expect(dedupTable).toBeDefined();
   expect([...topology.consumerWindows].sort((a, b) => a.consumer.localeCompare(b.consumer))).toEqual([
     { consumer: 'account-ledger', sourceArn: queueArn('AccountLedgerQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4), dedupTable },
+    // Its dedup rows are in PostgreSQL (SQL_DEDUP_TABLE), which the DLQ CLI does not read: no DynamoDB dedup table.
+    { consumer: 'invoice-payments', sourceArn: queueArn('InvoicePaymentsQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4) },
     // The projection is idempotent by versions: it keeps no dedup records.
     { consumer: 'order-projection', sourceArn: topology.streams[0]?.arn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
     // Its generation 2, named as its DLQ messages and dedup keys name it.
