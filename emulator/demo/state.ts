@@ -108,9 +108,8 @@ export async function readState(sources: StateSources): Promise<FinalState> {
  * at import, as local mode loads it only for a stack with a SQL database.
  */
 async function readSql(source: SqlStateSource): Promise<SqlState> {
-  const { PostgresSession } = await import('../engines/postgres-session');
-  const session = await PostgresSession.connect({ ...source.connection, database: source.database });
-  try {
+  const { withPostgresSession } = await import('../engines/postgres-session');
+  return withPostgresSession({ ...source.connection, database: source.database }, async (session) => {
     const invoices = await session.query<{ invoice_id: string; paid_cents: string }>('SELECT invoice_id, paid_cents FROM invoices');
     const payments = await session.query<{ payment_id: string; invoice_id: string; amount_cents: string }>('SELECT payment_id, invoice_id, amount_cents FROM payments');
     const committed = await session.query<{ dedup_key: string }>(`SELECT dedup_key FROM ${quotedSqlIdentifier(source.dedupTable)}`);
@@ -119,9 +118,7 @@ async function readSql(source: SqlStateSource): Promise<SqlState> {
       payments: Object.fromEntries(payments.rows.map((row) => [row.payment_id, { invoiceId: row.invoice_id, amountCents: Number(row.amount_cents) }])),
       committed: committed.rows.map((row) => row.dedup_key),
     };
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** The counters' views, each sharded counter's shard items summed into it. */

@@ -52,6 +52,16 @@ export class PostgresSession {
   }
 }
 
+/** Runs `work` on a connection of its own, and ends the connection however `work` ends. */
+export async function withPostgresSession<T>(connection: PostgresConnection, work: (session: PostgresSession) => Promise<T>): Promise<T> {
+  const session = await PostgresSession.connect(connection);
+  try {
+    return await work(session);
+  } finally {
+    await session.close();
+  }
+}
+
 /** What {@link PostgresSession.queryText} returns. */
 export interface PostgresTextResult {
   /** The result's columns: name and PostgreSQL type OID (`pg_type.oid`: 20 int8, 25 text, ...). */

@@ -10,7 +10,7 @@
 import { ExecuteStatementCommand, type ExecuteStatementCommandInput } from '@aws-sdk/client-rds-data';
 import { dataApiClient } from '../engines/clients';
 import { startPostgres, type PostgresConnection } from '../engines/postgres';
-import { PostgresSession } from '../engines/postgres-session';
+import { withPostgresSession } from '../engines/postgres-session';
 import type { DataApiClusterSettings } from '../gateway/data-api-gateway';
 import type { AwsCall, LocalCluster } from './sql-clusters';
 
@@ -40,16 +40,13 @@ export async function startStackDatabase(clusters: readonly LocalCluster[]): Pro
 }
 
 async function createDatabases(connection: PostgresConnection, clusters: readonly LocalCluster[]): Promise<void> {
-  const admin = await PostgresSession.connect(connection);
-  try {
+  await withPostgresSession(connection, async (admin) => {
     for (const name of new Set(clusters.map((cluster) => cluster.databaseName))) {
       const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
       // The construct checks the name against PostgreSQL's identifiers; quoted, it is taken as written.
       if (rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
     }
-  } finally {
-    await admin.close();
-  }
+  });
 }
 
 /**

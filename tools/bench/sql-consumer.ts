@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConsumer, dedupTableDdl, route, SourceKind, sqlIdentifier, sqlIncrement, sqlStrategy, type BatchHandler, type SqlEffects, type SqlSession } from '../../lambdas/runtime';
 import type { PostgresConnection } from '../../emulator/engines/postgres';
-import { PostgresSession } from '../../emulator/engines/postgres-session';
+import { withPostgresSession } from '../../emulator/engines/postgres-session';
 import { pageViewEffects, PAGE_VIEWED } from '../../example/handlers/page-view-counter';
 import { pageViewPayload } from './handlers/common';
 
@@ -44,7 +44,7 @@ export function pageViewIncrements(countersTable: string, pageId: string, occurr
 export async function createSqlTables(postgres: PostgresConnection): Promise<SqlBenchTables> {
   const suffix = randomBytes(4).toString('hex');
   const tables = { countersTable: `bench_counters_${suffix}`, dedupTable: `bench_dedup_${suffix}` };
-  await withSession(postgres, async (session) => {
+  await withPostgresSession(postgres, async (session) => {
     await session.query(`CREATE TABLE ${sqlIdentifier(tables.countersTable).quoted} (pk text PRIMARY KEY, views bigint NOT NULL DEFAULT 0)`);
     for (const statement of dedupTableDdl(tables.dedupTable)) await session.query(statement);
   });
@@ -52,32 +52,23 @@ export async function createSqlTables(postgres: PostgresConnection): Promise<Sql
 }
 
 export async function dropSqlTables(postgres: PostgresConnection, tables: SqlBenchTables): Promise<void> {
-  await withSession(postgres, (session) => session.query(`DROP TABLE IF EXISTS ${sqlIdentifier(tables.countersTable).quoted}, ${sqlIdentifier(tables.dedupTable).quoted}`));
+  await withPostgresSession(postgres, (session) => session.query(`DROP TABLE IF EXISTS ${sqlIdentifier(tables.countersTable).quoted}, ${sqlIdentifier(tables.dedupTable).quoted}`));
 }
 
 /** Every counter's `views`, by key. */
 export async function readSqlCounters(postgres: PostgresConnection, tables: SqlBenchTables): Promise<Map<string, number>> {
-  const { rows } = await withSession(postgres, (session) => session.query<{ pk: string; views: string }>(`SELECT pk, views FROM ${sqlIdentifier(tables.countersTable).quoted}`));
+  const { rows } = await withPostgresSession(postgres, (session) => session.query<{ pk: string; views: string }>(`SELECT pk, views FROM ${sqlIdentifier(tables.countersTable).quoted}`));
   return new Map(rows.map((row) => [row.pk, Number(row.views)]));
 }
 
 /** The dedup rows the table holds. */
 export async function countDedupRows(postgres: PostgresConnection, tables: SqlBenchTables): Promise<number> {
-  const { rows } = await withSession(postgres, (session) => session.query<{ count: string }>(`SELECT count(*) FROM ${sqlIdentifier(tables.dedupTable).quoted}`));
+  const { rows } = await withPostgresSession(postgres, (session) => session.query<{ count: string }>(`SELECT count(*) FROM ${sqlIdentifier(tables.dedupTable).quoted}`));
   return Number(rows[0]?.count ?? 0);
 }
 
 /** PostgreSQL's version, for the report (`PostgreSQL 17.x`). */
 export async function postgresVersion(postgres: PostgresConnection): Promise<string> {
-  const { rows } = await withSession(postgres, (session) => session.query<{ server_version: string }>('SHOW server_version'));
+  const { rows } = await withPostgresSession(postgres, (session) => session.query<{ server_version: string }>('SHOW server_version'));
   return `PostgreSQL ${rows[0]?.server_version ?? 'unknown'}`;
-}
-
-async function withSession<T>(postgres: PostgresConnection, work: (session: PostgresSession) => Promise<T>): Promise<T> {
-  const session = await PostgresSession.connect(postgres);
-  try {
-    return await work(session);
-  } finally {
-    await session.close();
-  }
 }
