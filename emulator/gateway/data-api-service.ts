@@ -11,9 +11,16 @@
  * a statement that runs past 45 s is cancelled (`StatementTimeoutException`), a second call on a
  * transaction that is still running one is refused, a request over 4 MiB, a row over 64 KB and a
  * response over 1 MiB are refused (DATA_API_LIMITS). Not enforced: the 24-hour cap of a transaction.
- * A statement that fails leaves its transaction open in PostgreSQL's aborted state, as PostgreSQL
- * does, so that a `ROLLBACK TO SAVEPOINT` recovers it; a commit of an aborted transaction rolls
- * it back and answers `TransactionNotFoundException`.
+ *
+ * What becomes of a transaction when one of its statements fails is a setting, because AWS does
+ * not say which its service does: its troubleshooting page lists "Transaction has been aborted due
+ * to an error from a previous call" among the causes of `TransactionNotFoundException`, and says
+ * no more. `abort-transaction` (the default: what that page describes, and the stricter of the
+ * two) rolls the transaction back with the failed call, so that every later call with its id
+ * answers `TransactionNotFoundException` with that cause. `keep-transaction` leaves it open in
+ * PostgreSQL's aborted state, as PostgreSQL itself does, so that a `ROLLBACK TO SAVEPOINT`
+ * recovers it; a commit of such a transaction rolls it back and answers
+ * `TransactionNotFoundException`. The runtime is tested under both (docs/patterns/sql-dedup.md).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -41,8 +48,19 @@ export interface DataApiCluster {
   readonly connect: (database: string | undefined) => Promise<DataApiConnection>;
 }
 
+/** What a failed statement does to its transaction (see the file's comment). */
+export type StatementFailureBehaviour = 'abort-transaction' | 'keep-transaction';
+
+/** The behaviour local mode runs with unless told otherwise: the one AWS's troubleshooting page describes. */
+export const DEFAULT_STATEMENT_FAILURE_BEHAVIOUR: StatementFailureBehaviour = 'abort-transaction';
+
+/** The most aborted transactions whose ids are remembered, to answer why they are gone. */
+const ABORTED_REMEMBERED = 1_000;
+
 /** Options of {@link LocalDataApiService}. */
 export interface LocalDataApiServiceOptions {
+  /** What a failed statement does to its transaction. @default DEFAULT_STATEMENT_FAILURE_BEHAVIOUR ('abort-transaction') */
+  readonly statementFailures?: StatementFailureBehaviour;
   /** A transaction with no call for this long is rolled back. @default DATA_API_LIMITS.transactionIdleSeconds * 1000 */
   readonly transactionIdleMs?: number;
   /** A statement running longer is cancelled. @default DATA_API_LIMITS.statementTimeoutSeconds * 1000 */
@@ -91,6 +109,8 @@ const CASTS: Readonly<Record<string, string>> = { DECIMAL: '::numeric', TIMESTAM
 export class LocalDataApiService {
   private readonly clusters = new Map<string, DataApiCluster>();
   private readonly transactions = new Map<string, OpenTransaction>();
+  /** Transactions a failed statement aborted, oldest first: their later calls are told so. */
+  private readonly aborted = new Set<string>();
   private readonly idleMs: number;
   private readonly statementTimeoutMs: number;
   private pausedCalls = 0;
@@ -193,13 +213,26 @@ export class LocalDataApiService {
     if ('status' in found) return found;
     if (found.busy) return dataApiError('DatabaseErrorException', 'Transaction is still running a query.');
     found.busy = true;
+    let answer: EngineAnswer | undefined;
     try {
-      if (this.drawSerializationFailure()) return await this.raiseSerializationFailure(found.connection);
-      return await this.runSets(found.connection, input, sets, batch);
+      answer = this.drawSerializationFailure() ? await this.raiseSerializationFailure(found.connection) : await this.runSets(found.connection, input, sets, batch);
+      return answer;
     } finally {
       found.busy = false;
-      this.touch(input.transactionId);
+      if (answer !== undefined && answer.status !== 200 && this.abortsOnFailure()) await this.abort(input.transactionId);
+      else this.touch(input.transactionId);
     }
+  }
+
+  private abortsOnFailure(): boolean {
+    return (this.options.statementFailures ?? DEFAULT_STATEMENT_FAILURE_BEHAVIOUR) === 'abort-transaction';
+  }
+
+  /** Rolls back a transaction whose statement failed, and remembers why it is gone. */
+  private async abort(transactionId: string): Promise<void> {
+    this.aborted.add(transactionId);
+    if (this.aborted.size > ABORTED_REMEMBERED) this.aborted.delete(this.aborted.values().next().value as string);
+    await this.end(transactionId, 'ROLLBACK').catch(() => undefined);
   }
 
   private drawSerializationFailure(): boolean {
@@ -259,6 +292,7 @@ export class LocalDataApiService {
   private find(input: DataApiInput): OpenTransaction | EngineAnswer {
     const transactionId = input.transactionId ?? '';
     const open = this.transactions.get(transactionId);
+    if (this.aborted.has(transactionId)) return transactionNotFound(transactionId, 'Transaction has been aborted due to an error from a previous call.');
     if (!open || open.resourceArn !== input.resourceArn) return transactionNotFound(transactionId, 'Transaction may be expired, or it was ended by a CommitTransaction or RollbackTransaction call.');
     return open;
   }

@@ -6,8 +6,8 @@
  * A handler builds a consumer (`createConsumer`) from routes (`route`: an event type, the schema of
  * its payload, what to do with it) and a strategy: `transactionalStrategy` commits effects
  * (`increment`, updates) with their dedup record in one DynamoDB transaction; `sqlStrategy` commits
- * SQL statements (`sql`, `sqlIncrement`, `upsertIfNewer`) with their dedup row in one PostgreSQL
- * transaction; `directStrategy` runs handlers that are idempotent by themselves (`putIfNewer`,
+ * SQL effects (`sql`, `sqlInsert`, `sqlIncrement`, `upsertIfNewer`) with their dedup row in one
+ * PostgreSQL transaction; `directStrategy` runs handlers that are idempotent by themselves (`putIfNewer`,
  * `idempotentEffect`).
  *
  * @module effectively-once/runtime
@@ -66,11 +66,24 @@ export { DEFAULT_SQL_DEDUP_TTL_SECONDS, dedupTableDdl, sqlStrategy } from './sto
 export type { SqlDedupSettings, SqlIsolation, SqlStrategyOptions } from './stores/postgres/sql-strategy';
 export { IDENTIFIER_PATTERN, joinSql, sql, SqlIdentifier, sqlIdentifier } from './stores/postgres/sql';
 export type { SqlField, SqlParameter, SqlStatement, SqlTypeHint, SqlValue } from './stores/postgres/sql';
-export { sqlIncrement, upsertIfNewer } from './stores/postgres/effects';
-export type { SqlEffect, SqlEffects, SqlIncrement } from './stores/postgres/effects';
+export { sqlIncrement, sqlInsert, upsertIfNewer } from './stores/postgres/effects';
+export type { SqlEffect, SqlEffects, SqlIncrement, SqlRowWrite } from './stores/postgres/effects';
+export { LOCK_WAIT } from './stores/postgres/batch-commit';
 export { sqlStateOf } from './stores/postgres/session';
 export type { SqlResult, SqlSession, SqlTransaction } from './stores/postgres/session';
-export { classifySqlFailure, DataApiRefusedError, DatabaseResumingError, isPermanentSqlState, PERMANENT_SQLSTATE_CLASSES, RESUMING_BACKOFF, SqlStatementError, SqlTransientError } from './stores/postgres/errors';
+export {
+  classifySqlFailure,
+  DataApiRefusedError,
+  DatabaseResumingError,
+  isPermanentSqlState,
+  PERMANENT_SQLSTATE_CLASSES,
+  RESUMING_BACKOFF,
+  SCHEMA_NOT_READY_SQLSTATES,
+  SqlSchemaMissingError,
+  SqlStatementError,
+  SqlTransactionLostError,
+  SqlTransientError,
+} from './stores/postgres/errors';
 export { DataApiSession } from './stores/postgres/data-api-session';
 export type { DataApiSessionOptions } from './stores/postgres/data-api-session';
 export { DATA_API_ERRORS, dataApiFailure, DataApiStatementError, sqlStateInMessage } from './stores/postgres/data-api-errors';

@@ -76,18 +76,21 @@ export function fullJitterDelay(attempt: number, options: BackoffOptions = {}): 
  * the effect's lock) does not use up an attempt while its lock is held: the retries poll until the
  * lock is released or expires. When the lock outlasts the budget, that error is thrown as it is
  * (at once, or once the budget is spent with `holdOnLocks`), so that the source redelivers the
- * record after `retryAt`.
+ * record after `retryAt`. A failure whose {@link SlowRetryHint} has `waitOutMs` (a database
+ * resuming) is waited out the same way, up to that long in all, within the budget.
  */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const { maxAttempts = DEFAULT_BACKOFF.maxAttempts, sleep = realSleep, onRetry, budget = UNLIMITED_TIME } = options;
   let attempt = 0;
+  let waitedOutMs = 0;
   for (let round = 0; ; round += 1) {
     try {
       return await operation(attempt);
     } catch (error) {
       if (classifyError(error) === FailureKind.PERMANENT) throw error;
-      const wait = nextWait(error, attempt, round, options);
+      const wait = nextWait(error, attempt, round, options, waitedOutMs);
       if (wait.usesAttempt) attempt += 1;
+      if (wait.waitsOut) waitedOutMs += wait.delayMs;
       if (attempt >= maxAttempts) throw new RetriesExhaustedError(attempt, error);
       if (!options.holdOnLocks && wait.lockedForMs >= budget.remainingMs()) throw error;
       if (wait.delayMs >= budget.remainingMs()) throw wait.usesAttempt ? new OutOfTimeError(budget.remainingMs(), { cause: error }) : error;
@@ -100,22 +103,30 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
 /**
  * A failure that knows it needs longer waits than the retries' own (a database resuming from zero
  * capacity): its `retryBackoff` replaces the options' `baseMs` and `capMs` for the wait after it.
+ * With `waitOutMs`, it is a state to wait out rather than a failed attempt: such waits use up no
+ * attempt until they add up to `waitOutMs` (the budget still bounds each one), and grow with each
+ * wait as a lock's polls do.
  */
 export interface SlowRetryHint {
-  readonly retryBackoff: Pick<BackoffOptions, 'baseMs' | 'capMs'>;
+  readonly retryBackoff: Pick<BackoffOptions, 'baseMs' | 'capMs'> & { readonly waitOutMs?: number };
 }
 
-/** The backoff a failure asks for ({@link SlowRetryHint}), or the options' own. */
-function backoffFor(error: unknown, options: RetryOptions): BackoffOptions {
-  const hint = typeof error === 'object' && error !== null ? (error as Partial<SlowRetryHint>).retryBackoff : undefined;
-  return hint === undefined ? options : { ...options, ...hint };
+/** The backoff a failure asks for ({@link SlowRetryHint}), if any. */
+function hintOf(error: unknown): SlowRetryHint['retryBackoff'] | undefined {
+  return typeof error === 'object' && error !== null ? (error as Partial<SlowRetryHint>).retryBackoff : undefined;
 }
 
-/** How long to wait before trying again, and whether this failure uses up an attempt. */
-function nextWait(error: unknown, attempt: number, round: number, options: RetryOptions): { delayMs: number; usesAttempt: boolean; lockedForMs: number } {
+/** How long to wait before trying again, and whether this failure uses up an attempt; `waitedOutMs`: what such waits took so far. */
+function nextWait(error: unknown, attempt: number, round: number, options: RetryOptions, waitedOutMs: number): { delayMs: number; usesAttempt: boolean; lockedForMs: number; waitsOut?: boolean } {
   const now = (options.now ?? Date.now)();
+  const hint = hintOf(error);
+  const backoff = hint === undefined ? options : { ...options, ...hint };
+  if (hint?.waitOutMs !== undefined && waitedOutMs < hint.waitOutMs) {
+    const delayMs = Math.min(fullJitterDelay(Math.min(round, 52), backoff), hint.waitOutMs - waitedOutMs);
+    return { delayMs, usesAttempt: false, lockedForMs: 0, waitsOut: true };
+  }
   const lockedForMs = error instanceof EffectInProgressError && error.retryAt ? error.retryAt.getTime() - now : 0;
-  if (lockedForMs <= 0 || lockedForMs > MAX_LOCK_WAIT_MS) return { delayMs: fullJitterDelay(attempt, backoffFor(error, options)), usesAttempt: true, lockedForMs: 0 };
+  if (lockedForMs <= 0 || lockedForMs > MAX_LOCK_WAIT_MS) return { delayMs: fullJitterDelay(attempt, backoff), usesAttempt: true, lockedForMs: 0 };
   // Poll the lock with growing waits, but never past its expiry: its holder may finish any moment.
   return { delayMs: Math.min(fullJitterDelay(Math.min(round, 52), options), lockedForMs + 1), usesAttempt: false, lockedForMs };
 }

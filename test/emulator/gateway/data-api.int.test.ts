@@ -114,9 +114,9 @@ describe('the SQL strategy through the Data API', () => {
     const consumer = ledgerConsumer(ledger, new DataApiSession({ client: rds, resourceArn: LOCAL_CLUSTER_ARN, secretArn: LOCAL_SECRET_ARN }));
     const events = Array.from({ length: 30 }, (_, n) => entry(`x-${n}`, `acc-${n % 3}`, n + 1));
     expect((await consumer.handle(sqsEvent(...events.map((event) => recordOf(event))))).batchItemFailures).toEqual([]);
-    // Begin; the dedup rows; SAVEPOINT; the 30 entries; the 3 balances; RELEASE; Commit.
+    // Begin; the tables' catalog facts (inside an invocation, the same statement as the time bounds); the dedup rows; SAVEPOINT; the 3 balances; the 30 entries; RELEASE; Commit.
     const sent = send.mock.calls.map(([command]) => command.constructor.name.replace(/Command$/, ''));
-    expect(sent).toEqual(['BeginTransaction', 'ExecuteStatement', 'ExecuteStatement', 'BatchExecuteStatement', 'BatchExecuteStatement', 'ExecuteStatement', 'CommitTransaction']);
+    expect(sent).toEqual(['BeginTransaction', 'ExecuteStatement', 'ExecuteStatement', 'ExecuteStatement', 'BatchExecuteStatement', 'BatchExecuteStatement', 'ExecuteStatement', 'CommitTransaction']);
     expect(await balancesOf(postgres.connection, ledger)).toEqual({ 'acc-0': 145, 'acc-1': 155, 'acc-2': 165 });
     expect(await countOf(postgres.connection, `SELECT count(*) FROM ${ledger.entries}`)).toBe(30);
   });
@@ -185,7 +185,7 @@ describe('the Data API\'s wire shapes', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         await transaction.execute(sql`SELECT 1`);
       });
-      await expect(stalled).rejects.toMatchObject({ name: 'SqlTransientError', message: expect.stringContaining('TransactionNotFoundException') });
+      await expect(stalled).rejects.toMatchObject({ name: 'SqlTransactionLostError', message: expect.stringContaining('TransactionNotFoundException') });
       expect(quick.service.openTransactions()).toBe(0);
       expect(await countOf(postgres.connection, `SELECT count(*) FROM ${ledger.balances}`)).toBe(0);
     } finally {

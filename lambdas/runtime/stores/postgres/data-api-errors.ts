@@ -9,10 +9,14 @@
  * (https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api-timeouts.html).
  */
 import { messageOf } from '../../core/errors';
-import { DatabaseResumingError, DataApiRefusedError, SqlTransientError } from './errors';
+import { DatabaseResumingError, DataApiRefusedError, SqlTransactionLostError, SqlTransientError } from './errors';
 
-/** How the strategy treats one Data API error: by the SQLSTATE in its message, transient, permanent, or resuming (transient, longer waits). */
-export type DataApiErrorKind = 'sqlstate' | 'transient' | 'permanent' | 'resuming';
+/**
+ * How the strategy treats one Data API error: by the SQLSTATE in its message, transient, permanent,
+ * resuming (transient, waited out), or lost (transient: the transaction is gone, and right after a
+ * failed statement of its own that means the Data API aborted it).
+ */
+export type DataApiErrorKind = 'sqlstate' | 'transient' | 'permanent' | 'resuming' | 'lost';
 
 /** One row of {@link DATA_API_ERRORS}. */
 export interface DataApiErrorRule {
@@ -31,7 +35,7 @@ export const DATA_API_ERRORS: Readonly<Record<string, DataApiErrorRule>> = {
   BadRequestException: { kind: 'sqlstate', status: 400, reason: 'the deprecated form of a statement error (Aurora Serverless v1), with its SQLSTATE; without one, the call itself is malformed: permanent' },
   DatabaseResumingException: { kind: 'resuming', status: 400, reason: 'an Aurora Serverless v2 instance paused at zero capacity is resuming (about 15 s): retried with longer waits' },
   StatementTimeoutException: { kind: 'transient', status: 400, reason: 'the statement ran past the 45 s synchronous limit and was cancelled (the session never sets continueAfterTimeout), so it left nothing; a retry may find the lock or the load gone' },
-  TransactionNotFoundException: { kind: 'transient', status: 404, reason: 'the transaction expired (no call for 3 minutes), was ended, or was aborted by an earlier error: it was rolled back, so the whole transaction is retried from its start' },
+  TransactionNotFoundException: { kind: 'lost', status: 404, reason: 'the transaction expired (no call for 3 minutes), was ended, or was aborted by an earlier error: it was rolled back, so the whole transaction is retried from its start; right after a failed statement, the run goes on one part at a time, so that the bad event fails alone' },
   DatabaseUnavailableException: { kind: 'transient', status: 504, reason: 'the writer instance is not available (a failover, a restart)' },
   DatabaseNotFoundException: { kind: 'transient', status: 404, reason: 'the cluster has no DB instance right now (one being replaced); a cluster that has none at all fails every try, and the source\'s own redrive ends that' },
   InvalidResourceStateException: { kind: 'transient', status: 400, reason: 'the cluster is in a state that refuses calls (being modified); the state passes' },
@@ -57,9 +61,13 @@ const SQLSTATE_IN_MESSAGE = /SQLState:\s*([0-9A-Z]{5})\b/;
  */
 const PERMANENT_MESSAGES = [/packet for query is too large/i, /response (size )?exceeded (the )?size limit/i, /more than the allowed response size/i];
 const TRANSIENT_CASES: Readonly<Record<string, RegExp>> = {
-  NotFoundException: /transaction/i,
   SecretsErrorException: /timed out/i,
-  BadRequestException: /still running a query|transaction .*not found/i,
+  BadRequestException: /still running a query/i,
+};
+/** Messages of a transaction not found under another error's name (the deprecated BadRequestException, a NotFoundException). */
+const LOST_CASES: Readonly<Record<string, RegExp>> = {
+  NotFoundException: /transaction/i,
+  BadRequestException: /transaction .*not found/i,
 };
 
 /** A statement error of the Data API with PostgreSQL's SQLSTATE read out of its message, for {@link classifySqlFailure} to classify. */
@@ -84,8 +92,8 @@ export function sqlStateInMessage(message: string): string | undefined {
 /**
  * A Data API failure as the strategy's classification reads it: a statement error becomes a
  * {@link DataApiStatementError} with its `sqlState`, which `classifySqlFailure` classifies as any
- * database error; the others become a `SqlTransientError`, a {@link DatabaseResumingError} or a
- * {@link DataApiRefusedError} by {@link DATA_API_ERRORS}. Anything else (a network error, the
+ * database error; the others become a `SqlTransientError`, a `SqlTransactionLostError`, a
+ * {@link DatabaseResumingError} or a {@link DataApiRefusedError} by {@link DATA_API_ERRORS}. Anything else (a network error, the
  * SDK's own timeout) is returned as it is: the runtime's classification knows those.
  */
 export function dataApiFailure(error: unknown): unknown {
@@ -95,6 +103,7 @@ export function dataApiFailure(error: unknown): unknown {
   const message = messageOf(error);
   const text = `the Data API answered ${name}: ${message}`;
   if (PERMANENT_MESSAGES.some((pattern) => pattern.test(message))) return new DataApiRefusedError(text, name, { cause: error });
+  if (LOST_CASES[name]?.test(message) === true) return new SqlTransactionLostError(text, { cause: error });
   switch (rule.kind) {
     case 'sqlstate':
       return statementFailure(error, name, message, text);
@@ -102,6 +111,8 @@ export function dataApiFailure(error: unknown): unknown {
       return new DatabaseResumingError(text, { cause: error });
     case 'transient':
       return new SqlTransientError(text, undefined, { cause: error });
+    case 'lost':
+      return new SqlTransactionLostError(text, { cause: error });
     case 'permanent':
       return transientAfterAll(name, message) ? new SqlTransientError(text, undefined, { cause: error }) : new DataApiRefusedError(text, name, { cause: error });
   }

@@ -1,9 +1,13 @@
 import { BatchExecuteStatementCommand, BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RollbackTransactionCommand, type RDSDataClient } from '@aws-sdk/client-rds-data';
 import { ConfigurationError } from '../../core/errors';
 import { dataApiFailure } from './data-api-errors';
+import { DataApiRefusedError, SqlTransactionLostError } from './errors';
 import { batchExecuteStatementInput, executeStatementInput, resultOf, type DataApiTarget } from './data-api-values';
 import type { SqlResult, SqlSession, SqlTransaction } from './session';
 import type { SqlStatement } from './sql';
+
+/** Tries of a rollback: the first, and one more when its answer is lost. */
+const ROLLBACK_ATTEMPTS = 2;
 
 /** Where a {@link DataApiSession} runs its transactions. */
 export interface DataApiSessionOptions {
@@ -62,13 +66,33 @@ export class DataApiSession implements SqlSession {
     let result: T;
     try {
       result = await work({ execute: (statement) => this.execute(statement, transactionId), executeBatch: (statements) => this.executeBatch(statements, transactionId) });
+      await call(() => client.send(new CommitTransactionCommand({ resourceArn, secretArn, transactionId })));
     } catch (error) {
-      // A rollback that fails (the transaction expired or was aborted already) leaves nothing to undo.
-      await client.send(new RollbackTransactionCommand({ resourceArn, secretArn, transactionId })).catch(() => undefined);
+      await this.rollback(transactionId);
       throw error;
     }
-    await call(() => client.send(new CommitTransactionCommand({ resourceArn, secretArn, transactionId })));
     return result;
+  }
+
+  /**
+   * Ends a transaction that did not commit: after its work failed, and after a commit whose answer
+   * was lost (a timeout, a dropped connection), when nobody knows whether it committed. Left open,
+   * it would hold its dedup rows' locks for the Data API's three minutes, and the strategy's retry
+   * of the same events would wait on them. A rollback of a transaction that did commit, or that
+   * the Data API ended already, finds it gone (`TransactionNotFoundException`): nothing to undo.
+   * One more try when the rollback's own answer is lost; past that, the transaction expires on its
+   * own, and the strategy's lock timeout keeps the retries from waiting it out.
+   */
+  private async rollback(transactionId: string): Promise<void> {
+    const { client, resourceArn, secretArn } = this.options;
+    for (let attempt = 0; attempt < ROLLBACK_ATTEMPTS; attempt += 1) {
+      try {
+        await call(() => client.send(new RollbackTransactionCommand({ resourceArn, secretArn, transactionId })));
+        return;
+      } catch (error) {
+        if (error instanceof SqlTransactionLostError || error instanceof DataApiRefusedError) return;
+      }
+    }
   }
 
   /** Runs one statement outside any transaction (the Data API commits it at once), e.g. a migration's DDL. */

@@ -36,12 +36,60 @@ export class SqlTransientError extends TransientError {
 }
 
 /**
+ * The transaction is gone: the Data API's `TransactionNotFoundException` (it expired after three
+ * minutes without a call, was ended, or "has been aborted due to an error from a previous call",
+ * as its troubleshooting page lists). Transient as a whole: the transaction runs again from its
+ * start. Right after a statement of its own failed, it tells the strategy that the Data API ended
+ * the transaction on that failure (aborted-runs.ts).
+ */
+export class SqlTransactionLostError extends SqlTransientError {
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, undefined, options);
+    this.name = 'SqlTransactionLostError';
+  }
+}
+
+/**
+ * A statement failed for its event's reason, and the transaction did not survive it: the rollback
+ * to the savepoint before it found the transaction gone ({@link SqlTransactionLostError}), as the
+ * Data API may end a transaction on an error. Not retried as it is (the same statement would end
+ * it again): the strategy commits the run again part by part, so that the bad event fails alone
+ * (aborted-runs.ts). Never an event's outcome.
+ */
+export class SqlTransactionAbortedError extends PermanentError {
+  public constructor(public readonly failure: SqlStatementError) {
+    super(`the transaction was aborted after a failed statement: ${failure.message}`, { cause: failure });
+    this.name = 'SqlTransactionAbortedError';
+  }
+}
+
+/**
+ * SQLSTATEs of an object that is not there yet: undefined table (42P01), undefined schema
+ * (3F000). During a deploy they are the schema's state, not the event's fault: a function that
+ * starts before its migration has run meets them, and so does one whose `addSchema` statements are
+ * still on their way. Transient, so that the events wait for the migration rather than fill the
+ * DLQ; a name that stays missing fails every delivery and reaches the DLQ on its last attempt.
+ */
+export const SCHEMA_NOT_READY_SQLSTATES: readonly string[] = ['42P01', '3F000'];
+
+/** A table or schema a statement names does not exist (yet): see {@link SCHEMA_NOT_READY_SQLSTATES}. */
+export class SqlSchemaMissingError extends SqlTransientError {
+  public constructor(message: string, sqlState: string, options?: { cause?: unknown }) {
+    super(`${message} (the schema is not there yet: a migration that has not run, not the event's fault)`, sqlState, options);
+    this.name = 'SqlSchemaMissingError';
+  }
+}
+
+/**
  * The waits after a {@link DatabaseResumingError}: an Aurora Serverless v2 instance paused at zero
  * capacity takes about 15 seconds to resume (AWS's figure, quoted by InfoQ's report of the
  * feature, republished at https://mobilemonitoringsolutions.com/?p=616096), so waits start at a
- * second and grow to 8 s where the runtime's own start at 50 ms and stop at 2 s.
+ * second and grow to 8 s where the runtime's own start at 50 ms and stop at 2 s. A resume is not
+ * the run's failure: it is waited out without using up the retries' attempts, for as long as the
+ * invocation's time budget allows (its margin kept to settle the batch), and at most `waitOutMs`
+ * (four times the resume) where there is no budget.
  */
-export const RESUMING_BACKOFF = { baseMs: 1_000, capMs: 8_000 } as const;
+export const RESUMING_BACKOFF = { baseMs: 1_000, capMs: 8_000, waitOutMs: 60_000 } as const;
 
 /**
  * The database is resuming from a pause (the Data API's `DatabaseResumingException`): transient,
@@ -73,9 +121,9 @@ export class DataApiRefusedError extends PermanentError {
   }
 }
 
-/** Whether a SQLSTATE is one event's fault ({@link PERMANENT_SQLSTATE_CLASSES}). */
+/** Whether a SQLSTATE is one event's fault ({@link PERMANENT_SQLSTATE_CLASSES}, but for {@link SCHEMA_NOT_READY_SQLSTATES}). */
 export function isPermanentSqlState(sqlState: string): boolean {
-  return PERMANENT_SQLSTATE_CLASSES.includes(sqlState.slice(0, 2));
+  return PERMANENT_SQLSTATE_CLASSES.includes(sqlState.slice(0, 2)) && !SCHEMA_NOT_READY_SQLSTATES.includes(sqlState);
 }
 
 /**
@@ -85,12 +133,14 @@ export function isPermanentSqlState(sqlState: string): boolean {
  * cancelled query (57014, statement_timeout), the server shutting down or starting (57P01-57P03),
  * too many connections (53300), a lost connection (class 08, or no SQLSTATE at all), and any
  * SQLSTATE not in {@link PERMANENT_SQLSTATE_CLASSES}, as every unrecognised failure is transient
- * in the runtime (core/classify.ts). The runtime's own errors stay as they are.
+ * in the runtime (core/classify.ts); a missing table or schema is a {@link SqlSchemaMissingError}
+ * (transient). The runtime's own errors stay as they are.
  */
 export function classifySqlFailure(error: unknown, what: string): EffectivelyOnceError {
   if (error instanceof EffectivelyOnceError) return error;
   const sqlState = sqlStateOf(error);
   const message = `${what} failed${sqlState === undefined ? '' : ` (SQLSTATE ${sqlState})`}: ${messageOf(error)}`;
+  if (sqlState !== undefined && SCHEMA_NOT_READY_SQLSTATES.includes(sqlState)) return new SqlSchemaMissingError(message, sqlState, { cause: error });
   const permanent = sqlState === undefined ? classifyError(error) === FailureKind.PERMANENT : isPermanentSqlState(sqlState);
   return permanent ? new SqlStatementError(message, sqlState, { cause: error }) : new SqlTransientError(message, sqlState, { cause: error });
 }

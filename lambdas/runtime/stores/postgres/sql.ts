@@ -1,5 +1,6 @@
 import { quotedSqlIdentifier, SQL_IDENTIFIER_PATTERN } from '../../../../aws/sql-dedup-table';
 import { InvalidEffectError } from '../../core/errors';
+import { RuntimeBrand } from './runtime-brand';
 
 /**
  * A typed parameter value, in the shape of the RDS Data API's `Field`: exactly one member is set.
@@ -22,16 +23,40 @@ export interface SqlParameter {
   readonly typeHint?: SqlTypeHint;
 }
 
-/** A parameterized statement: SQL text with `:p0`, `:p1`, ... placeholders, and their values. Never string-built. */
-export interface SqlStatement {
-  readonly sql: string;
-  readonly parameters: readonly SqlParameter[];
+/** The statements this module made: a brand no copy of their fields can carry. */
+const STATEMENTS = new RuntimeBrand<SqlStatement>();
+let makeStatement: (text: string, parameters: readonly SqlParameter[]) => SqlStatement;
+
+/**
+ * A parameterized statement: SQL text with `:p0`, `:p1`, ... placeholders, and their values. Only
+ * this module makes one (the {@link sql} tag, {@link joinSql}, and the effects built on them): its
+ * constructor is private, and what it makes is frozen and remembered, so that an object of the
+ * same shape that came from elsewhere (a producer's JSON field, a map attribute of a stream image)
+ * is never taken for a statement. Interpolated, such an object is refused as a value; returned as
+ * an effect, it is refused as an effect.
+ */
+export class SqlStatement {
+  static {
+    makeStatement = (text, parameters) => STATEMENTS.mark(new SqlStatement(text, Object.freeze([...parameters])));
+  }
+
+  private constructor(
+    /** The text, with `:p<n>` placeholders. */
+    public readonly sql: string,
+    /** The values of the placeholders, in the Data API's `SqlParameter` shape. */
+    public readonly parameters: readonly SqlParameter[],
+  ) {}
+}
+
+/** True only for a statement the `sql` tag (or an effect built on it) made: never for a look-alike object. */
+export function isSqlStatement(value: unknown): value is SqlStatement {
+  return STATEMENTS.has(value);
 }
 
 /**
  * What may be interpolated into {@link sql}: a value (sent as a parameter), an {@link SqlIdentifier}
- * (a validated, quoted table or column name), or another statement (spliced in, its parameters
- * renumbered).
+ * (a validated, quoted table or column name), or another statement that this module made
+ * (spliced in, its parameters renumbered; see {@link SqlStatement}).
  *
  * Values: a string; a number (an integer is a `longValue`, any other finite number a DECIMAL
  * string); a bigint (a DECIMAL string, exact at any size); a boolean; `null`; a `Date` (a
@@ -90,19 +115,19 @@ export function sql(strings: TemplateStringsArray, ...values: readonly Fragment[
   values.forEach((value, position) => {
     text += fragmentText(value, parameters) + (strings[position + 1] ?? '');
   });
-  return { sql: text, parameters };
+  return makeStatement(text, parameters);
 }
 
 /** Statements and identifiers joined by `separator`, for lists in {@link sql}: `joinSql(rows.map(...), ', ')`. */
 export function joinSql(fragments: readonly (SqlStatement | SqlIdentifier)[], separator: string): SqlStatement {
   const parameters: SqlParameter[] = [];
   const text = fragments.map((fragment) => fragmentText(fragment, parameters)).join(separator);
-  return { sql: text, parameters };
+  return makeStatement(text, parameters);
 }
 
 function fragmentText(value: Fragment, parameters: SqlParameter[]): string {
   if (value instanceof SqlIdentifier) return value.quoted;
-  if (isStatement(value)) {
+  if (isSqlStatement(value)) {
     // Renumber the inner statement's parameters after the ones so far: `:p0` inside becomes `:p<n>`.
     const offset = parameters.length;
     const renamed = new Map(value.parameters.map((parameter, index) => [parameter.name, `p${offset + index}`]));
@@ -116,10 +141,6 @@ function fragmentText(value: Fragment, parameters: SqlParameter[]): string {
 
 /** A `:name` placeholder, not a `::type` cast. */
 export const PLACEHOLDER = /(?<![:\w]):(p\d+)\b/g;
-
-function isStatement(value: unknown): value is SqlStatement {
-  return typeof value === 'object' && value !== null && !(value instanceof Date) && !(value instanceof Uint8Array) && typeof (value as SqlStatement).sql === 'string' && Array.isArray((value as SqlStatement).parameters);
-}
 
 /** The Data API field (and type hint) for a value. */
 export function fieldOf(value: SqlValue): { value: SqlField; typeHint?: SqlTypeHint } {

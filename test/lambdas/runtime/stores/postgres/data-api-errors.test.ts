@@ -8,7 +8,7 @@ import * as RdsData from '@aws-sdk/client-rds-data';
 import { withRetries } from '../../../../../lambdas/runtime/core/backoff';
 import { classifyError } from '../../../../../lambdas/runtime/core/classify';
 import { FailureKind } from '../../../../../lambdas/runtime/core/errors';
-import { classifySqlFailure, DATA_API_ERRORS, dataApiFailure, DataApiRefusedError, DatabaseResumingError, DataApiStatementError, RESUMING_BACKOFF, SqlStatementError, SqlTransientError, sqlStateInMessage } from '../../../../../lambdas/runtime';
+import { classifySqlFailure, DATA_API_ERRORS, dataApiFailure, DataApiRefusedError, DatabaseResumingError, DataApiStatementError, RESUMING_BACKOFF, SqlSchemaMissingError, SqlStatementError, SqlTransactionLostError, SqlTransientError, sqlStateInMessage } from '../../../../../lambdas/runtime';
 
 /** The SDK's exception for `name`, as the client throws it. */
 function sdkError(name: string, message: string): Error {
@@ -23,7 +23,7 @@ const kindOf = (error: unknown): FailureKind => classifyError(classifySqlFailure
 describe('each documented error', () => {
   test.each(Object.entries(DATA_API_ERRORS).filter(([, rule]) => rule.kind !== 'sqlstate'))('%s is %s', (name, rule) => {
     const mapped = dataApiFailure(sdkError(name, 'something went wrong'));
-    const expected = { transient: SqlTransientError, permanent: DataApiRefusedError, resuming: DatabaseResumingError }[rule.kind as 'transient' | 'permanent' | 'resuming'];
+    const expected = { transient: SqlTransientError, permanent: DataApiRefusedError, resuming: DatabaseResumingError, lost: SqlTransactionLostError }[rule.kind as 'transient' | 'permanent' | 'resuming' | 'lost'];
     expect(mapped).toBeInstanceOf(expected);
     expect(kindOf(sdkError(name, 'something went wrong'))).toBe(rule.kind === 'permanent' ? FailureKind.PERMANENT : FailureKind.TRANSIENT);
   });
@@ -45,7 +45,8 @@ describe('statement errors carry their SQLSTATE in the message', () => {
     ['ERROR: new row for relation "entries" violates check constraint "entries_amount_check"; SQLState: 23514', '23514', FailureKind.PERMANENT],
     ['ERROR: could not serialize access due to concurrent update; SQLState: 40001', '40001', FailureKind.TRANSIENT],
     ['ERROR: deadlock detected\n  Detail: Process 1 waits for ShareLock; SQLState: 40P01', '40P01', FailureKind.TRANSIENT],
-    ['ERROR: relation "missing" does not exist\n  Position: 15; SQLState: 42P01', '42P01', FailureKind.PERMANENT],
+    ['ERROR: relation "missing" does not exist\n  Position: 15; SQLState: 42P01', '42P01', FailureKind.TRANSIENT],
+    ['ERROR: column "missing" does not exist\n  Position: 8; SQLState: 42703', '42703', FailureKind.PERMANENT],
   ])('%s', (message, sqlState, kind) => {
     expect(sqlStateInMessage(message)).toBe(sqlState);
     for (const name of ['DatabaseErrorException', 'BadRequestException']) {
@@ -54,6 +55,7 @@ describe('statement errors carry their SQLSTATE in the message', () => {
       expect(mapped).toMatchObject({ sqlState, errorName: name });
       const classified = classifySqlFailure(mapped, 'an effect');
       expect(classified).toBeInstanceOf(kind === FailureKind.PERMANENT ? SqlStatementError : SqlTransientError);
+      if (sqlState === '42P01') expect(classified).toBeInstanceOf(SqlSchemaMissingError);
       expect(classified).toMatchObject({ sqlState });
     }
   });
@@ -69,6 +71,7 @@ describe('cases told apart by the message', () => {
     ['DatabaseErrorException', 'Transaction is still running a query', FailureKind.TRANSIENT],
     ['BadRequestException', 'Transaction AQID is not found', FailureKind.TRANSIENT],
     ['NotFoundException', 'Transaction AQID can\'t be found', FailureKind.TRANSIENT],
+    ['TransactionNotFoundException', 'Transaction AQID is not found: Transaction has been aborted due to an error from a previous call.', FailureKind.TRANSIENT],
     ['NotFoundException', 'Resource arn:aws:rds:us-east-1:1:cluster:x not found', FailureKind.PERMANENT],
     ['SecretsErrorException', 'Data API timed out retrieving the secret', FailureKind.TRANSIENT],
     ['SecretsErrorException', 'The secret couldn\'t be decrypted', FailureKind.PERMANENT],
@@ -78,6 +81,13 @@ describe('cases told apart by the message', () => {
     expect(kindOf(sdkError(name, message))).toBe(kind);
   });
 
+  test('a transaction not found, under any name, is a lost transaction: right after a failed statement, an aborted one', () => {
+    for (const [name, message] of [['TransactionNotFoundException', 'Transaction AQID is not found'], ['BadRequestException', 'Transaction AQID is not found'], ['NotFoundException', 'Transaction AQID can\'t be found']] as const) {
+      expect(dataApiFailure(sdkError(name, message))).toBeInstanceOf(SqlTransactionLostError);
+    }
+    expect(dataApiFailure(sdkError('NotFoundException', 'Resource x not found'))).not.toBeInstanceOf(SqlTransactionLostError);
+  });
+
   test('anything that is not a Data API error is left to the runtime\'s own classification', () => {
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     expect(dataApiFailure(reset)).toBe(reset);
@@ -85,24 +95,44 @@ describe('cases told apart by the message', () => {
   });
 });
 
-describe('a resuming database waits longer', () => {
-  test('the retries read the error\'s backoff: full jitter over 1 s, 2 s, 4 s, 8 s, 8 s where the default is 50 ms, 100 ms, ...', async () => {
+describe('a resuming database is waited out (item 4 of issue 39)', () => {
+  const resuming = () => dataApiFailure(sdkError('DatabaseResumingException', 'resuming'));
+
+  test('the retries read the error\'s backoff, full jitter over 1 s, 2 s, 4 s, 8 s, 8 s, and a resume uses up no attempt', async () => {
     const waits: number[] = [];
     let calls = 0;
+    // Three attempts, the default: a resume of five refusals in a row used to exhaust them.
     const result = await withRetries(
       async () => {
         calls += 1;
-        if (calls <= 5) throw dataApiFailure(sdkError('DatabaseResumingException', 'resuming'));
+        if (calls <= 5) throw resuming();
         return 'committed';
       },
-      { maxAttempts: 6, random: () => 0.999, sleep: async (ms) => void waits.push(ms) },
+      { maxAttempts: 3, random: () => 0.999, sleep: async (ms) => void waits.push(ms) },
     );
     expect(result).toBe('committed');
     expect(waits).toEqual([999, 1998, 3996, 7992, 7992]);
-    expect(RESUMING_BACKOFF).toEqual({ baseMs: 1000, capMs: 8000 });
+    expect(RESUMING_BACKOFF).toEqual({ baseMs: 1000, capMs: 8000, waitOutMs: 60_000 });
   });
 
-  test('other transient failures keep the retries\' own backoff', async () => {
+  test('a resume is waited out only while the budget can cover the next wait: then its error, transient, for the source to redeliver', async () => {
+    let now = 0;
+    const budget = { remainingMs: () => Math.max(0, 5_000 - now), exhausted: () => now >= 5_000 };
+    const attempt = withRetries(async () => { throw resuming(); }, { maxAttempts: 3, random: () => 0.999, budget, sleep: async (ms) => void (now += ms) });
+    await expect(attempt).rejects.toBeInstanceOf(DatabaseResumingError);
+    expect(now).toBeLessThan(5_000);
+    expect(now).toBeGreaterThan(2_500);
+  });
+
+  test('without a budget, the waits stop at waitOutMs, then count as attempts', async () => {
+    let waited = 0;
+    const attempt = withRetries(async () => { throw resuming(); }, { maxAttempts: 3, random: () => 0.999, sleep: async (ms) => void (waited += ms) });
+    await expect(attempt).rejects.toMatchObject({ name: 'RetriesExhaustedError' });
+    expect(waited).toBeGreaterThanOrEqual(RESUMING_BACKOFF.waitOutMs);
+    expect(waited).toBeLessThan(RESUMING_BACKOFF.waitOutMs + 3 * RESUMING_BACKOFF.capMs);
+  });
+
+  test('other transient failures keep the retries\' own backoff and attempts', async () => {
     const waits: number[] = [];
     await expect(
       withRetries(async () => {

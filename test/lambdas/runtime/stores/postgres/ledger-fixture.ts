@@ -13,9 +13,8 @@ import {
   DlqSender,
   route,
   SourceKind,
-  sql,
-  sqlIdentifier,
   sqlIncrement,
+  sqlInsert,
   sqlStrategy,
   type BatchHandler,
   type Envelope,
@@ -69,12 +68,9 @@ export function recordOf(event: Envelope<unknown>, options: SqsRecordOptions = {
   return sqsRecord(event, options);
 }
 
-/** The handler's effects: the entry's row, and the increment of its account's balance. */
+/** The handler's effects: the entry's row (a row write: the strategy knows its table), and the increment of its account's balance. */
 export function entryEffects(ledger: Ledger, payload: { entryId: string; account: string; amount: number }): SqlEffects {
-  return [
-    sql`INSERT INTO ${sqlIdentifier(ledger.entries)} (entry_id, account, amount) VALUES (${payload.entryId}, ${payload.account}, ${payload.amount})`,
-    sqlIncrement(ledger.balances, { account: payload.account }, 'amount', payload.amount),
-  ];
+  return [sqlInsert(ledger.entries, { entry_id: payload.entryId, account: payload.account, amount: payload.amount }), sqlIncrement(ledger.balances, { account: payload.account }, 'amount', payload.amount)];
 }
 
 /** A consumer of the ledger, its recording observability and its fake DLQ. */
@@ -99,6 +95,11 @@ export function ledgerConsumer(ledger: Ledger, session: SqlSession, options: Par
     observability,
   });
   return { handle, observability, dlq };
+}
+
+/** How an increment of `table` starts (effects.ts, incrementStatement). */
+export function incrementOf(table: string): string {
+  return `WITH updated AS (UPDATE "${table}"`;
 }
 
 /** The balances, by account. */
@@ -173,7 +174,7 @@ export async function interferingSession(connection: PostgresConnection, ledger:
   await other.query(`INSERT INTO ${ledger.balances} (account, amount) VALUES ('acc-a', 1000)`);
   const session = new RecordingSession(inner, {
     beforeStatement: async (statement, transaction) => {
-      if (transaction === 1 && statement.sql.startsWith(`INSERT INTO "${ledger.balances}"`)) await other.query(`UPDATE ${ledger.balances} SET amount = amount + 1 WHERE account = 'acc-a'`);
+      if (transaction === 1 && statement.sql.startsWith(incrementOf(ledger.balances))) await other.query(`UPDATE ${ledger.balances} SET amount = amount + 1 WHERE account = 'acc-a'`);
     },
   });
   return { session, close: () => other.close() };

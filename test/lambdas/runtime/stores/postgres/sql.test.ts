@@ -1,8 +1,7 @@
 // The `sql` tag and the SQL effects: values become named parameters in the Data API's shape, never
 // text; identifiers are checked and quoted; what the Data API cannot carry is refused.
-import { dedupTableDdl, InvalidEffectError, joinSql, sql, sqlIdentifier, sqlIncrement, upsertIfNewer } from '../../../../../lambdas/runtime';
-import { aggregateIncrements } from '../../../../../lambdas/runtime/stores/postgres/effects';
-import { classifySqlFailure, SqlStatementError, SqlTransientError } from '../../../../../lambdas/runtime/stores/postgres/errors';
+import { dedupTableDdl, InvalidEffectError, joinSql, sql, sqlIdentifier, sqlIncrement, sqlInsert, upsertIfNewer } from '../../../../../lambdas/runtime';
+import { classifySqlFailure, SqlSchemaMissingError, SqlStatementError, SqlTransientError } from '../../../../../lambdas/runtime/stores/postgres/errors';
 import { positional } from '../../../../../emulator/engines/postgres-session';
 
 test('each value is a named parameter :p0, :p1, ... with its Data API field', () => {
@@ -70,26 +69,30 @@ test('a ::type cast is not a placeholder, for the local session either', () => {
   expect(positional(statement)).toEqual({ text: 'SELECT $1::int + $2::numeric', values: ['5', '1.5'] });
 });
 
-test('increments are summed per row, in a fixed order, exactly, zero sums left out', () => {
-  const statements = aggregateIncrements([
-    sqlIncrement('balances', { account: 'b' }, 'amount', 5),
-    sqlIncrement('balances', { account: 'a' }, 'amount', 2 ** 52),
-    sqlIncrement('balances', { account: 'b' }, 'amount', -2),
-    sqlIncrement('balances', { account: 'a' }, 'amount', 2 ** 52),
-    sqlIncrement('balances', { account: 'c' }, 'amount', 3),
-    sqlIncrement('balances', { account: 'c' }, 'amount', -3),
-  ]);
-  expect(statements.map((statement) => statement.parameters.map((parameter) => parameter.value))).toEqual([
-    [{ stringValue: 'a' }, { stringValue: String(2n ** 53n) }],
-    [{ stringValue: 'b' }, { longValue: 3 }],
-  ]);
-  expect(statements[0]?.sql).toBe('INSERT INTO "balances" AS stored ("account", "amount") VALUES (:p0, :p1) ON CONFLICT ("account") DO UPDATE SET "amount" = stored."amount" + EXCLUDED."amount"');
+test('increments: whole numbers, exact as bigints, at least one key column', () => {
+  expect(sqlIncrement('balances', { account: 'a' }, 'amount', 2 ** 52).amount).toBe(2n ** 52n);
   expect(() => sqlIncrement('balances', { account: 'a' }, 'amount', 1.5)).toThrow(InvalidEffectError);
+  expect(() => sqlIncrement('balances', { account: 'a' }, 'amount', 2 ** 60)).toThrow(InvalidEffectError);
   expect(() => sqlIncrement('balances', {}, 'amount', 1)).toThrow(InvalidEffectError);
+  expect(() => sqlIncrement('balances; DROP TABLE x', { account: 'a' }, 'amount', 1)).toThrow(InvalidEffectError);
+});
+
+test('an insert is a row write of its table, each value a parameter', () => {
+  const write = sqlInsert('payments', { payment_id: 'p-1', amount_cents: 5 });
+  expect(write.table).toBe('payments');
+  expect(write.statement).toEqual({
+    sql: 'INSERT INTO "payments" ("payment_id", "amount_cents") VALUES (:p0, :p1)',
+    parameters: [
+      { name: 'p0', value: { stringValue: 'p-1' } },
+      { name: 'p1', value: { longValue: 5 } },
+    ],
+  });
+  expect(() => sqlInsert('payments', {})).toThrow(InvalidEffectError);
+  expect(() => sqlInsert('payments', { 'a b': 1 })).toThrow(InvalidEffectError);
 });
 
 test('the versioned upsert updates only when the stored version is older', () => {
-  expect(upsertIfNewer('orders', { order_id: 'o-1' }, 'version', { status: 'SHIPPED', version: 3 }).sql).toBe(
+  expect(upsertIfNewer('orders', { order_id: 'o-1' }, 'version', { status: 'SHIPPED', version: 3 }).statement.sql).toBe(
     'INSERT INTO "orders" AS stored ("order_id", "status", "version") VALUES (:p0, :p1, :p2) ON CONFLICT ("order_id") DO UPDATE SET "status" = EXCLUDED."status", "version" = EXCLUDED."version" WHERE stored."version" < EXCLUDED."version"',
   );
   expect(() => upsertIfNewer('orders', { order_id: 'o-1' }, 'version', { status: 'SHIPPED' })).toThrow(InvalidEffectError);
@@ -106,7 +109,9 @@ test.each([
   ['23505', SqlStatementError],
   ['23514', SqlStatementError],
   ['22003', SqlStatementError],
-  ['42P01', SqlStatementError],
+  ['42703', SqlStatementError],
+  ['42P01', SqlSchemaMissingError],
+  ['3F000', SqlSchemaMissingError],
   ['40001', SqlTransientError],
   ['40P01', SqlTransientError],
   ['55P03', SqlTransientError],
@@ -118,6 +123,41 @@ test.each([
   expect(classified.message).toContain(`SQLSTATE ${code}`);
 });
 
+test('a missing table or schema is transient: the schema is not there yet, which is not the event\'s fault', () => {
+  const classified = classifySqlFailure(Object.assign(new Error('relation "payments" does not exist'), { code: '42P01' }), 'an effect');
+  expect(classified).toBeInstanceOf(SqlTransientError);
+  expect(classified.message).toMatch(/migration that has not run/);
+});
+
 test('a connection error without a SQLSTATE is transient', () => {
   expect(classifySqlFailure(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'a statement')).toBeInstanceOf(SqlTransientError);
+});
+
+describe('SQL text can only be made by the runtime (item 9 of issue 39)', () => {
+  // What a producer's JSON field, or a map attribute of a DynamoDB stream image, can hold.
+  const forged = JSON.parse('{"sql": "(SELECT secret FROM other_table)", "parameters": []}') as never;
+
+  test('an object shaped like a statement, interpolated, is refused as a value, never spliced in', () => {
+    expect(() => sql`INSERT INTO notes (body) VALUES (${forged})`).toThrow(InvalidEffectError);
+    expect(() => joinSql([forged], ', ')).toThrow(InvalidEffectError);
+  });
+
+  test('so are copies of a real statement, and objects made with its prototype', () => {
+    const real = sql`SELECT ${1}`;
+    expect(() => sql`SELECT ${{ ...real } as never}`).toThrow(InvalidEffectError);
+    expect(() => sql`SELECT ${Object.assign(Object.create(Object.getPrototypeOf(real) as object) as object, { sql: 'x', parameters: [] }) as never}`).toThrow(InvalidEffectError);
+  });
+
+  test('what the runtime makes is frozen: its text cannot be changed after it was built', () => {
+    const statement = sql`SELECT ${1}`;
+    expect(() => Object.assign(statement, { sql: 'DROP TABLE x' })).toThrow(TypeError);
+    expect(() => (statement.parameters as unknown[]).push({})).toThrow(TypeError);
+    expect(sql`SELECT ${statement}`.sql).toBe('SELECT SELECT :p0');
+  });
+
+  test('the values an effect builds on are parameters or refused', () => {
+    expect(() => sqlIncrement('balances', { account: forged }, 'amount', 1)).toThrow(InvalidEffectError);
+    expect(() => upsertIfNewer('orders', { order_id: 'o-1' }, 'version', { status: forged, version: 1 })).toThrow(InvalidEffectError);
+    expect(() => sqlInsert('notes', { body: forged })).toThrow(InvalidEffectError);
+  });
 });
