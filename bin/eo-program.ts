@@ -14,6 +14,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { abortedReport as AbortedReport } from '../emulator/demo/abort';
 import type { DemoReport } from '../emulator/demo/report';
 import type { LatencyFlags } from '../emulator/cli/latency-options';
+import type { StatementFailureBehaviour } from '../emulator/gateway/data-api-service';
 
 function wholeNumber(value: string): number {
   const parsed = Number(value);
@@ -41,6 +42,7 @@ interface DemoFlags extends LatencyFlags {
   throttleRate: number;
   serverErrorRate: number;
   serializationFailureRate: number;
+  dataApiStatementFailures: StatementFailureBehaviour;
   poisonRate: number;
   schemaV2Rate: number;
   json?: string;
@@ -73,6 +75,7 @@ async function registerDemo(program: Command): Promise<void> {
   (await import('../tools/cli/checkout')).repositoryCheckout('eo demo', DEMO_NEEDS_CHECKOUT);
   const { DEMO_DEFAULTS } = await import('../emulator/demo/run');
   const { addLatencyOptions } = await import('../emulator/cli/latency-options');
+  const { statementFailuresOption } = await import('../emulator/cli/statement-failures-option');
   const demo = program
     .command('demo')
     .description('run the synthesized stack on local engines with injected faults and verify that every effect is exact')
@@ -85,6 +88,7 @@ async function registerDemo(program: Command): Promise<void> {
     .addOption(rateOption('--throttle-rate', 'share of DynamoDB calls answered with a throttle', DEMO_DEFAULTS.throttleRate))
     .addOption(rateOption('--server-error-rate', 'share of DynamoDB calls answered with a 500', DEMO_DEFAULTS.serverErrorRate))
     .addOption(rateOption('--serialization-failure-rate', 'share of the Data API statements in a transaction that fail with a serialization failure (40001)', DEMO_DEFAULTS.serializationFailureRate))
+    .addOption(statementFailuresOption())
     .addOption(rateOption('--poison-rate', 'share of events that are malformed or of an unknown type', DEMO_DEFAULTS.poisonRate))
     .addOption(rateOption('--schema-v2-rate', 'share of page views in the later schema 2', DEMO_DEFAULTS.schemaV2Rate))
     .option('--json <file>', 'write the JSON report to a file (- for stdout)')

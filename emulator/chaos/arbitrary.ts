@@ -1,5 +1,6 @@
 /** The space of chaos schedules: fault rates, seeds, batch shapes, concurrency, event mix. */
 import fc from 'fast-check';
+import { STATEMENT_FAILURE_BEHAVIOURS } from '../gateway/data-api-service';
 import type { Schedule } from './schedule';
 
 const rate = (max: number) => fc.integer({ min: 0, max: Math.round(max * 100) }).map((percent) => percent / 100);
@@ -19,6 +20,7 @@ export function scheduleArbitrary(options: { minEvents?: number; maxEvents?: num
       throttleRate: rate(0.1),
       serverErrorRate: rate(0.03),
       serializationFailureRate: rate(0.1),
+      dataApiStatementFailures: fc.constantFrom(...STATEMENT_FAILURE_BEHAVIOURS),
       poisonRate: rate(0.06),
       schemaV2Rate: rate(0.05),
       sqsBatchSize: fc.constantFrom(1, 5, 10, 50, 100),

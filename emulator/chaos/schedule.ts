@@ -12,6 +12,7 @@ import { DeliveryFaultPlan } from '../faults/plan';
 import { seededRandom } from '../faults/random';
 import type { SynthesizedStack } from '../stack/cloud-assembly';
 import { startLocalStack } from '../stack/runtime';
+import type { StatementFailureBehaviour } from '../gateway/data-api-service';
 
 export interface Schedule {
   readonly seed: number;
@@ -25,6 +26,8 @@ export interface Schedule {
   readonly throttleRate: number;
   readonly serverErrorRate: number;
   readonly serializationFailureRate: number;
+  /** What a failed Data API statement does to its transaction: AWS is documented to abort it; both are handled. */
+  readonly dataApiStatementFailures: StatementFailureBehaviour;
   readonly poisonRate: number;
   readonly schemaV2Rate: number;
   readonly sqsBatchSize: number;
@@ -58,6 +61,7 @@ export async function runSchedule(schedule: Schedule, shared: { engines: Engines
     throttleRate: schedule.throttleRate,
     serverErrorRate: schedule.serverErrorRate,
     serializationFailureRate: schedule.serializationFailureRate,
+    dataApiStatementFailures: schedule.dataApiStatementFailures,
     timeScale: schedule.timeScale,
     concurrency: schedule.concurrency,
     sqsConcurrency: schedule.concurrency,
@@ -77,11 +81,11 @@ export async function runSchedule(schedule: Schedule, shared: { engines: Engines
 
 /** The `npm run demo` command that reruns a schedule by itself. */
 export function demoCommand(schedule: Schedule): string {
-  const flags: [string, number][] = [
+  const flags: [string, number | string][] = [
     ['--events', schedule.events], ['--seed', schedule.seed], ['--page-view-share', schedule.pageViewShare], ['--payment-share', schedule.paymentShare],
     ['--duplicate-rate', schedule.duplicateRate], ['--producer-retry-rate', schedule.producerRetryRate], ['--crash-rate', schedule.crashRate],
     ['--slow-rate', schedule.slowRate], ['--throttle-rate', schedule.throttleRate], ['--server-error-rate', schedule.serverErrorRate], ['--serialization-failure-rate', schedule.serializationFailureRate],
-    ['--poison-rate', schedule.poisonRate], ['--schema-v2-rate', schedule.schemaV2Rate], ['--sqs-batch-size', schedule.sqsBatchSize],
+    ['--data-api-statement-failures', schedule.dataApiStatementFailures],    ['--poison-rate', schedule.poisonRate], ['--schema-v2-rate', schedule.schemaV2Rate], ['--sqs-batch-size', schedule.sqsBatchSize],
     ['--sqs-batching-window', schedule.sqsBatchingWindowSeconds], ['--stream-batch-size', schedule.streamBatchSize],
     ['--concurrency', schedule.concurrency], ['--time-scale', schedule.timeScale],
   ];

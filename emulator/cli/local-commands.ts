@@ -20,10 +20,13 @@ import { AWS_ENV_FILE_NAME, awsCliFilesBeside, awsCliInstructions, removeAwsCliF
 import { sourceLabel } from '../../operations/cli/dlq-output';
 import { renderTable } from '../../cli/table';
 import type { LatencyProfileLabel } from '../gateway/latency';
+import type { StatementFailureBehaviour } from '../gateway/data-api-service';
+import { statementFailuresOption } from './statement-failures-option';
 import { addLatencyOptions, latencyLabel, latencyOf, type LatencyFlags } from './latency-options';
 
 interface UpFlags extends LatencyFlags {
   readonly app?: string;
+  readonly dataApiStatementFailures: StatementFailureBehaviour;
   readonly out?: string;
   readonly state: string;
   readonly functionsLog: string;
@@ -66,6 +69,7 @@ export function registerLocalCommands(program: Command): void {
     .addOption(new Option('--out <dir>', 'its cloud assembly, synthesized there when missing or older than the app\'s sources (default: "cdk.out" in the app\'s folder)'))
     .addOption(new Option('--state <file>', 'where to write the state that `eo dlq ... --local` reads (relative to the working directory, where `eo dlq` looks)').default(DEFAULT_STATE_FILE))
     .addOption(new Option('--functions-log <file>', 'where the functions\' stdout and stderr go').default(path.join('.eo', 'functions.log')))
+    .addOption(statementFailuresOption())
     .option('--quiet', 'no progress output');
   addLatencyOptions(up).action(startUp);
 }
@@ -107,6 +111,7 @@ async function startStack(synthesized: SynthesizedStack, { flags, latency }: { f
     synthesized,
     output,
     latency,
+    dataApiStatementFailures: flags.dataApiStatementFailures,
     onInitFailure: initFailurePrinter(flags.functionsLog),
     // A user's AWS CLI (or a function) that sends what AWS would refuse should hear why, where they look.
     onRefusal: (line, kind) => {

@@ -13,6 +13,7 @@ import { DeliveryCounter } from './deliveries';
 import { describeFailure, writeDump } from './dump';
 import type { DemoReport } from './report';
 import { LATENCY_DEFAULTS, type LatencyProfileLabel } from '../gateway/latency';
+import type { StatementFailureBehaviour } from '../gateway/data-api-service';
 
 const NO_LATENCY: LatencyProfileLabel = { name: LATENCY_DEFAULTS.profile, scale: LATENCY_DEFAULTS.scale };
 import { runScenario, type ScenarioOptions } from './scenario';
@@ -43,6 +44,8 @@ export interface DemoOptions extends ScenarioOptions {
   readonly serverErrorRate: number;
   /** Share of the Data API statements in a transaction that fail with a serialization failure (40001). */
   readonly serializationFailureRate: number;
+  /** What a failed Data API statement does to its transaction (LocalStackOptions.dataApiStatementFailures). @default DEFAULT_STATEMENT_FAILURE_BEHAVIOUR */
+  readonly dataApiStatementFailures?: StatementFailureBehaviour;
   /** Replace the template's mapping batch sizes and window (chaos schedules explore them). @default - the template's */
   readonly sqsBatchSize?: number;
   readonly sqsBatchingWindow?: number;
@@ -107,6 +110,7 @@ async function start(options: DemoOptions, wiring: StartWiring): Promise<LocalSt
       throttleRate: options.throttleRate,
       serverErrorRate: options.serverErrorRate,
       serializationFailureRate: options.serializationFailureRate,
+      dataApiStatementFailures: options.dataApiStatementFailures,
       output: wiring.sink,
       onRefusal: (line) => wiring.sink(`${line}\n`, CONTRACT_LOG_SOURCE),
       onInitFailure: firstOnly((failure) => (options.alert ?? alertOnStderr)(`eo: ${initFailureSummary(failure)} (logged in ${wiring.logFile})`)),

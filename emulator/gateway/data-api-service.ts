@@ -48,8 +48,11 @@ export interface DataApiCluster {
   readonly connect: (database: string | undefined) => Promise<DataApiConnection>;
 }
 
+/** What a failed statement can do to its transaction (see the file's comment), as local mode's settings spell them. */
+export const STATEMENT_FAILURE_BEHAVIOURS = ['abort-transaction', 'keep-transaction'] as const;
+
 /** What a failed statement does to its transaction (see the file's comment). */
-export type StatementFailureBehaviour = 'abort-transaction' | 'keep-transaction';
+export type StatementFailureBehaviour = (typeof STATEMENT_FAILURE_BEHAVIOURS)[number];
 
 /** The behaviour local mode runs with unless told otherwise: the one AWS's troubleshooting page describes. */
 export const DEFAULT_STATEMENT_FAILURE_BEHAVIOUR: StatementFailureBehaviour = 'abort-transaction';

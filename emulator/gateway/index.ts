@@ -14,8 +14,8 @@ export { CallerDirectory, functionCredentials } from './credentials';
 export { IamGuard } from './iam-guard';
 export { LocalLambdaService } from './lambda-service';
 // startDataApiGateway is left out: its module loads `pg`, an optional peer; import it from ./data-api-gateway.
-export { LocalDataApiService } from './data-api-service';
-export type { DataApiCluster, DataApiConnection, LocalDataApiServiceOptions } from './data-api-service';
+export { DEFAULT_STATEMENT_FAILURE_BEHAVIOUR, LocalDataApiService, STATEMENT_FAILURE_BEHAVIOURS } from './data-api-service';
+export type { DataApiCluster, DataApiConnection, LocalDataApiServiceOptions, StatementFailureBehaviour } from './data-api-service';
 export type { DataApiClusterSettings, DataApiGateway, DataApiGatewayOptions } from './data-api-gateway';
 export type { ContractGateways, ContractGatewaysOptions } from './contract-gateways';
 export type { ContractStats } from './contract-stats';

@@ -7,7 +7,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { AlarmEvaluator } from '../alarms';
 import { destroyClients, endpointEnv, lambdaClient, LOCAL_CREDENTIALS, LOCAL_REGION, localClients, requireEndpoints, sqsClient, startEngines, type EngineEndpoints, type Engines, type LocalClients, type LocalEndpoints } from '../engines';
-import { LatencyModel, type ContractGateways, type ContractStats, type DataApiGateway, type LocalDataApiServiceOptions, type LatencyProfileLabel, type RefusalListener, type ServedFunction } from '../gateway';
+import { LatencyModel, type ContractGateways, type ContractStats, type DataApiGateway, type LocalDataApiServiceOptions, type LatencyProfileLabel, type RefusalListener, type ServedFunction, type StatementFailureBehaviour } from '../gateway';
 import { startDynamoFaultProxy, type DynamoFaultProxy } from '../faults/dynamodb-proxy';
 import { seededRandom } from '../faults/random';
 import { DROP_OUTPUT, InitFailureSignal, nodeSourceText, type InitFailureListener, type LocalFunction, type OutputSink } from '../functions';
@@ -45,6 +45,13 @@ export interface LocalStackOptions {
   readonly serverErrorRate?: number;
   /** Share of the Data API statements run in a transaction that fail with a serialization failure (40001), raised in that transaction. @default 0 */
   readonly serializationFailureRate?: number;
+  /**
+   * What a failed Data API statement does to its transaction: `abort-transaction`, as the Data
+   * API's troubleshooting page describes it (the next call on it is refused), or
+   * `keep-transaction`, PostgreSQL's own (a savepoint rolls back the statement alone).
+   * @default DEFAULT_STATEMENT_FAILURE_BEHAVIOUR ('abort-transaction')
+   */
+  readonly dataApiStatementFailures?: StatementFailureBehaviour;
   /** @default DEFAULT_TIME_SCALE */
   readonly timeScale?: number;
   /** Which Node.js runs the functions (docs/local-mode.md, "Node.js as Lambda runs it"). @default EO_FUNCTIONS_NODE's value, else 'runtime' */
@@ -247,11 +254,12 @@ async function startContract(engines: Required<EngineEndpoints>, stoppers: (() =
   return { gateways, proxy };
 }
 
-/** The local Data API on the compressed clock, with the serialization failures asked for. */
+/** The local Data API on the compressed clock, with the serialization failures and the failed statements' behaviour asked for. */
 function dataApiServiceOptions(options: LocalStackOptions): LocalDataApiServiceOptions {
   const rate = options.serializationFailureRate ?? 0;
   return {
     transactionIdleMs: localTransactionIdleMs(options.timeScale ?? DEFAULT_TIME_SCALE),
+    ...(options.dataApiStatementFailures !== undefined && { statementFailures: options.dataApiStatementFailures }),
     ...(rate > 0 && { serializationFailures: { random: seededRandom((options.seed ?? 1) ^ 0x5e41), rate } }),
   };
 }

@@ -9,7 +9,7 @@
  */
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
-import { route, sql, sqlHandler, sqlIdentifier, sqlIncrement, type BatchHandler, type SqlEffects, type SqlHandlerOptions } from '../../lambdas/runtime';
+import { route, sqlHandler, sqlIncrement, sqlInsert, type BatchHandler, type SqlEffects, type SqlHandlerOptions } from '../../lambdas/runtime';
 import { INVOICES_TABLE, PAYMENTS_TABLE } from '../invoice-payments-schema';
 
 z.config(en());
@@ -25,10 +25,15 @@ const paymentPayload = z.object({
 });
 export type PaymentPayload = z.infer<typeof paymentPayload>;
 
-/** The payment's row, and its amount added to its invoice (summed with the batch's other payments of that invoice into one statement). */
+/**
+ * The payment's row, and its amount added to its invoice. Both are structured effects, so the
+ * strategy may send a batch's payment rows together and sum an invoice's payments into one
+ * statement, where the tables' catalog proves that nothing could tell the difference from applying
+ * the payments one at a time (docs/patterns/sql-dedup.md).
+ */
 export function paymentEffects(payment: PaymentPayload): SqlEffects {
   return [
-    sql`INSERT INTO ${sqlIdentifier(PAYMENTS_TABLE)} (payment_id, invoice_id, amount_cents) VALUES (${payment.paymentId}, ${payment.invoiceId}, ${payment.amountCents})`,
+    sqlInsert(PAYMENTS_TABLE, { payment_id: payment.paymentId, invoice_id: payment.invoiceId, amount_cents: payment.amountCents }),
     sqlIncrement(INVOICES_TABLE, { invoice_id: payment.invoiceId }, 'paid_cents', payment.amountCents),
   ];
 }

@@ -224,7 +224,7 @@ ${indent(streamRoutes('onInsert', 'notInserted', 'notInserted'), 4)}
   };
 }
 
-const SQL_IMPORTS = ['sql', 'sqlIdentifier', 'sqlIncrement'];
+const SQL_IMPORTS = ['sqlIncrement', 'sqlInsert'];
 
 function envelopeSql(request: ConsumerRequest): Parts {
   return {

@@ -78,7 +78,8 @@ function applied(committed: readonly SqlStatement[]): { entries: Record<string, 
   for (const statement of committed) {
     const [first, second, third] = statement.parameters.map(valueOf);
     if (statement.sql.startsWith(\`INSERT INTO "\${ENV.ENTRIES_TABLE}"\`)) entries[String(first)] = Number(third);
-    if (statement.sql.startsWith(\`INSERT INTO "\${ENV.TOTALS_TABLE}"\`)) totals[String(first)] = (totals[String(first)] ?? 0) + Number(second);
+    // sqlIncrement's statement: the amount, then the key, as \`WITH updated AS (UPDATE ... SET total = stored.total + $1 WHERE key = $2 ...\`.
+    if (statement.sql.startsWith(\`WITH updated AS (UPDATE "\${ENV.TOTALS_TABLE}"\`)) totals[String(second)] = (totals[String(second)] ?? 0) + Number(first);
   }
   return { entries, totals };
 }

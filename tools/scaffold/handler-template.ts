@@ -178,7 +178,7 @@ const change = z
 export type {{Pascal}}Change = z.infer<typeof change>;`,
 } as const;
 
-const SQL_RUNTIME_IMPORTS = ['route', 'SourceKind', 'sql', 'sqlHandler', 'sqlIdentifier', 'sqlIncrement', 'type BatchHandler', 'type HandlerEnv', 'type Routes', 'type SqlEffects', 'type SqlHandlerOptions'];
+const SQL_RUNTIME_IMPORTS = ['route', 'SourceKind', 'sqlHandler', 'sqlIncrement', 'sqlInsert', 'type BatchHandler', 'type HandlerEnv', 'type Routes', 'type SqlEffects', 'type SqlHandlerOptions'];
 
 /** `example/handlers/<name>.ts` of the SQL pattern: one call to `sqlHandler`, whose routes return SQL effects. */
 function renderSqlHandler(request: ConsumerRequest): string {

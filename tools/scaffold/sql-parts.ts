@@ -2,7 +2,7 @@
  * What a generated SQL consumer (`--pattern sql`) adds to the PostgreSQL database it shares with
  * the stack's other SQL consumers: two tables named after it, their DDL (run at deploy by
  * `SqlEffectDatabase.addSchema`, safe to run again), and the variables that tell its function their
- * names. The handler's effects, written with `sql`, `sqlIdentifier` and `sqlIncrement`, are shared
+ * names. The handler's effects, written with `sqlInsert` and `sqlIncrement`, are shared
  * by the in-repo and the team-app handlers.
  */
 import { identifiersOf } from './names';
@@ -96,11 +96,12 @@ const ENTRY_EFFECTS = `${TABLES_TYPE}
 /**
  * The placeholder effects of one event: its row in the entries table (the database refuses a
  * second row with its event id), and its amount added to its key's total. Values are parameters,
- * table names checked identifiers: never SQL built from strings.
+ * table names checked identifiers: never SQL built from strings. Both are structured effects, so
+ * the strategy may batch them where the tables' catalog proves the order cannot show.
  */
 export function entryEffects(tables: {{Pascal}}Tables, eventId: string, entry: {{Pascal}}Payload): SqlEffects {
   return [
-    sql\`INSERT INTO \${sqlIdentifier(tables.entries)} (event_id, key, amount) VALUES (\${eventId}, \${entry.key}, \${entry.amount})\`,
+    sqlInsert(tables.entries, { event_id: eventId, key: entry.key, amount: entry.amount }),
     sqlIncrement(tables.totals, { key: entry.key }, 'total', entry.amount),
   ];
 }`;
@@ -121,13 +122,15 @@ export function categoryMoves(changed: {{Pascal}}Change): [category: string, del
  * The placeholder effects of one change: its row in the entries table (the item's key, and what
  * the change did to the count of items), and the count of items per category in the totals
  * table. Values are parameters, table names checked identifiers: never SQL built from strings.
+ * Both are structured effects, so the strategy may batch them where the tables' catalog proves
+ * the order cannot show.
  */
 export function changeEffects(tables: {{Pascal}}Tables, eventId: string, changed: {{Pascal}}Change): SqlEffects {
   const moves = categoryMoves(changed);
   const item = changed.newImage ?? changed.oldImage;
   const net = moves.reduce((sum, [, delta]) => sum + delta, 0);
   return [
-    sql\`INSERT INTO \${sqlIdentifier(tables.entries)} (event_id, key, amount) VALUES (\${eventId}, \${item?.pk ?? ''}, \${net})\`,
+    sqlInsert(tables.entries, { event_id: eventId, key: item?.pk ?? '', amount: net }),
     ...moves.map(([category, delta]) => sqlIncrement(tables.totals, { key: category }, 'total', delta)),
   ];
 }`;

@@ -1,10 +1,11 @@
 /**
  * The SQL part's pure pieces: how a run's Data API calls and rows become per-record and per-batch
  * figures, the table the report prints (apart from the DynamoDB strategies, with the latency
- * assumption spelled out), and how the meter names operations and the table an INSERT writes.
+ * assumption spelled out), and how the meter names operations and the table an INSERT or an increment writes.
  */
 import { DATA_API_ASSUMED_CALL, type LatencyProfileLabel } from '../../../emulator/gateway';
-import { insertedTable, operationOf, type DataApiCounts } from '../../../tools/bench/data-api-meter';
+import { incrementStatement } from '../../../lambdas/runtime/stores/postgres/effects';
+import { insertedTable, operationOf, writtenTable, type DataApiCounts } from '../../../tools/bench/data-api-meter';
 import { sqlLines, summarizeSql, type SqlRun } from '../../../tools/bench/sql-summary';
 
 const LOCAL: LatencyProfileLabel = { name: 'none', scale: 1 };
@@ -89,5 +90,13 @@ describe('the Data API meter\'s names', () => {
     [undefined, undefined],
   ])('%p writes to %p', (sql, table) => {
     expect(insertedTable(sql)).toBe(table);
+  });
+
+  test('an increment is counted against the table it updates, and an INSERT as before', () => {
+    const increment = incrementStatement('bench_counters_1a2b', { pk: 'page-1' }, new Map([['views', 1n]])).sql;
+    expect(writtenTable(increment)).toEqual({ table: 'bench_counters_1a2b', increment: true });
+    expect(insertedTable(increment)).toBeUndefined();
+    expect(writtenTable('INSERT INTO "odd""name" (a) VALUES (1)')).toEqual({ table: 'odd"name', increment: false });
+    expect(writtenTable('WITH x AS (SELECT 1) SELECT * FROM x')).toBeUndefined();
   });
 });
