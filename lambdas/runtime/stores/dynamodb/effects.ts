@@ -1,6 +1,7 @@
 import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { marshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { InvalidEffectError, messageOf } from '../../core/errors';
+import { exactDecimalSum } from './decimal-sum';
 import { checkSharding, shardFor, shardKey, type Sharding } from './sharding';
 
 /** A DynamoDB key as plain values, e.g. `{ pk: 'page#home' }`. */
@@ -88,20 +89,23 @@ export function itemIdOf(effect: Pick<Effect, 'table' | 'key'> & { readonly shar
   return JSON.stringify(effect.sharding === undefined ? [effect.table, keyParts] : [effect.table, keyParts, effect.sharding.shards]);
 }
 
-/** Sums the increments of one item per attribute. */
-export function mergeIncrements(increments: readonly Increment[]): Map<string, number> {
-  const totals = new Map<string, number>();
-  for (const { attribute, amount } of increments) totals.set(attribute, (totals.get(attribute) ?? 0) + amount);
-  return totals;
+/**
+ * Sums the increments of one item per attribute, exactly, in DynamoDB's decimal form
+ * (decimal-sum.ts): the one `ADD` stores what the increments' own `ADD`s would, one at a time.
+ */
+export function mergeIncrements(increments: readonly Increment[]): Map<string, string> {
+  const amounts = new Map<string, number[]>();
+  for (const { attribute, amount } of increments) amounts.set(attribute, [...(amounts.get(attribute) ?? []), amount]);
+  return new Map([...amounts].map(([attribute, each]) => [attribute, exactDecimalSum(each)]));
 }
 
-/** The transaction action of one item's increments, summed per attribute. */
-export function incrementAction(table: string, key: ItemKey, totals: ReadonlyMap<string, number>): TransactWriteItem {
+/** The transaction action of one item's increments, summed per attribute (decimal strings, as `N` values are). */
+export function incrementAction(table: string, key: ItemKey, totals: ReadonlyMap<string, string>): TransactWriteItem {
   const names: Record<string, string> = {};
   const values: Record<string, AttributeValue> = {};
   const clauses = [...totals.entries()].map(([attribute, amount], index) => {
     names[`#a${index}`] = attribute;
-    values[`:v${index}`] = { N: String(amount) };
+    values[`:v${index}`] = { N: amount };
     return `#a${index} :v${index}`;
   });
   return {
@@ -153,7 +157,7 @@ function checkEffect(effect: unknown, position: number): void {
   }
   if (candidate.kind === 'increment' && candidate.sharding !== undefined) checkShardingOf(candidate as Increment, where);
   try {
-    if (candidate.kind === 'increment') incrementAction(candidate.table, candidate.key, new Map([[candidate.attribute as string, candidate.amount as number]]));
+    if (candidate.kind === 'increment') incrementAction(candidate.table, candidate.key, new Map([[candidate.attribute as string, String(candidate.amount)]]));
     else updateAction(candidate as Update);
   } catch (error) {
     throw new InvalidEffectError(`${where} on ${candidate.table} cannot be marshalled: ${messageOf(error)}`, { cause: error });
