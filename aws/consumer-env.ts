@@ -59,4 +59,10 @@ export const SQL_ENV = {
   database: 'DATA_API_DATABASE',
   /** The dedup table, `name` or `schema.name`. */
   dedupTable: 'SQL_DEDUP_TABLE',
+  /**
+   * The tables the consumer's handlers write their effects to, comma-separated (`connect`'s
+   * `effectTables`); unset when none are declared. The runtime never reads it: the tools do, so that
+   * `eo replay --generation` refuses a generation that writes to the live generation's tables.
+   */
+  effectTables: 'SQL_EFFECT_TABLES',
 } as const;

@@ -37,6 +37,7 @@ export { IDEMPOTENCY_KEY_ATTRIBUTE, IDEMPOTENCY_TTL_ATTRIBUTE, IdempotencyTable 
 export type { IdempotencyTableProps } from './idempotency-table';
 export { DATA_API_CONSUMER_ACTIONS, SqlEffectDatabase } from './sql-effect-database';
 export type { ExistingSqlCluster, SqlEffectDatabaseProps } from './sql-effect-database';
+export type { SqlConnectOptions } from './sql-effect-tables';
 export { SQL_ENV } from '../aws/consumer-env';
 export { IteratorAgeAlarm } from './iterator-age-alarm';
 export type { IteratorAgeAlarmProps } from './iterator-age-alarm';

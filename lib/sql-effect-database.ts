@@ -43,6 +43,7 @@ import { DEFAULT_SQL_DEDUP_TABLE, SQL_IDENTIFIER_PATTERN, sqlDedupExpiryStatemen
 import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { addCustomerManagedKey } from './customer-managed-key';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
+import { sqlEffectTablesValue, type SqlConnectOptions } from './sql-effect-tables';
 import { checkDurationRange, checkPattern } from './validation';
 
 /** The Data API calls a consumer makes: its transaction and its statements, nothing else. */
@@ -233,13 +234,17 @@ export class SqlEffectDatabase extends Construct {
 
   /**
    * Gives a consumer's function the variables the runtime reads to reach this database, and the
-   * Data API calls and secret read it needs: nothing more.
+   * Data API calls and secret read it needs: nothing more. The tables its handlers write to, given
+   * in `options.effectTables`, go in `SQL_EFFECT_TABLES` for the tools (lib/sql-effect-tables.ts).
+   * @throws Error for an `effectTables` entry that is not a plain identifier, is given twice or is the dedup table
    */
-  public connect(fn: LambdaFunction): void {
+  public connect(fn: LambdaFunction, options: SqlConnectOptions = {}): void {
+    const effectTables = options.effectTables && sqlEffectTablesValue(options.effectTables, this.dedupTable);
     fn.addEnvironment(SQL_ENV.resourceArn, this.clusterArn);
     fn.addEnvironment(SQL_ENV.secretArn, this.secretArn);
     fn.addEnvironment(SQL_ENV.database, this.databaseName);
     fn.addEnvironment(SQL_ENV.dedupTable, this.dedupTable);
+    if (effectTables) fn.addEnvironment(SQL_ENV.effectTables, effectTables);
     this.grantStatements(fn);
   }
 

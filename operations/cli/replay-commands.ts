@@ -13,6 +13,7 @@ export interface ReplayFlags extends TargetFlags {
   readonly dryRun?: boolean;
   readonly quiet?: boolean;
   readonly allowPastDedupWindow?: boolean;
+  readonly allowUndeclaredSqlTables?: boolean;
   readonly generation?: number;
 }
 
@@ -30,5 +31,6 @@ export function registerReplayCommands(program: Command): void {
     .option('--dry-run', 'count the records in the window per shard; invoke nothing')
     .option('--quiet', 'no progress on stderr')
     .option('--allow-past-dedup-window', 'replay also where the consumer\'s dedup records may have expired (those events are applied again)')
+    .option('--allow-undeclared-sql-tables', 'replay into a generation of a SQL consumer although it or an earlier generation declares no effect tables (connect\'s effectTables), so a shared table cannot be told: check its handlers\' SQL first')
     .action(async (consumer: string, flags: ReplayFlags) => (await import('./replay-run')).runReplayCommand(consumer, flags));
 }

@@ -7,6 +7,7 @@ export function formatReplay(label: string, summary: ReplaySummary): string {
   const lines = [`${summary.dryRun ? 'dry run: ' : ''}replay of ${plan.consumer.consumer} (function ${plan.consumer.functionName}) in ${label}: ${plan.source.kind} ${plan.source.arn}, ${window}`];
   if (plan.trimmedBefore !== undefined) lines.push(`  note: the stream keeps ${plan.source.retentionHours} h; records before ${new Date(plan.trimmedBefore).toISOString()} are gone and were not replayed`);
   if (plan.pastDedupWindow !== undefined) lines.push(`  note: ${plan.pastDedupWindow} (allowed by --allow-past-dedup-window)`);
+  if (plan.undeclaredSqlTables !== undefined) lines.push(`  note: ${plan.undeclaredSqlTables} (allowed by --allow-undeclared-sql-tables)`);
   if (summary.archive) lines.push(`  failure archives: ${summary.archive.objects} batch(es) of this function kept (${plan.archives.join(', ')})${summary.archive.truncated ? '; more than one read takes: re-run the replay once a redrive has emptied them' : ''}`);
   for (const shard of summary.shards) {
     const sent = summary.dryRun ? '' : `, ${shard.sent} sent in ${shard.invocations} invocation(s)`;

@@ -15,7 +15,7 @@ export async function runReplayCommand(consumer: string, flags: ReplayFlags): Pr
     const nowMs = Date.now();
     let plan;
     try {
-      plan = planReplay(context.topology, consumer, replayWindow(flags.from, flags.to, nowMs), { nowMs, allowPastDedupWindow: flags.allowPastDedupWindow, generation: flags.generation });
+      plan = planReplay(context.topology, consumer, replayWindow(flags.from, flags.to, nowMs), { nowMs, allowPastDedupWindow: flags.allowPastDedupWindow, allowUndeclaredSqlTables: flags.allowUndeclaredSqlTables, generation: flags.generation });
     } catch (error) {
       if (!(error instanceof ReplayRefusedError || error instanceof ReplayWindowError)) throw error;
       process.stderr.write(`eo replay: refused: ${printableLines(error.message)}\n`);

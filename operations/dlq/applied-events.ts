@@ -9,7 +9,8 @@
  * (docs/operations.md, "Already applied"). A wrapper's event may have been applied by another copy.
  *
  * The event id is the wrapper's; for a bare message, its body read as the consumer reads it (its
- * envelope). Only what is found is labelled: a message whose consumer names no dedup table, whose
+ * envelope). A SQL consumer's dedup rows are read through the RDS Data API, as its runtime reads
+ * them (sql-dedup-rows.ts). Only what is found is labelled: a message whose consumer names no dedup table, whose
  * body has no event id, or whose lookup failed says nothing either way. Stream pointers and archive
  * objects name ranges, not events, and are not looked up.
  */
@@ -21,7 +22,8 @@ import { readCommitted } from '../../lambdas/runtime/stores/dynamodb/known-dupli
 import { fromSqsRecord } from '../../lambdas/runtime/decoding/records';
 import { envelopeDecoder } from '../../lambdas/runtime/decoding/routes';
 import { EntryKind, type DlqEntry } from './entry';
-import type { ConsumerWindow, DlqContext, DlqInfo } from './types';
+import { readSqlApplied } from './sql-dedup-rows';
+import type { ConsumerWindow, DlqContext, DlqInfo, SqlDedupStore } from './types';
 
 /** A DLQ message whose event a consumer applied already. */
 export interface AppliedEvent {
@@ -29,7 +31,7 @@ export interface AppliedEvent {
   readonly eventId: string;
   /** The consumer whose dedup record holds it. */
   readonly consumer: string;
-  /** The table the record is in. */
+  /** The table the record is in: DynamoDB's, or for a SQL consumer `SQL table <name> in database <database>`. */
   readonly table: string;
   readonly errorType: string;
 }
@@ -46,29 +48,47 @@ export interface AppliedCheck {
 interface Lookup {
   readonly entry: DlqEntry;
   readonly eventId: string;
-  readonly window: ConsumerWindow & { readonly dedupTable: string };
+  readonly window: ConsumerWindow;
 }
 
-/** Looks the events of these entries of `dlq` up in their consumers' dedup records. */
+/** Looks the events of these entries of `dlq` up in their consumers' dedup records: DynamoDB's, or a SQL consumer's rows through the Data API. */
 export async function findApplied(context: DlqContext, dlq: DlqInfo, entries: readonly DlqEntry[]): Promise<AppliedCheck> {
   const lookups = entries.flatMap((entry) => lookupsOf(entry, dlq, context));
   const applied: AppliedEvent[] = [];
   const problems: string[] = [];
-  for (const [, group] of groupBy(lookups, (lookup) => `${lookup.window.dedupTable}\u0000${lookup.window.consumer}`)) {
-    const { dedupTable: table, consumer } = (group[0] as Lookup).window;
+  for (const [, group] of groupBy(lookups, (lookup) => `${storeOf(lookup.window)}\u0000${lookup.window.consumer}`)) {
+    const { window } = group[0] as Lookup;
+    const table = storeOf(window);
     try {
-      const found = await readCommitted(context.clients.dynamodb, { table, consumer }, group.map((lookup) => lookup.eventId));
-      for (const { entry, eventId } of group) if (found.has(eventId)) applied.push({ messageId: entry.messageId, eventId, consumer, table, errorType: entry.errorType });
+      const found = await readApplied(context, window, group.map((lookup) => lookup.eventId));
+      for (const { entry, eventId } of group) if (found.has(eventId)) applied.push({ messageId: entry.messageId, eventId, consumer: window.consumer, table, errorType: entry.errorType });
     } catch (error) {
-      problems.push(`reading ${consumer}'s dedup records in ${table} failed: ${messageOf(error)}`);
+      problems.push(`reading ${window.consumer}'s dedup records in ${table} failed: ${messageOf(error)}`);
     }
   }
   return { applied: uniqueByMessage(applied), problems };
 }
 
+/** Whether the window names dedup records to look in: a DynamoDB dedup table, or a SQL consumer's dedup rows. */
+function keepsDedupRecords(window: ConsumerWindow): boolean {
+  return window.dedupTable !== undefined || window.sqlDedup !== undefined;
+}
+
+/** The dedup records' table, as the inspection names it. */
+function storeOf(window: ConsumerWindow): string {
+  if (window.dedupTable !== undefined) return window.dedupTable;
+  const sql = window.sqlDedup;
+  return `SQL table ${sql?.table ?? '?'} in database ${sql?.database ?? `of ${sql?.functionName ?? '?'}`}`;
+}
+
+function readApplied(context: DlqContext, window: ConsumerWindow, eventIds: readonly string[]): Promise<Set<string>> {
+  if (window.dedupTable !== undefined) return readCommitted(context.clients.dynamodb, { table: window.dedupTable, consumer: window.consumer }, eventIds);
+  return readSqlApplied(context.clients, window.sqlDedup as SqlDedupStore, window.consumer, eventIds);
+}
+
 /** The consumers that may have applied the entry's event, each with the event id as it reads it. */
 function lookupsOf(entry: DlqEntry, dlq: DlqInfo, context: DlqContext): Lookup[] {
-  const windows = context.topology.consumerWindows.filter((window): window is Lookup['window'] => window.dedupTable !== undefined);
+  const windows = context.topology.consumerWindows.filter(keepsDedupRecords);
   switch (entry.kind) {
     case EntryKind.WRAPPER:
     case EntryKind.ATTRIBUTES: {

@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -44,6 +45,7 @@ export function dlqClients(options: DlqClientOptions): DlqClients {
     dynamodbStreams: new DynamoDBStreamsClient({ ...base, ...at(endpoints.DYNAMODB_STREAMS) }),
     s3: s3Client(base, endpoints.S3),
     lambda: new LambdaClient({ ...base, ...at(endpoints.LAMBDA) }),
+    rdsData: rdsDataClient(base, endpoints.RDS_DATA),
     region: options.region,
   };
 }
@@ -80,6 +82,15 @@ function s3Client(base: BaseConfig, endpoint: string | undefined): S3Client {
   return new S3Client({ ...base, ...(endpoint !== undefined && { endpoint, forcePathStyle: true }) });
 }
 
+/**
+ * One attempt per call, as `DataApiSession` requires: the runtime's read of the dedup rows retries
+ * whole transactions itself (a resuming cluster included), and a statement sent twice by the SDK
+ * would run twice in one of them.
+ */
+function rdsDataClient(base: BaseConfig, endpoint: string | undefined): RDSDataClient {
+  return new RDSDataClient({ ...base, ...at(endpoint), maxAttempts: 1 });
+}
+
 function at(endpoint: string | undefined): { endpoint?: string } {
   return endpoint === undefined ? {} : { endpoint };
 }
@@ -91,5 +102,5 @@ export function cloudFormationClient(region: string | undefined, env: Env = proc
 
 /** Closes every client's sockets. */
 export function destroyDlqClients(clients: DlqClients): void {
-  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3, clients.lambda]) client.destroy();
+  for (const client of [clients.sqs, clients.kinesis, clients.dynamodb, clients.dynamodbStreams, clients.s3, clients.lambda, clients.rdsData]) client?.destroy();
 }

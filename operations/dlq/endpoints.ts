@@ -18,6 +18,7 @@ export const DlqService = {
   DYNAMODB_STREAMS: 'DYNAMODB_STREAMS',
   S3: 'S3',
   LAMBDA: 'LAMBDA',
+  RDS_DATA: 'RDS_DATA',
   CLOUDFORMATION: 'CLOUDFORMATION',
 } as const;
 export type DlqService = (typeof DlqService)[keyof typeof DlqService];

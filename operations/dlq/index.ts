@@ -51,4 +51,4 @@ export {
 export type { IamPermission } from './errors';
 export { sourceTarget, TargetKind } from './redrive-targets';
 export type { KinesisTarget, QueueTarget, RedriveTarget, TableStreamTarget } from './redrive-targets';
-export type { ConsumerFunction, ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, StackTopology, StreamRef, TableRef } from './types';
+export type { ConsumerFunction, ConsumerWindow, DlqClients, DlqContext, DlqInfo, DlqRole, DlqSource, QueueRef, SqlDedupStore, StackTopology, StreamRef, TableRef } from './types';

@@ -79,12 +79,15 @@ export function localDlqContext(state: LocalStateFile): DlqContext & { destroy()
  * engines' contract layer knows as the local account's). Explicit endpoints make the SQS client
  * send to the endpoint (fauxqs's queue URLs name `sqs.<region>.localhost`) and Kinesis speak
  * HTTP/1.1 (kinesalite has no HTTP/2). fauxqs serves S3 on the SQS port, path-style; the stack's
- * functions answer Lambda's Invoke on the Lambda endpoint.
+ * functions answer Lambda's Invoke on the Lambda endpoint; the Data API gateway, when the stack has
+ * an Aurora cluster, answers the reads of SQL dedup rows (a stack without one has no SQL consumer
+ * whose rows would be read).
  */
 export function localDlqClients(state: Pick<LocalStateFile, 'endpoints' | 'env' | 'topology'>): DlqClients {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = state.env;
   if (!accessKeyId || !secretAccessKey) throw new LocalStackNotRunningError('the local state names no AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in its env (an older `eo local up` wrote it)');
-  const { sqs, kinesis, dynamodb, lambda } = state.endpoints;
+  const { sqs, kinesis, dynamodb, lambda, rdsData } = state.endpoints;
   const region = state.env.AWS_REGION ?? state.topology.region;
-  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints: { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb, S3: sqs, LAMBDA: lambda } });
+  const endpoints = { SQS: sqs, KINESIS: kinesis, DYNAMODB: dynamodb, DYNAMODB_STREAMS: dynamodb, S3: sqs, LAMBDA: lambda, ...(rdsData && { RDS_DATA: rdsData }) };
+  return dlqClients({ region, credentials: { accessKeyId, secretAccessKey }, endpoints });
 }

@@ -9,6 +9,9 @@
  * `sqs:GetQueueUrl`: queue URLs come from the stack. Each statement's `Sid` says what it is for,
  * so that a role for triage alone can leave out the redrive's, and one for redrive the replay's.
  *
+ * A SQL consumer's dedup rows are read through the RDS Data API, which reads the secret as the
+ * caller: operator-policy-sql.ts.
+ *
  * The queues use SQS-managed encryption, the streams `aws/kinesis` and the archives `aws/s3`: no
  * key policy is involved. A queue or stream given a customer-managed key also needs `kms:Decrypt`
  * (and, to write to it, `kms:GenerateDataKey`) on that key.
@@ -17,6 +20,7 @@ import { arnScopeOf, bucketArn, functionArn, type ArnScope } from './permissions
 import { targetKindOf, TargetKind } from './redrive-targets';
 import { ON_FAILURE_OBJECT_PREFIX } from '../../aws/lambda/on-failure-object';
 import { effectTablesOf } from './consumer-functions';
+import { sqlDedupResourcesOf, sqlDedupStatements, type SqlDedupResources } from './operator-policy-sql';
 import type { StackTopology } from './types';
 
 /** One `Allow` statement of an identity-based policy. */
@@ -25,6 +29,8 @@ export interface PolicyStatement {
   readonly Effect: 'Allow';
   readonly Action: readonly string[];
   readonly Resource: readonly string[];
+  /** @default - none */
+  readonly Condition?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /** An IAM policy document. */
@@ -46,6 +52,8 @@ interface Resources {
   readonly buckets: string[];
   readonly archivedObjects: string[];
   readonly dedupTables: string[];
+  /** Where the SQL consumers' dedup rows are read through the Data API. */
+  readonly sqlDedup: SqlDedupResources;
   readonly streamConsumers: string[];
   /** The Kinesis streams and table streams that the stack's consumers read: what `eo replay` reads again. */
   readonly consumedStreams: string[];
@@ -85,6 +93,7 @@ function triage(on: Resources): PolicyStatement[] {
     allow('ListFailureArchives', ['s3:ListBucket'], on.buckets),
     allow('ReadArchivedBatches', ['s3:GetObject'], on.archivedObjects),
     allow('LookUpAppliedEvents', ['dynamodb:BatchGetItem'], on.dedupTables),
+    ...sqlDedupStatements(on.sqlDedup),
   ];
 }
 
@@ -127,6 +136,7 @@ function resourcesOf(topology: StackTopology, scope: ArnScope): Resources {
     buckets: buckets.map((bucket) => bucketArn(scope, bucket)),
     archivedObjects: buckets.map((bucket) => bucketArn(scope, bucket, `${ON_FAILURE_OBJECT_PREFIX}*`)),
     dedupTables: distinct(topology.consumerWindows.flatMap((window) => (window.dedupTable ? [tableArnOf(topology, scope, window.dedupTable)] : []))),
+    sqlDedup: sqlDedupResourcesOf(topology, scope),
     streamConsumers: distinct(topology.consumerFunctions.filter((consumer) => sourceTableStreams.includes(consumer.sourceArn)).map((consumer) => functionArn(scope, consumer.functionName))),
     ...replayResourcesOf(topology, scope),
   };

@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { RDSDataClient } from '@aws-sdk/client-rds-data';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { EnvelopeOptions } from '../../lambdas/runtime/decoding/envelope-decoders';
@@ -21,6 +22,11 @@ export interface DlqClients {
   readonly s3: S3Client;
   /** Invokes a table stream's consumer with the records it failed on (a DynamoDB Streams redrive). */
   readonly lambda: LambdaClient;
+  /**
+   * Reads a SQL consumer's dedup rows through the Data API (`dlq inspect`), with `maxAttempts: 1`
+   * as `DataApiSession` requires. @default - none: SQL dedup rows are not looked up
+   */
+  readonly rdsData?: RDSDataClient;
   /** Put in the Lambda-shaped records read back from streams. */
   readonly region: string;
 }
@@ -93,6 +99,26 @@ export interface ConsumerWindow {
   readonly dedupTable?: string;
   /** The envelope its function's `EVENT_ENVELOPE` and `EVENT_ID_PATH` declare; absent: our own. */
   readonly envelope?: EnvelopeOptions;
+  /** Where a SQL consumer keeps its dedup rows (its function's `SQL_DEDUP_TABLE`); absent for any other. */
+  readonly sqlDedup?: SqlDedupStore;
+}
+
+/**
+ * A SQL consumer's dedup rows, reached through the RDS Data API, as `SqlEffectDatabase.connect`
+ * sets them on its function (aws/consumer-env.ts, `SQL_ENV`). A value the template does not
+ * resolve (a new cluster's secret, on AWS) is read from the function's configuration when needed.
+ */
+export interface SqlDedupStore {
+  /** The function whose environment names them. */
+  readonly functionName: string;
+  /** `SQL_DEDUP_TABLE`: `name` or `schema.name`. */
+  readonly table: string;
+  /** `DATA_API_RESOURCE_ARN`, the cluster. @default - unresolved: read from the function */
+  readonly resourceArn?: string;
+  /** `DATA_API_SECRET_ARN`. @default - unresolved: read from the function */
+  readonly secretArn?: string;
+  /** `DATA_API_DATABASE`. @default - unresolved: read from the function */
+  readonly database?: string;
 }
 
 /**

@@ -63,7 +63,7 @@ describe('EventPipelineStack', () => {
     expect(Object.values(grantedActions(template, 'secretsmanager', 'InvoicePaymentsRole'))).toEqual([['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']]);
     expect(grantedActions(template, 'dynamodb', 'InvoicePaymentsRole')).toEqual({});
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ CONSUMER_NAME: 'invoice-payments', DATA_API_DATABASE: 'effects', SQL_DEDUP_TABLE: 'eo_dedup' }) },
+      Environment: { Variables: Match.objectLike({ CONSUMER_NAME: 'invoice-payments', DATA_API_DATABASE: 'effects', SQL_DEDUP_TABLE: 'eo_dedup', SQL_EFFECT_TABLES: 'payments,invoices' }) },
     });
   });
 
@@ -140,7 +140,7 @@ describe('EventPipelineStack', () => {
     ['OrderProjection', ['ORDERS_TABLE']],
     ['ShipmentNotifier', ['IDEMPOTENCY_TABLE', 'NOTIFICATIONS_TOPIC_ARN']],
     ['AccountLedger', ['IDEMPOTENCY_TABLE', 'LEDGER_TABLE', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL']],
-    ['InvoicePayments', ['DATA_API_DATABASE', 'DATA_API_RESOURCE_ARN', 'DATA_API_SECRET_ARN', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL', 'SQL_DEDUP_TABLE']],
+    ['InvoicePayments', ['DATA_API_DATABASE', 'DATA_API_RESOURCE_ARN', 'DATA_API_SECRET_ARN', 'MAX_ATTEMPTS', 'MAX_RECEIVE_COUNT', 'SOURCE_QUEUE_URL', 'SQL_DEDUP_TABLE', 'SQL_EFFECT_TABLES']],
   ])('%s gets the common environment plus %j', (prefix, specific) => {
     const [, fn] = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(prefix)) ?? [];
     const common = [

@@ -18,8 +18,8 @@ describe('configuredEndpoint', () => {
   });
 
   test('each service has its own variable, DynamoDB Streams too', () => {
-    const env = { AWS_ENDPOINT_URL: 'http://generic:1', AWS_ENDPOINT_URL_DYNAMODB: 'http://ddb:2', AWS_ENDPOINT_URL_DYNAMODB_STREAMS: 'http://streams:3', AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://cfn:4', AWS_ENDPOINT_URL_LAMBDA: 'http://lambda:5' };
-    expect(configuredEndpoints(env)).toEqual({ SQS: 'http://generic:1', KINESIS: 'http://generic:1', DYNAMODB: 'http://ddb:2', DYNAMODB_STREAMS: 'http://streams:3', S3: 'http://generic:1', LAMBDA: 'http://lambda:5', CLOUDFORMATION: 'http://cfn:4' });
+    const env = { AWS_ENDPOINT_URL: 'http://generic:1', AWS_ENDPOINT_URL_DYNAMODB: 'http://ddb:2', AWS_ENDPOINT_URL_DYNAMODB_STREAMS: 'http://streams:3', AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://cfn:4', AWS_ENDPOINT_URL_LAMBDA: 'http://lambda:5', AWS_ENDPOINT_URL_RDS_DATA: 'http://rds-data:6' };
+    expect(configuredEndpoints(env)).toEqual({ SQS: 'http://generic:1', KINESIS: 'http://generic:1', DYNAMODB: 'http://ddb:2', DYNAMODB_STREAMS: 'http://streams:3', S3: 'http://generic:1', LAMBDA: 'http://lambda:5', RDS_DATA: 'http://rds-data:6', CLOUDFORMATION: 'http://cfn:4' });
   });
 
   test('fails naming the variable when its value is not an http(s) URL', () => {

@@ -41,7 +41,7 @@ test('a queue that is no DLQ of the stack is refused with the list of those that
   expect(() => findDlq(deployedTopology(deployed()), 'nope')).toThrow(/not a dead-letter queue of the stack.*PageViewCounterDlq/);
 });
 
-test('each consumer\'s dedup window is found by the source its mapping reads, from the functions\' DEDUP_TTL_SECONDS, with the dedup table their IDEMPOTENCY_TABLE names', () => {
+test('each consumer\'s dedup window is found by the source its mapping reads, from the functions\' DEDUP_TTL_SECONDS, with the dedup table their IDEMPOTENCY_TABLE (or SQL_DEDUP_TABLE) names', () => {
   const topology = deployedTopology(deployed());
   const queueArn = (prefix: string) => topology.queues.find((queue) => queue.name.startsWith(`EffectivelyOnce-${prefix}`))?.arn;
   const dedupTable = topology.tables.find((table) => table.name.startsWith('EffectivelyOnce-IdempotencyTable'))?.name;
@@ -49,8 +49,14 @@ test('each consumer\'s dedup window is found by the source its mapping reads, fr
   expect(dedupTable).toBeDefined();
   expect([...topology.consumerWindows].sort((a, b) => a.consumer.localeCompare(b.consumer))).toEqual([
     { consumer: 'account-ledger', sourceArn: queueArn('AccountLedgerQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4), dedupTable },
-    // Its dedup rows are in PostgreSQL (SQL_DEDUP_TABLE), which the DLQ CLI does not read: no DynamoDB dedup table.
-    { consumer: 'invoice-payments', sourceArn: queueArn('InvoicePaymentsQueue'), dedupTtlSeconds: days(4 + 14 + 1 + 4) },
+    // Its dedup rows are in PostgreSQL (SQL_DEDUP_TABLE), read through the Data API; the new cluster's secret
+    // (`Fn::GetAtt` of RDS's own) does not resolve from the template, so inspect reads it from the function.
+    {
+      consumer: 'invoice-payments',
+      sourceArn: queueArn('InvoicePaymentsQueue'),
+      dedupTtlSeconds: days(4 + 14 + 1 + 4),
+      sqlDedup: { functionName: expect.stringMatching(/^EffectivelyOnce-InvoicePaymentsFunction/), table: 'eo_dedup', database: 'effects', resourceArn: expect.stringMatching(/^arn:aws:rds:eu-west-1:123456789012:cluster:EffectivelyOnce-SqlEffectsCluster/) },
+    },
     // The projection is idempotent by versions: it keeps no dedup records.
     { consumer: 'order-projection', sourceArn: topology.streams[0]?.arn, dedupTtlSeconds: days(1 + 14 + 1 + 1) },
     // Its generation 2, named as its DLQ messages and dedup keys name it.

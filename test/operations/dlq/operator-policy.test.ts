@@ -41,9 +41,14 @@ test('a redrive writes only to the DLQs\' sources: the two source queues, the or
   expect(statement('DeleteRedrivenMessages')?.Resource).toEqual(topology.deadLetterQueues.map((dlq) => dlq.arn).sort());
 });
 
-test('every resource is an ARN of the stack, none a wildcard but the stack\'s own id; GetQueueUrl is not granted', () => {
+test('every resource is an ARN of the stack, none a wildcard but the stack\'s own id and what the template cannot name (a new cluster\'s secret and its key, through Secrets Manager alone); GetQueueUrl is not granted', () => {
   const resources = policy.Statement.flatMap((entry) => entry.Resource);
-  expect(resources.filter((resource) => resource.includes('*'))).toEqual([`arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/EffectivelyOnce/*`]);
+  expect(resources.filter((resource) => resource.includes('*'))).toEqual([
+    `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/EffectivelyOnce/*`,
+    `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rds!cluster-*`,
+    `arn:aws:kms:${REGION}:${ACCOUNT}:key/*`,
+  ]);
+  expect(statement('DecryptSqlDedupSecrets')?.Condition).toEqual({ StringEquals: { 'kms:ViaService': `secretsmanager.${REGION}.amazonaws.com` } });
   expect(resources.every((resource) => resource.startsWith(`arn:aws:`) && resource.includes(`:${ACCOUNT}:`))).toBe(true);
   expect(policy.Statement.flatMap((entry) => entry.Action)).not.toContain('sqs:GetQueueUrl');
   expect(statement('LookUpAppliedEvents')?.Resource).toEqual([topology.tables.find((table) => table.name.startsWith('EffectivelyOnce-IdempotencyTable'))?.arn]);
@@ -74,6 +79,17 @@ test('IAM denies a send to a queue outside the stack or one that feeds no DLQ, a
   expect(allows(AwsService.LAMBDA, 'Invoke', { FunctionName: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:payments` })).toBe(false);
 });
 
+test('inspect\'s read of the SQL consumer\'s dedup rows is allowed on its cluster, its secret and its function\'s settings, and nowhere else', () => {
+  const cluster = topology.consumerWindows.find((window) => window.consumer === 'invoice-payments')?.sqlDedup?.resourceArn ?? '';
+  expect(cluster).toMatch(new RegExp(`^arn:aws:rds:${REGION}:${ACCOUNT}:cluster:`));
+  const inTransaction = { resourceArn: cluster, secretArn: `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rds!cluster-1-AbCdEf` };
+  for (const operation of ['BeginTransaction', 'ExecuteStatement', 'CommitTransaction', 'RollbackTransaction']) expect([operation, allows(AwsService.RDS_DATA, operation, inTransaction)]).toEqual([operation, true]);
+  expect(allows(AwsService.RDS_DATA, 'ExecuteStatement', { ...inTransaction, resourceArn: `arn:aws:rds:${REGION}:${ACCOUNT}:cluster:other` })).toBe(false);
+  expect(allows(AwsService.RDS_DATA, 'BatchExecuteStatement', inTransaction)).toBe(false);
+  expect(statement('ReadSqlDedupSecrets')).toMatchObject({ Action: ['secretsmanager:GetSecretValue'], Resource: [inTransaction.secretArn.replace(/1-AbCdEf$/, '*')] });
+  expect(statement('ReadSqlConsumerSettings')).toMatchObject({ Action: ['lambda:GetFunctionConfiguration'], Resource: [`arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionOf('invoice-payments')}`] });
+});
+
 test('a stack with a failure archive grants its bucket\'s on-failure objects, and nothing of a stack without one', () => {
   const withArchive: StackTopology = { ...topology, deadLetterQueues: [...topology.deadLetterQueues, { name: 'index', url: 'https://sqs/index', arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:index`, sources: [{ role: 'on-failure', arn: streamArn() }], archive: { bucket: 'failures' } }] };
   const archived = operatorPolicy(withArchive).Statement;
@@ -86,7 +102,7 @@ test('a stack with a failure archive grants its bucket\'s on-failure objects, an
 test('docs/operations.md lists each statement with its actions, as the policy has them', () => {
   const docs = readFileSync(path.join(__dirname, '../../../docs/operations.md'), 'utf8');
   const section = docs.slice(docs.indexOf('### Permissions: `eo dlq policy`'), docs.indexOf('The stack is read from CloudFormation alone'));
-  const rows = [...section.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map(([, sid, actions]) => [sid, [...(actions ?? '').matchAll(/`([\w:]+)`/g)].map((match) => match[1])]).filter(([sid]) => sid !== 'Sid');
+  const rows = [...section.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map(([, sid, actions]) => [sid, [...(actions ?? '').matchAll(/`([\w:-]+)`/g)].map((match) => match[1])]).filter(([sid]) => sid !== 'Sid');
   const withArchive: StackTopology = { ...topology, deadLetterQueues: [...topology.deadLetterQueues, { name: 'index', url: 'https://sqs/index', arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:index`, sources: [], archive: { bucket: 'failures' } }] };
   expect(rows).toEqual(operatorPolicy(withArchive).Statement.map((entry) => [entry.Sid, entry.Action]));
 });
