@@ -110,7 +110,7 @@ export function sqlLines(sql: { readonly engine: string; readonly profiles: read
   return [
     `SQL strategy (sqlStrategy over DataApiSession, through the local Data API gateway on ${sql.engine}): the same records, one consumer, batches one after another; ` +
       'round trips are Data API calls counted by the client (Begin, Execute, BatchExecute, Commit, Rollback per batch); rows written are what the Data API answered to each INSERT ' +
-      '(numberOfRecordsUpdated), dedup rows and counter rows; no write units (SQL has none)',
+      '(numberOfRecordsUpdated) and one per increment (its own count leaves out the row its UPDATE wrote), dedup rows and counter rows; no write units (SQL has none)',
     table(header, rows),
     ...sql.profiles.filter((profile) => profile.dataApiLatency !== null).map((profile) => assumptionLine(profile)),
     '',
