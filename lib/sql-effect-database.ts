@@ -36,7 +36,7 @@ import { Universal } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
-import { Construct } from 'constructs';
+import { Construct, DependencyGroup } from 'constructs';
 import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../aws/cloudformation/template';
 import { SQL_ENV } from '../aws/consumer-env';
 import { DEFAULT_SQL_DEDUP_TABLE, SQL_IDENTIFIER_PATTERN, sqlDedupExpiryStatement, sqlDedupTableStatements } from '../aws/sql-dedup-table';
@@ -174,6 +174,8 @@ export class SqlEffectDatabase extends Construct {
   public readonly expiryDlq: MonitoredDlq;
   private runner?: { role: Role; logGroup: LogGroup };
   private lastMigration?: Construct;
+  /** Every statement of the migration, those `addSchema` adds later included: a connected function waits for all of them. */
+  private readonly migrated = new DependencyGroup();
 
   constructor(scope: Construct, id: string, props: SqlEffectDatabaseProps) {
     super(scope, id);
@@ -236,6 +238,9 @@ export class SqlEffectDatabase extends Construct {
    * Gives a consumer's function the variables the runtime reads to reach this database, and the
    * Data API calls and secret read it needs: nothing more. The tables its handlers write to, given
    * in `options.effectTables`, go in `SQL_EFFECT_TABLES` for the tools (lib/sql-effect-tables.ts).
+   * The function and its event source mappings are created after every statement of the
+   * migration, those of an `addSchema` called later included, so that no event is delivered before
+   * its tables exist.
    * @throws Error for an `effectTables` entry that is not a plain identifier, is given twice or is the dedup table
    */
   public connect(fn: LambdaFunction, options: SqlConnectOptions = {}): void {
@@ -246,6 +251,9 @@ export class SqlEffectDatabase extends Construct {
     fn.addEnvironment(SQL_ENV.dedupTable, this.dedupTable);
     if (effectTables) fn.addEnvironment(SQL_ENV.effectTables, effectTables);
     this.grantStatements(fn);
+    // The function and everything under it (its event source mappings) wait for the tables: a
+    // mapping made first would deliver events onto a schema that is not there yet.
+    fn.node.addDependency(this.migrated);
   }
 
   /** Grants the Data API's statement and transaction calls on this cluster, and the secret's value. */
@@ -365,14 +373,22 @@ export class SqlEffectDatabase extends Construct {
       const previous = this.lastMigration ?? this.cluster?.node.findChild('Writer');
       if (previous) migration.node.addDependency(previous);
       this.lastMigration = migration;
+      this.migrated.add(migration);
     });
     const provider = Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
     if (provider) declineControlTowerRule(provider, ControlTowerRule.LAMBDA_IN_VPC, MIGRATION_NO_VPC_REASON);
   }
 
-  /** Deletes the expired rows on a schedule that calls the Data API itself; a failed call goes to the DLQ. */
+  /**
+   * Deletes the expired rows on a schedule that calls the Data API itself; a failed call goes to
+   * the DLQ. Its role is its own: the statement on the cluster, and the secret with its key, which
+   * the Data API reads as the caller (without them every run is denied).
+   */
   private scheduleExpiry(interval: Duration): Schedule {
+    const role = new Role(this, 'ExpiryRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } } }) });
+    this.grantSecret(role);
     const target = new Universal({
+      role,
       service: 'rdsdata',
       action: 'executeStatement',
       input: ScheduleTargetInput.fromObject({ ResourceArn: this.clusterArn, SecretArn: this.secretArn, Database: this.databaseName, Sql: sqlDedupExpiryStatement(this.dedupTable) }),

@@ -36,6 +36,8 @@ export const ResourceType = {
   DB_CLUSTER: 'AWS::RDS::DBCluster',
   /** CDK's `AwsCustomResource`: one AWS SDK call made by its provider function at deploy. */
   AWS_CALL: 'Custom::AWS',
+  /** EventBridge Scheduler's schedule: a target call on a rate or a cron, made under the target's role. */
+  SCHEDULE: 'AWS::Scheduler::Schedule',
 } as const;
 
 /** The logical id CDK gives the one provider function behind every `AwsCustomResource` of a stack. */

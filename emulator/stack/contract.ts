@@ -4,12 +4,13 @@
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localClients, type EngineEndpoints, type LocalClients } from '../engines';
-import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type ContractGatewaysOptions, type LatencyModel, type RefusalListener } from '../gateway';
-import { compileRolePolicies, deployedResolveContext, functionPrincipal, type PermissionLookups, type Resolve, type RolePolicies, type RolePrincipal } from '../iam';
+import { functionCredentials, IamGuard, startContractGateways, type ContractGateways, type ContractGatewaysOptions, type LatencyModel, type LocalCredentials, type RefusalListener } from '../gateway';
+import { compileRolePolicies, deployedResolveContext, functionPrincipal, UnknownRoleError, type PermissionLookups, type Resolve, type RolePolicies, type RolePrincipal } from '../iam';
+import { awsCallCaller, scheduleCaller, type ServiceCaller } from './service-callers';
 import type { FunctionSpec } from './functions';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
 import type { ProvisionedStack } from './provision';
-import type { Template } from '../../aws/cloudformation/template';
+import { ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
 /** The clients an event source mapping uses on its function's behalf: signed as the function. */
 export interface MappingClients {
@@ -46,6 +47,8 @@ export function mappingClients(gateways: ContractGateways, functionLogicalId: st
 export interface StackPolicies {
   readonly policies: RolePolicies;
   readonly resolve: Resolve;
+  /** What each `Custom::AWS` resource and schedule signs with, by its logical id: its role's credentials (service-callers.ts). */
+  readonly serviceCredentials: ReadonlyMap<string, LocalCredentials>;
 }
 
 /**
@@ -62,8 +65,32 @@ export function enforceTemplateIam(gateways: ContractGateways, template: Templat
     gateways.callers.register(spec.logicalId);
     principals.set(spec.logicalId, functionPrincipal(policies, spec.logicalId, { functionName: spec.name, accountId: LOCAL_ACCOUNT_ID }));
   }
+  const serviceCredentials = new Map<string, LocalCredentials>();
+  for (const { resource, caller } of serviceCallersOf(template)) {
+    const principal = callerPrincipal(policies, caller);
+    if (principal === undefined) continue;
+    principals.set(caller.callerId, principal);
+    serviceCredentials.set(resource, gateways.callers.register(caller.callerId));
+  }
   gateways.layer.enforceIam(new IamGuard({ policies, principals, lookups: stackLookups(stack), tokens: gateways.layer.tokens }));
-  return { policies, resolve };
+  return { policies, resolve, serviceCredentials };
+}
+
+/** The `Custom::AWS` resources and schedules of the template, each with the caller it signs as. */
+function serviceCallersOf(template: Template): { resource: string; caller: ServiceCaller }[] {
+  const calls = resourcesOfType(template, ResourceType.AWS_CALL).map((resource) => ({ resource: resource.logicalId, caller: awsCallCaller(resource) }));
+  const schedules = resourcesOfType(template, ResourceType.SCHEDULE).map((resource) => ({ resource: resource.logicalId, caller: scheduleCaller(resource) }));
+  return [...calls, ...schedules].flatMap(({ resource, caller }) => (caller === undefined ? [] : [{ resource, caller }]));
+}
+
+/** The caller's role as a principal; undefined when the template holds no such role (the caller then signs as the administrator). */
+function callerPrincipal(policies: RolePolicies, caller: ServiceCaller): RolePrincipal | undefined {
+  try {
+    return functionPrincipal(policies, caller.callerId, { functionName: caller.sessionName, accountId: LOCAL_ACCOUNT_ID });
+  } catch (error) {
+    if (error instanceof UnknownRoleError) return undefined;
+    throw error;
+  }
 }
 
 /** Names in requests to the ARNs local mode gave the resources (DynamoDB Local's name `ddblocal` as region, for one). */

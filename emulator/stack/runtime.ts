@@ -172,12 +172,13 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const timeScale = options.timeScale ?? DEFAULT_TIME_SCALE;
   phase('creating the template\'s queues, tables, streams and topics');
   const resources = await provision({ stackName: synth.stackName, template: synth.template, clients, timeScale, nameSuffix: options.nameSuffix });
-  const awsCalls = await runProvisionCalls(synth.template, resources.context, gateways.dataApi);
-  for (const call of awsCalls.skipped) phase(`not run locally: ${call.logicalId} (Custom::AWS): ${call.reason}`);
   phase('loading the bundled functions from cdk.out');
   const dataApiEnv: Record<string, string> = gateways.dataApi ? { AWS_ENDPOINT_URL_RDS_DATA: gateways.dataApi.endpoint } : {};
   const specs = functionSpecs({ template: synth.template, outDir: synth.outDir, stack: resources, timeScale, extraEnvironment: { ...endpointEnv(endpoints), ...dataApiEnv, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }).map(signedAsItself);
-  const { policies, resolve } = enforceTemplateIam(gateways, synth.template, resources, specs);
+  const { policies, resolve, serviceCredentials } = enforceTemplateIam(gateways, synth.template, resources, specs);
+  // After IAM is on: the migration calls as its provider function's role, which may lack a grant as on AWS.
+  const awsCalls = await runProvisionCalls(synth.template, resources.context, gateways.dataApi, (logicalId) => serviceCredentials.get(logicalId));
+  for (const call of awsCalls.skipped) phase(`not run locally: ${call.logicalId} (Custom::AWS): ${call.reason}`);
   const fanOut = await wireFanOut({ template: synth.template, queues: resources.queues, policies, resolve, clients });
   for (const refusal of fanOut.refused) options.onRefusal?.(refusal.reason, 'iam');
   const initFailures = new InitFailureSignal();
@@ -203,7 +204,7 @@ async function assemble(synth: SynthesizedStack, engines: Engines, stoppers: (()
   const alarmEvaluator = new AlarmEvaluator({ alarms: alarms.evaluated, metrics: measured.sampler, sns: clients.sns, sampleIntervalMs: Math.max(100, Math.round(periodMs / 4)), periodMs });
   phase('starting event source mappings, schedules and alarms');
   for (const spec of mappings) spec.mapping.start();
-  const schedules = startSchedules({ template: synth.template, context: resources.context, timeScale, dataApiEndpoint: gateways.dataApi?.endpoint, sqs: clients.sqs, queues: resources.queues });
+  const schedules = startSchedules({ template: synth.template, context: resources.context, timeScale, dataApiEndpoint: gateways.dataApi?.endpoint, sqs: clients.sqs, queues: resources.queues, credentialsOf: (logicalId) => serviceCredentials.get(logicalId) });
   stoppers.unshift(() => schedules.stop());
   for (const schedule of schedules.skipped) phase(`not run locally: ${schedule.logicalId} (AWS::Scheduler::Schedule): ${schedule.reason}`);
   alarmEvaluator.start();

@@ -10,6 +10,7 @@
  */
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../engines/account';
 import type { DataApiGateway } from '../gateway/data-api-gateway';
+import type { ClientCredentials } from '../engines/clients';
 import type { StackDatabase } from './sql-database';
 import { resolveString, type LocalResource, type ResolveContext } from '../../aws/cloudformation/intrinsics';
 import { ResourceType, resourcesOfType, stringProp, type Template } from '../../aws/cloudformation/template';
@@ -147,12 +148,12 @@ function missingPostgresPackages(error: unknown): unknown {
  * Makes the template's `Custom::AWS` calls that local mode makes (the Data API's `ExecuteStatement`,
  * on a served cluster through `dataApi`), in template order; lists the rest as skipped, with why.
  */
-export async function runProvisionCalls(template: Template, context: ResolveContext, dataApi: DataApiGateway | undefined): Promise<AwsCallsRun> {
+export async function runProvisionCalls(template: Template, context: ResolveContext, dataApi: DataApiGateway | undefined, credentialsOf?: (logicalId: string) => ClientCredentials | undefined): Promise<AwsCallsRun> {
   const { calls, skipped } = awsCalls(template, context);
   const statements = calls.filter(isDataApiStatement);
   for (const call of calls.filter((call) => !isDataApiStatement(call))) skipped.push({ logicalId: call.logicalId, reason: `local mode makes only the Data API's ExecuteStatement at provision, not ${call.service}:${call.action}` });
   if (statements.length === 0) return { ran: [], skipped };
   if (dataApi === undefined) return { ran: [], skipped: [...skipped, ...statements.map((call) => ({ logicalId: call.logicalId, reason: 'the stack has no Aurora PostgreSQL cluster with the Data API on for it to run on' }))] };
   const { runStatements } = await import('./sql-database');
-  return { ran: await runStatements(statements, dataApi.endpoint), skipped };
+  return { ran: await runStatements(statements, dataApi.endpoint, credentialsOf), skipped };
 }

@@ -8,7 +8,7 @@
  * has a cluster (sql-clusters.ts says which).
  */
 import { ExecuteStatementCommand, type ExecuteStatementCommandInput } from '@aws-sdk/client-rds-data';
-import { dataApiClient } from '../engines/clients';
+import { dataApiClient, type ClientCredentials } from '../engines/clients';
 import { startPostgres, type PostgresConnection } from '../engines/postgres';
 import { withPostgresSession } from '../engines/postgres-session';
 import type { DataApiClusterSettings } from '../gateway/data-api-gateway';
@@ -51,21 +51,21 @@ async function createDatabases(connection: PostgresConnection, clusters: readonl
 
 /**
  * Runs each Data API `ExecuteStatement` call through the gateway at `endpoint`, in template order,
- * as the deployment's administrator; returns the logical ids run.
- * @throws Error naming the resource whose statement failed: the functions would start on a schema that is not there
+ * each signed with `credentialsOf` its resource (its provider function's role, which the contract
+ * layer decides the call against, as on AWS), else as the local administrator; returns the
+ * logical ids run.
+ * @throws Error naming the resource whose statement failed (a denied grant among the causes): the functions would start on a schema that is not there
  */
-export async function runStatements(calls: readonly AwsCall[], endpoint: string): Promise<string[]> {
-  const client = dataApiClient(endpoint);
-  try {
-    for (const call of calls) {
-      try {
-        await client.send(new ExecuteStatementCommand(call.parameters as unknown as ExecuteStatementCommandInput));
-      } catch (error) {
-        throw new Error(`the migration ${call.logicalId} failed on the local Data API: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      }
+export async function runStatements(calls: readonly AwsCall[], endpoint: string, credentialsOf: (logicalId: string) => ClientCredentials | undefined = () => undefined): Promise<string[]> {
+  for (const call of calls) {
+    const client = dataApiClient(endpoint, credentialsOf(call.logicalId));
+    try {
+      await client.send(new ExecuteStatementCommand(call.parameters as unknown as ExecuteStatementCommandInput));
+    } catch (error) {
+      throw new Error(`the migration ${call.logicalId} failed on the local Data API: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    } finally {
+      client.destroy();
     }
-  } finally {
-    client.destroy();
   }
   return calls.map((call) => call.logicalId);
 }

@@ -8,13 +8,11 @@
  */
 import { ExecuteStatementCommand, type ExecuteStatementCommandInput, type RDSDataClient } from '@aws-sdk/client-rds-data';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { dataApiClient } from '../engines/clients';
+import { dataApiClient, type ClientCredentials } from '../engines/clients';
 import { queueWithArn, type LocalQueue } from './provision';
 import { resolveString, resolveValue, type ResolveContext } from '../../aws/cloudformation/intrinsics';
-import { resourcesOfType, type NamedResource, type Template } from '../../aws/cloudformation/template';
+import { ResourceType, resourcesOfType, type NamedResource, type Template } from '../../aws/cloudformation/template';
 import type { SkippedAwsCall } from './sql-clusters';
-
-const SCHEDULE_TYPE = 'AWS::Scheduler::Schedule';
 
 /** The universal target's ARN after its partition. */
 const EXECUTE_STATEMENT_TARGET = /^arn:[a-z-]+:scheduler:::aws-sdk:rdsdata:executeStatement$/;
@@ -43,6 +41,8 @@ export interface ScheduleOptions {
   readonly dataApiEndpoint: string | undefined;
   readonly sqs: SQSClient;
   readonly queues: ReadonlyMap<string, LocalQueue>;
+  /** What a schedule signs with, by its logical id: its target role's credentials. @default - the local administrator's, which IAM does not decide */
+  readonly credentialsOf?: (logicalId: string) => ClientCredentials | undefined;
 }
 
 interface Statement {
@@ -54,13 +54,14 @@ interface Statement {
   readonly command: ExecuteStatementCommandInput;
   readonly retries: number;
   readonly dlqUrl?: string;
+  readonly credentials?: ClientCredentials;
 }
 
 /** Starts every enabled schedule local mode can run; the others are `skipped`. */
 export function startSchedules(options: ScheduleOptions): LocalSchedules {
   const statements: Statement[] = [];
   const skipped: SkippedAwsCall[] = [];
-  for (const schedule of resourcesOfType(options.template, SCHEDULE_TYPE)) {
+  for (const schedule of resourcesOfType(options.template, ResourceType.SCHEDULE)) {
     const read = readSchedule(schedule, options);
     if ('reason' in read) skipped.push(read);
     else statements.push(read);
@@ -68,15 +69,17 @@ export function startSchedules(options: ScheduleOptions): LocalSchedules {
   if (statements.length === 0 || options.dataApiEndpoint === undefined) {
     return { running: [], skipped: [...skipped, ...statements.map((statement) => ({ logicalId: statement.logicalId, reason: 'the stack has no cluster local mode serves' }))], stop: async () => undefined };
   }
-  const client = dataApiClient(options.dataApiEndpoint);
-  const timers = statements.map((statement) => setInterval(() => void invoke(statement, client, options.sqs), statement.intervalMs));
+  const endpoint = options.dataApiEndpoint;
+  // Each schedule calls as its own role, as Scheduler assumes the target's role for each run.
+  const clients = statements.map((statement) => dataApiClient(endpoint, statement.credentials));
+  const timers = statements.map((statement, index) => setInterval(() => void invoke(statement, clients[index] as RDSDataClient, options.sqs), statement.intervalMs));
   for (const timer of timers) timer.unref();
   return {
     running: statements.map((statement) => statement.logicalId),
     skipped,
     stop: async () => {
       for (const timer of timers) clearInterval(timer);
-      client.destroy();
+      for (const client of clients) client.destroy();
     },
   };
 }
@@ -101,6 +104,7 @@ function readSchedule(schedule: NamedResource, options: ScheduleOptions): Statem
       command: camelCased(JSON.parse(input) as Record<string, unknown>) as unknown as ExecuteStatementCommandInput,
       retries: Number(target.RetryPolicy?.MaximumRetryAttempts ?? DEFAULT_RETRY_ATTEMPTS),
       dlqUrl: queueWithArn(options.queues, dlqArn)?.url,
+      credentials: options.credentialsOf?.(schedule.logicalId),
     };
   } catch (error) {
     return skip(`it does not resolve locally (${error instanceof Error ? error.message : String(error)})`);

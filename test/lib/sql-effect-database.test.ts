@@ -89,6 +89,19 @@ describe('a new cluster', () => {
     expect(target).toMatchObject({ DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlq, 'Arn'] } }, RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 } });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmActions: [Match.anyValue()], Metrics: Match.arrayWith([Match.objectLike({ Id: 'visible' })]) });
   });
+
+  test('the expiry schedule\'s role may make its statement, and read the secret and its key as the Data API does on the caller\'s behalf', () => {
+    const [schedule] = Object.values(template.findResources('AWS::Scheduler::Schedule')) as { Properties: { Target: { RoleArn: { 'Fn::GetAtt': [string, string] } } } }[];
+    const role = schedule?.Properties.Target.RoleArn['Fn::GetAtt'][0] ?? '';
+    expect(role).toMatch(/^EffectsExpiryRole/);
+    const policy = 'EffectsExpiryRoleDefaultPolicy';
+    expect(Object.values(grantedActions(template, 'rds-data', policy))).toEqual([['rds-data:ExecuteStatement']]);
+    expect(grantedActions(template, 'secretsmanager', policy)).toEqual({ [`${cluster()}.MasterUserSecret.SecretArn`]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'] });
+    expect(Object.values(grantedActions(template, 'kms', policy))).toEqual([['kms:Decrypt']]);
+    const decrypt = (Object.values(template.findResources('AWS::IAM::Policy')).find((resource) => JSON.stringify(resource).includes(`"${role}"`)) as { Properties: { PolicyDocument: { Statement: { Action: unknown; Condition?: unknown }[] } } } | undefined)?.Properties.PolicyDocument.Statement.find((statement) => statement.Action === 'kms:Decrypt');
+    expect(decrypt?.Condition).toEqual({ StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } } });
+    template.hasResourceProperties('AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } })] } });
+  });
 });
 
 test('connect: the runtime\'s variables, the Data API\'s statement and transaction calls on the cluster, the secret and its key through Secrets Manager', () => {
@@ -110,6 +123,27 @@ test('connect: the runtime\'s variables, the Data API\'s statement and transacti
   expect(Object.values(rdsData)).toEqual([[...DATA_API_CONSUMER_ACTIONS].sort()]);
   expect(grantedActions(template, 'secretsmanager', role)).toEqual({ [`${cluster}.MasterUserSecret.SecretArn`]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'] });
   expect(Object.values(grantedActions(template, 'kms', role))).toEqual([['kms:Decrypt']]);
+});
+
+test.each(['before', 'after'] as const)('connect: the function and its event source mapping wait for every statement of the migration, an addSchema called %s connect included', (when) => {
+  const { stack, alarmTopic } = testStack();
+  const database = new SqlEffectDatabase(stack, 'Effects', { alarmTopic });
+  const schema = ['CREATE TABLE IF NOT EXISTS balances (account text PRIMARY KEY, amount bigint NOT NULL)'];
+  if (when === 'before') database.addSchema('Balances', schema);
+  const consumer = new QueueConsumer(stack, 'Ledger', { consumerName: 'ledger', entry: FIXTURE_HANDLER, alarmTopic });
+  database.connect(consumer.function);
+  if (when === 'after') database.addSchema('Balances', schema);
+  const template = Template.fromStack(stack);
+  const migrations = Object.keys(template.findResources('Custom::AWS'));
+  expect(migrations).toHaveLength(3);
+  const dependsOn = (type: string) => {
+    const resources = Object.values(template.findResources(type)) as { DependsOn?: string[] }[];
+    expect(resources).toHaveLength(1);
+    return resources[0]?.DependsOn ?? [];
+  };
+  expect(dependsOn('AWS::Lambda::EventSourceMapping')).toEqual(expect.arrayContaining(migrations));
+  const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { CONSUMER_NAME: 'ledger' } } } })) as { DependsOn?: string[] }[];
+  expect(fn?.DependsOn).toEqual(expect.arrayContaining(migrations));
 });
 
 test('addSchema: the consumers\' tables are made after the dedup table\'s, each statement after the one before, by the same role', () => {
