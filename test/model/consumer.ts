@@ -23,7 +23,8 @@ import { type Strategy } from '../../lambdas/runtime/consumer/strategy';
 import { VisibilityBackoff } from '../../lambdas/runtime/failures/visibility';
 import { noSleep, recordingObservability, seededRandom } from '../helpers/fakes';
 import type { Schedule } from './schedule';
-import { SQL_DEDUP_TABLE, sqlEffectsOf } from './sql-store';
+import { ledgerEffects } from './sql-ledger';
+import { SQL_DEDUP_TABLE, SQL_TABLES } from './sql-store';
 import { EVENT_TYPE, FUNCTION_TIMEOUT_MS, type EventFacts, type ModelSource } from './sources';
 import { EFFECTS_TABLE, EVENT_ITEM_PREFIX, IDEMPOTENCY_TABLE, type World } from './world';
 
@@ -73,7 +74,7 @@ function strategyFor(schedule: Schedule, stores: { dynamodb: DynamoDBClient; ses
   if (schedule.strategy === 'direct') return directStrategy({ ...retry, concurrency: DIRECT_CONCURRENCIES[schedule.seed % DIRECT_CONCURRENCIES.length] });
   if (schedule.strategy === 'sql') {
     if (session === undefined) throw new Error('the sql strategy needs a session');
-    return sqlStrategy({ session, dedup: { table: SQL_DEDUP_TABLE, consumer: CONSUMER }, retry, now: () => new Date(world.now) });
+    return noteFailedReads(sqlStrategy({ session, dedup: { table: SQL_DEDUP_TABLE, consumer: CONSUMER }, retry: { ...retry, sleep: virtualSleep(world) }, now: () => new Date(world.now) }), world);
   }
   return transactionalStrategy({ dynamodb, dedup: { table: IDEMPOTENCY_TABLE, consumer: CONSUMER }, retry, random: seededRandom(schedule.seed + 1), now: () => new Date(world.now), mode: schedule.strategy });
 }
@@ -85,10 +86,40 @@ function routesFor(schedule: Schedule, source: ModelSource, world: World, dynamo
     if (payload.poison) throw world.handlerThrow(itemIdentifier, new PermanentError(`event ${payload.seq} can never apply (poison)`));
     if (failsNow) throw world.handlerThrow(itemIdentifier, new TransientError(`event ${payload.seq}: its dependency is down for now`));
     if (schedule.strategy === 'direct') return applyDirectly(dynamodb, event.eventId);
-    return schedule.strategy === 'sql' ? sqlEffectsOf(event.eventId, payload.key) : effectsOf(event.eventId, payload);
+    return schedule.strategy === 'sql' ? sqlEffectsOf(schedule, event.eventId, payload) : effectsOf(event.eventId, payload);
   };
   if (source.kind === SourceKind.DYNAMODB_STREAM) return { 'dynamodb.INSERT': route(change, (event, context) => handle(event, event.payload.newImage, context)) };
   return { [EVENT_TYPE]: route(facts, (event, context) => handle(event, event.payload, context)) };
+}
+
+/** The event's row, its group's counter, and the operation the schedule gives it on its group's accounts (sql-ledger.ts). */
+function sqlEffectsOf(schedule: Schedule, eventId: string, payload: EventFacts): SqlEffects {
+  const ops = schedule.sql?.ops ?? [{ kind: 'deposit', account: 0, amount: 1 }];
+  return ledgerEffects(SQL_TABLES, eventId, payload.key, ops[payload.seq % ops.length]!);
+}
+
+/** The SQL strategy's waits (a resuming cluster's, the retries' backoff) pass on the world's clock, so that a pause is waited out within the time budget as on AWS. */
+function virtualSleep(world: World): (ms: number) => Promise<void> {
+  return async (ms) => {
+    world.now += ms;
+  };
+}
+
+/** The strategy, its check of what applied noted as a failed read when it fails: the runtime could not tell (the checker's noFalsePages knows). */
+function noteFailedReads(strategy: Strategy<SqlEffects>, world: World): Strategy<SqlEffects> {
+  const applied = strategy.applied?.bind(strategy);
+  if (applied === undefined) return strategy;
+  return {
+    apply: (events, run) => strategy.apply(events, run),
+    applied: async (eventIds) => {
+      try {
+        return await applied(eventIds);
+      } catch (error) {
+        world.noteFailedRead();
+        throw error;
+      }
+    },
+  };
 }
 
 /** The event's own item, and its group's sharded counter. */

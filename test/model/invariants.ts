@@ -1,7 +1,8 @@
 /**
  * The checker: invariants over a whole run's history (Jepsen-style: what was published, delivered,
  * applied and dead-lettered, in what order), not per call. Each returns the violations it finds,
- * as sentences that name the invocation, the record and the event.
+ * as sentences that name the invocation, the record and the event. The `sql` strategy's runs are
+ * held to one more, which needs the database: the one-at-a-time replay (one-at-a-time.ts).
  *
  * Documented exceptions, and only these:
  * - A copy of an event may sit in a DLQ although the event applied, when the copy was dead-lettered

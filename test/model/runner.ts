@@ -7,7 +7,8 @@ import type { BatchHandler, BatchResponse } from '../../lambdas/runtime/consumer
 import type { SqlSession } from '../../lambdas/runtime/stores/postgres/session';
 import { CONSUMER, consumerFor, invocationContext } from './consumer';
 import type { Schedule } from './schedule';
-import { createSource, type Delivered, type ModelSource } from './sources';
+import { createSource, FUNCTION_TIMEOUT_MS, type Delivered, type ModelSource } from './sources';
+import type { LedgerState } from './sql-ledger';
 import type { SqlModelStore } from './sql-store';
 import { EFFECTS_TABLE, EVENT_ITEM_PREFIX, World, type InvocationTrace } from './world';
 
@@ -40,6 +41,8 @@ export interface StoreState {
   readonly applications: ReadonlyMap<string, number>;
   /** SQL: the event ids that have a dedup row. */
   readonly dedupRows?: ReadonlySet<string>;
+  /** SQL: the ledger's tables (balances, snapshots, claims, ...). */
+  readonly ledger?: LedgerState;
 }
 
 /** `onStart`: told the world before anything runs (the test points its clock there). `sql`: the store of the `sql` strategy's schedules. */
@@ -68,7 +71,9 @@ export async function runSchedule(schedule: Schedule, hooks: RunHooks = {}): Pro
     }
     const invocation = invocations.length;
     world.begin(invocation);
-    const answer = await invoke(consumer, batch.event, world, remainingMsOf(schedule, invocation));
+    const remainingMs = remainingMsOf(schedule, invocation);
+    world.deadline = world.now + (remainingMs ?? FUNCTION_TIMEOUT_MS);
+    const answer = await invoke(consumer, batch.event, world, remainingMs);
     const crashed = world.trace.crashed;
     if (crashed) consumer = consumerFor(schedule, source, world, session);
     const lateAck = schedule.lateAcks.includes(invocation) && !crashed;
@@ -85,7 +90,7 @@ export async function runSchedule(schedule: Schedule, hooks: RunHooks = {}): Pro
 async function sqlSessionFor(schedule: Schedule, world: World, store: SqlModelStore | undefined): Promise<SqlSession | undefined> {
   if (schedule.strategy !== 'sql') return undefined;
   if (store === undefined) throw new Error('a schedule of the sql strategy needs the PostgreSQL store (hooks.sql)');
-  return store.begin(world, CONSUMER);
+  return store.begin(world, schedule, CONSUMER);
 }
 
 /** The effects table of the world's DynamoDB model: `group#k<n>[#shard]` counters and `event#<eventId>` items. */

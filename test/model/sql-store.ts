@@ -1,43 +1,64 @@
 /**
- * The `sql` strategy's store: a real PostgreSQL (startPostgres), started once for the test file,
- * whose tables each schedule gets emptied. The consumer reaches it through {@link ModelSqlSession},
- * which puts the schedule's faults, clock and crashes on its transactions as the world puts them on
- * DynamoDB calls: one transaction is one store call (the SQL strategy's counterpart of a
- * TransactWriteItems or a BatchGetItem), each statement one round trip on the clock.
+ * The `sql` strategy's store, as it runs on AWS: a real PostgreSQL (startPostgres), started once for
+ * the test file, behind two local Data API gateways (emulator/gateway, in process), one per
+ * behaviour of a failed statement ('abort-transaction', 'keep-transaction'), which the schedule
+ * chooses. The consumer gets a `DataApiSession` whose client (data-api-client.ts) puts the
+ * schedule's faults, clock and crashes on its Data API calls, so that the Data API's answers and the
+ * runtime's classification of them are in the model. Each schedule gets the ledger's tables
+ * (sql-ledger.ts) emptied; the one-at-a-time replay (one-at-a-time.ts) runs on a second set,
+ * through a plain PostgreSQL session, with no fault.
  *
- * Transactions run one at a time (a pool of one connection), so that a schedule replays the same:
- * with two at once, which commits first would be the machine's choice, not the schedule's. The
- * strategy bounds its statements by the time left on the virtual clock (`statement_timeout`);
- * they take well under a millisecond of real time, so that bound fires only where the schedule
- * left about that little.
+ * Transactions run one at a time (ModelSqlSession queues them), so that a schedule replays the same:
+ * with two at once (a FIFO batch's groups), which commits first would be the machine's choice, not
+ * the schedule's. A transaction that the function left open (a crash, a timeout) is no transaction
+ * of the queue: it stays open, its locks held, until the Data API's expiry on the world's clock.
  */
-import { startPostgres, type RunningPostgres } from '../../emulator/engines/postgres';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../emulator/engines/account';
+import { startPostgres, type PostgresConnection, type RunningPostgres } from '../../emulator/engines/postgres';
 import { PostgresSession, PostgresSqlSession } from '../../emulator/engines/postgres-session';
-import { dedupTableDdl } from '../../lambdas/runtime/stores/postgres/sql-strategy';
-import { sqlIncrement, type SqlEffects } from '../../lambdas/runtime/stores/postgres/effects';
+import { LOCAL_CLUSTER_ARN, LOCAL_SECRET_ARN, startDataApiGateway, type DataApiGateway } from '../../emulator/gateway/data-api-gateway';
+import type { DataApiConnection } from '../../emulator/gateway/data-api-service';
+import { DataApiSession } from '../../lambdas/runtime/stores/postgres/data-api-session';
 import type { SqlResult, SqlSession, SqlTransaction } from '../../lambdas/runtime/stores/postgres/session';
 import { sql, sqlIdentifier, type SqlStatement } from '../../lambdas/runtime/stores/postgres/sql';
+import { LOCK_WAIT_REAL_MS, ModelDataApiClient, type GatewayHooks } from './data-api-client';
 import type { StoreState } from './runner';
-import type { StoreFault } from './schedule';
+import type { DataApiBehaviour, Schedule } from './schedule';
+import { createLedger, emptyLedger, ledgerTables, readLedger, type LedgerState, type LedgerTables } from './sql-ledger';
 import type { World } from './world';
 
-/** One row per application of an event, in the order of application: no constraint, so that a second application shows. */
-export const SQL_APPLICATIONS_TABLE = 'model_applications';
-/** One counter per order group, summed by increments. */
-export const SQL_COUNTERS_TABLE = 'model_counters';
-export const SQL_DEDUP_TABLE = 'model_dedup';
+/** The live tables, which the consumer writes. */
+export const SQL_TABLES = ledgerTables('model');
+/** The one-at-a-time replay's. */
+export const REPLAY_TABLES = ledgerTables('replay');
+export const SQL_DEDUP_TABLE = SQL_TABLES.dedup;
 
-/** PostgreSQL and the tables of the `sql` strategy's schedules. */
+const BEHAVIOURS: readonly DataApiBehaviour[] = ['abort-transaction', 'keep-transaction'];
+/** The gateway's own idle timer, in real time, never fires in a run: the model expires transactions on the world's clock. */
+const NO_REAL_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/** One gateway, its client, and its fault hooks. */
+interface Gateway {
+  readonly gateway: DataApiGateway;
+  readonly client: RDSDataClient;
+  readonly hooks: GatewayHooks;
+}
+
+/** PostgreSQL, its gateways, and the tables of the `sql` strategy's schedules. */
 export class SqlModelStore {
-  /** Starts PostgreSQL and creates the tables. */
+  private active?: ModelDataApiClient;
+
+  /** Starts PostgreSQL and the gateways, and creates the tables. */
   public static async start(): Promise<SqlModelStore> {
     const postgres = await startPostgres();
     try {
       const admin = await PostgresSession.connect(postgres.connection);
-      await admin.query(`CREATE TABLE ${SQL_APPLICATIONS_TABLE} (seq bigserial PRIMARY KEY, event_id text NOT NULL, tx bigint NOT NULL DEFAULT txid_current())`);
-      await admin.query(`CREATE TABLE ${SQL_COUNTERS_TABLE} (grp text PRIMARY KEY, count bigint NOT NULL DEFAULT 0)`);
-      for (const statement of dedupTableDdl(SQL_DEDUP_TABLE)) await admin.query(statement);
-      return new SqlModelStore(postgres, admin, new PostgresSqlSession(postgres.connection, 1));
+      for (const tables of [SQL_TABLES, REPLAY_TABLES]) await createLedger(admin, tables);
+      const pool = new ConnectionPool(postgres.connection);
+      const gateways = new Map<DataApiBehaviour, Gateway>();
+      for (const behaviour of BEHAVIOURS) gateways.set(behaviour, await startGateway(postgres.connection, behaviour, pool));
+      return new SqlModelStore(postgres, admin, pool, gateways, new PostgresSqlSession(postgres.connection, 1));
     } catch (error) {
       await postgres.stop();
       throw error;
@@ -47,120 +68,177 @@ export class SqlModelStore {
   private constructor(
     private readonly postgres: RunningPostgres,
     private readonly admin: PostgresSession,
-    private readonly pool: PostgresSqlSession,
+    private readonly pool: ConnectionPool,
+    private readonly gateways: ReadonlyMap<DataApiBehaviour, Gateway>,
+    private readonly replaySession: PostgresSqlSession,
   ) {}
 
-  /** Empties the tables for a new schedule (DELETE: on tables this small, some 70 times faster than TRUNCATE), and returns the session its consumers get. */
-  public async begin(world: World, consumer: string): Promise<SqlSession> {
-    await this.admin.query(`DELETE FROM ${SQL_APPLICATIONS_TABLE}; DELETE FROM ${SQL_COUNTERS_TABLE}; DELETE FROM ${SQL_DEDUP_TABLE}`);
-    return new ModelSqlSession(this.pool, world, `${consumer}#`);
+  /** Empties the tables for a new schedule, and returns the session its consumers get, on the gateway the schedule chose. */
+  public async begin(world: World, schedule: Schedule, consumer: string): Promise<SqlSession> {
+    await emptyLedger(this.admin, SQL_TABLES);
+    const { client, hooks } = this.gateways.get(schedule.sql?.behaviour ?? 'abort-transaction') as Gateway;
+    this.active = new ModelDataApiClient(client, world, hooks, { resourceArn: LOCAL_CLUSTER_ARN, secretArn: LOCAL_SECRET_ARN }, [...(schedule.sql?.commitFaults ?? [])]);
+    const session = new DataApiSession({ client: this.active as unknown as RDSDataClient, resourceArn: LOCAL_CLUSTER_ARN, secretArn: LOCAL_SECRET_ARN });
+    return new ModelSqlSession(session, this.active, world, `${consumer}#`);
   }
 
-  /** What the tables hold now, in the view the checker reads. */
+  /** What the tables hold once the run is over, in the view the checker reads; what the run left open is rolled back first, as its expiry would. */
   public async state(consumer: string): Promise<StoreState> {
-    const counters = await this.admin.query<{ grp: string; count: string }>(`SELECT grp, count FROM ${SQL_COUNTERS_TABLE}`);
-    const applications = await this.admin.query<{ event_id: string; count: string }>(`SELECT event_id, count(*) AS count FROM ${SQL_APPLICATIONS_TABLE} GROUP BY event_id`);
-    const dedup = await this.admin.query<{ dedup_key: string }>(`SELECT dedup_key FROM ${SQL_DEDUP_TABLE}`);
+    await this.active?.expireAll();
+    for (const { gateway } of this.gateways.values()) await gateway.service.close();
+    const ledger = await readLedger(this.admin, SQL_TABLES);
+    const dedup = await this.admin.query<{ dedup_key: string }>(`SELECT dedup_key FROM ${SQL_TABLES.dedup}`);
     return {
-      groupCounts: new Map(counters.rows.map((row) => [row.grp, Number(row.count)])),
-      applications: new Map(applications.rows.map((row) => [row.event_id, Number(row.count)])),
+      groupCounts: new Map(ledger.counters.map((line) => splitLine(line, Number))),
+      applications: new Map(ledger.applications.map((line) => splitLine(line, Number))),
       dedupRows: new Set(dedup.rows.map((row) => row.dedup_key.slice(`${consumer}#`.length))),
+      ledger,
     };
   }
 
+  /** Runs `work` on the replay's tables, emptied, through a plain session with no fault; returns its result and what the tables then hold. */
+  public async replay<T>(work: (session: SqlSession, tables: LedgerTables) => Promise<T>): Promise<{ readonly result: T; readonly state: LedgerState }> {
+    await emptyLedger(this.admin, REPLAY_TABLES);
+    const result = await work(this.replaySession, REPLAY_TABLES);
+    return { result, state: await readLedger(this.admin, REPLAY_TABLES) };
+  }
+
   public async stop(): Promise<void> {
+    for (const { gateway, client } of this.gateways.values()) {
+      client.destroy();
+      await gateway.stop();
+    }
     await this.pool.close();
+    await this.replaySession.close();
     await this.admin.close();
     await this.postgres.stop();
   }
 }
 
-/** The SQL effects of one event: its row, and its group's counter (the DynamoDB effects' counterparts, in consumer.ts). */
-export function sqlEffectsOf(eventId: string, group: string): SqlEffects {
-  return [sql`INSERT INTO ${sqlIdentifier(SQL_APPLICATIONS_TABLE)} (event_id) VALUES (${eventId})`, sqlIncrement(SQL_COUNTERS_TABLE, { grp: group }, 'count', 1)];
+/** `key=value` as [key, value]. */
+function splitLine<T>(line: string, parse: (value: string) => T): [string, T] {
+  const at = line.lastIndexOf('=');
+  return [line.slice(0, at), parse(line.slice(at + 1))];
 }
 
-/** An error as PostgreSQL raises it: its SQLSTATE in `code`. */
-class InjectedSqlError extends Error {
-  public constructor(
-    message: string,
-    public readonly code: string,
-  ) {
-    super(message);
-    this.name = 'InjectedSqlError';
+/**
+ * A gateway with a behaviour of a failed statement, its idle timer off, its serialization failures
+ * drawn by the faults alone, and its cluster's connections from the pool (the Data API pools its
+ * connections too; opening one per transaction would cost each schedule a few hundred ms).
+ */
+async function startGateway(postgres: PostgresConnection, statementFailures: DataApiBehaviour, pool: ConnectionPool): Promise<Gateway> {
+  let failNext = false;
+  const random = () => (failNext ? 0 : 1);
+  const gateway = await startDataApiGateway({ postgres, service: { statementFailures, transactionIdleMs: NO_REAL_EXPIRY_MS, serializationFailures: { random, rate: 0.5 } } });
+  gateway.service.serve({ resourceArn: LOCAL_CLUSTER_ARN, secretArns: [LOCAL_SECRET_ARN], connect: () => pool.connect() });
+  const client = new RDSDataClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: gateway.endpoint, maxAttempts: 1 });
+  const hooks = {
+    pauseNextCall: () => gateway.service.simulatePause(1),
+    failNextStatement: () => (failNext = true),
+    settle: () => {
+      failNext = false;
+      gateway.service.simulatePause(0);
+    },
+  };
+  return { gateway, client, hooks };
+}
+
+/**
+ * Connections to PostgreSQL that the gateways' transactions take and give back. Each waits for a
+ * lock at most LOCK_WAIT_REAL_MS of real time unless the runtime says otherwise (which the client
+ * swaps for the same real wait): a lock in the model is held by a transaction the function left
+ * open, which nothing ends while a statement waits, so a longer wait would only cost real time.
+ */
+class ConnectionPool {
+  private readonly idle: PostgresSession[] = [];
+
+  public constructor(private readonly connection: PostgresConnection) {}
+
+  public async connect(): Promise<DataApiConnection> {
+    const session = this.idle.pop() ?? (await this.open());
+    let given = false;
+    return {
+      queryText: (text, values) => session.queryText(text, values),
+      close: async () => {
+        if (!given) this.idle.push(session);
+        given = true;
+      },
+    };
+  }
+
+  public async close(): Promise<void> {
+    for (const session of this.idle.splice(0)) await session.close();
+  }
+
+  private async open(): Promise<PostgresSession> {
+    const session = await PostgresSession.connect(this.connection);
+    await session.query(`SET lock_timeout = ${LOCK_WAIT_REAL_MS}`);
+    return session;
   }
 }
 
 /**
- * The session the runtime gets: a transaction of the real one, with the schedule's fault on it at
- * its commit. `throttle` and `conflict` roll it back with a transient SQLSTATE (53300 too many
- * connections, 40001 a serialization failure); `crash-before` rolls it back and kills the function;
- * `crash-after` commits it and then kills the function, so that the invocation's answer is lost.
- * A function that died runs nothing more: its next statement fails, and its transaction rolls back.
+ * The session the runtime gets: the Data API session, its transactions queued one at a time, and
+ * what they do noted for the checker: the events a dedup insert attempts, and, before a commit, the
+ * events whose effects the transaction holds (read in it by the model's own statement), which the
+ * client notes applied once the commit lands.
  */
 class ModelSqlSession implements SqlSession {
   private readonly dedupInsert = `INSERT INTO ${sqlIdentifier(SQL_DEDUP_TABLE).quoted} `;
-  private readonly dedupRead = `SELECT dedup_key FROM ${sqlIdentifier(SQL_DEDUP_TABLE).quoted} `;
+  private queue: Promise<unknown> = Promise.resolve();
 
   public constructor(
     private readonly inner: SqlSession,
+    private readonly client: ModelDataApiClient,
     private readonly world: World,
     private readonly keyPrefix: string,
   ) {}
 
-  public async transaction<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
-    const fault = await this.world.storeCall();
-    const attempt: Attempt = { read: false, wrote: false, applied: [] };
-    try {
-      const result = await this.inner.transaction(async (transaction) => {
-        const result = await work({ execute: (statement) => this.execute(transaction, statement, attempt) });
-        await this.world.roundTrip();
-        if (attempt.wrote) attempt.applied = await appliedIn(transaction);
-        failBeforeCommit(this.world, fault);
-        return result;
-      });
-      this.world.noteCommitted(attempt.applied);
-      if (fault === 'crash-after') this.world.crash();
+  public transaction<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => this.run(work));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private run<T>(work: (transaction: SqlTransaction) => Promise<T>): Promise<T> {
+    return this.inner.transaction(async (transaction) => {
+      const attempt = { wrote: false };
+      const result = await work(this.watched(transaction, attempt));
+      this.client.willCommit(attempt.wrote ? await appliedIn(transaction) : []);
       return result;
-    } finally {
-      if (fault !== undefined && attempt.read) this.world.noteFailedRead();
-    }
+    });
   }
 
-  /** One statement: a round trip, and a dedup insert's events noted as attempted. */
-  private async execute(transaction: SqlTransaction, statement: SqlStatement, attempt: Attempt): Promise<SqlResult> {
-    await this.world.roundTrip();
-    if (statement.sql.startsWith(this.dedupRead) && !attempt.wrote) attempt.read = true;
-    if (statement.sql.startsWith(this.dedupInsert)) {
-      attempt.wrote = true;
-      for (const parameter of statement.parameters) {
-        const value = 'stringValue' in parameter.value ? parameter.value.stringValue : undefined;
-        if (value?.startsWith(this.keyPrefix)) this.world.noteDedupAttempt(value.slice(this.keyPrefix.length));
-      }
-    }
-    return transaction.execute(statement);
+  private watched(transaction: SqlTransaction, attempt: { wrote: boolean }): SqlTransaction {
+    const batch = transaction.executeBatch?.bind(transaction);
+    return {
+      execute: (statement): Promise<SqlResult> => {
+        this.noteAttempt(statement, attempt);
+        return transaction.execute(statement);
+      },
+      ...(batch !== undefined && {
+        executeBatch: (statements: readonly SqlStatement[]): Promise<void> => {
+          for (const statement of statements) this.noteAttempt(statement, attempt);
+          return batch(statements);
+        },
+      }),
+    };
   }
-}
 
-/** What one transaction did, as the session saw it. */
-interface Attempt {
-  /** It read dedup rows before writing any: the strategy's `applied` check. */
-  read: boolean;
-  /** It inserted dedup rows. */
-  wrote: boolean;
-  /** The events whose effect rows it holds just before its commit. */
-  applied: string[];
+  /** A dedup insert's events, noted attempted whatever becomes of it. */
+  private noteAttempt(statement: SqlStatement, attempt: { wrote: boolean }): void {
+    if (!statement.sql.startsWith(this.dedupInsert)) return;
+    attempt.wrote = true;
+    for (const parameter of statement.parameters) {
+      const value = 'stringValue' in parameter.value ? parameter.value.stringValue : undefined;
+      if (value?.startsWith(this.keyPrefix)) this.world.noteDedupAttempt(value.slice(this.keyPrefix.length));
+    }
+  }
 }
 
 /** The events whose effect rows this transaction inserted (and kept), in the order it inserted them. */
 async function appliedIn(transaction: SqlTransaction): Promise<string[]> {
-  const { rows } = await transaction.execute(sql`SELECT event_id FROM ${sqlIdentifier(SQL_APPLICATIONS_TABLE)} WHERE tx = txid_current() ORDER BY seq`);
+  // Marked as the model's own (MODEL_STATEMENT_MARK): the client puts no fault and no time on it.
+  const { rows } = await transaction.execute(sql`/* model */ SELECT event_id FROM ${sqlIdentifier(SQL_TABLES.applications)} WHERE tx = txid_current() ORDER BY seq`);
   return rows.map((row) => String(row.event_id));
-}
-
-/** The schedule's fault at a commit, before it: the transaction rolls back (and, for `crash-before`, the function dies). */
-function failBeforeCommit(world: World, fault: StoreFault | undefined): void {
-  if (fault === 'throttle') throw new InjectedSqlError('sorry, too many clients already (injected)', '53300');
-  if (fault === 'conflict') throw new InjectedSqlError('could not serialize access due to concurrent update (injected)', '40001');
-  if (fault === 'crash-before') world.crash();
 }

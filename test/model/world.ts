@@ -7,8 +7,8 @@
  *
  * A crash kills the world until the next invocation: the call that crashed (after its write, for
  * `crash-after`) and every later call fail without effect, as nothing runs after a function dies,
- * and the runner throws the invocation's answer away. The `sql` strategy's PostgreSQL transactions
- * take the same faults, clock and crashes through the world's store calls (test/model/sql-store.ts).
+ * and the runner throws the invocation's answer away. The `sql` strategy's Data API calls take the
+ * same faults, clock and crashes through the world's store calls (test/model/data-api-client.ts).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { FailureEnvelope } from '../../aws/dlq-format';
@@ -51,6 +51,8 @@ export class World {
   public readonly tables = new DynamoDbTableModel({ [IDEMPOTENCY_TABLE]: ['id'], [EFFECTS_TABLE]: ['pk'] });
   public now = Date.parse('2026-12-01T00:00:00.000Z');
   public queue?: SqsQueueModel;
+  /** When the current invocation's time runs out (a Lambda timeout kills it there). */
+  public deadline = Infinity;
   /** Event ids in the order their effect committed, over the whole run. */
   public readonly appliedLog: string[] = [];
   public trace: InvocationTrace = newTrace(false);
@@ -101,6 +103,11 @@ export class World {
     const fault = this.faults.get(this.calls);
     this.calls += 1;
     return fault;
+  }
+
+  /** The store calls made so far in the run. */
+  public get callsMade(): number {
+    return this.calls;
   }
 
   /** One round trip within a store call (an SQL statement): fails when the function has died, and takes the call's latency. */
