@@ -154,6 +154,13 @@ export interface SqlEffectDatabaseProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
+/** Who runs the migration's statements: the role and log group when this database made them, and whether that role may read the secret yet. */
+interface MigrationRunner {
+  readonly role?: Role;
+  readonly logGroup?: LogGroup;
+  hasSecret: boolean;
+}
+
 /** An Aurora PostgreSQL cluster for SQL effects, with the dedup table and its expiry. */
 export class SqlEffectDatabase extends Construct {
   /** The cluster this construct made; undefined for an `existingCluster`. */
@@ -172,7 +179,7 @@ export class SqlEffectDatabase extends Construct {
   public readonly expirySchedule: Schedule;
   /** Where an expiry the schedule could not run goes; its depth alarm notifies the alarm topic. */
   public readonly expiryDlq: MonitoredDlq;
-  private runner?: { role: Role; logGroup: LogGroup };
+  private runner?: MigrationRunner;
   private lastMigration?: Construct;
   /** Every statement of the migration, those `addSchema` adds later included: a connected function waits for all of them. */
   private readonly migrated = new DependencyGroup();
@@ -335,15 +342,25 @@ export class SqlEffectDatabase extends Construct {
     this.runAtDeploy(`Schema${id}`, id, statements);
   }
 
-  /** The role and log group of every statement the migration runs, made with the first one. */
-  private migrationRunner(): { role: Role; logGroup: LogGroup } {
+  /**
+   * The role and log group the migration's statements run with. A stack has one provider function
+   * for every AwsCustomResource in it, made with the first one's role and log group, and any later
+   * one's are ignored: the database whose statements come first in the stack makes them; the
+   * statements of any other run as that function's role, which `runAtDeploy` grants this
+   * database's secret.
+   */
+  private migrationRunner(): MigrationRunner {
     if (this.runner) return this.runner;
+    if (Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID)) {
+      this.runner = { hasSecret: false };
+      return this.runner;
+    }
     const role = new Role(this, 'MigrationRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     const logGroup = new LogGroup(this, 'MigrationLog', { retention: RetentionDays.ONE_YEAR });
     logGroup.grantWrite(role);
     declineControlTowerRule(logGroup, ControlTowerRule.LOG_GROUP_ENCRYPTED, DATABASE_LOG_KEY_REASON);
     this.grantSecret(role);
-    this.runner = { role, logGroup };
+    this.runner = { role, logGroup, hasSecret: true };
     return this.runner;
   }
 
@@ -352,7 +369,8 @@ export class SqlEffectDatabase extends Construct {
    * cluster's writer): the migration runs in the order its statements were given.
    */
   private runAtDeploy(idPrefix: string, group: string, statements: readonly string[]): void {
-    const { role, logGroup } = this.migrationRunner();
+    const runner = this.migrationRunner();
+    const { role, logGroup } = runner;
     statements.forEach((statement, index) => {
       const call = {
         service: 'rds-data',
@@ -374,6 +392,11 @@ export class SqlEffectDatabase extends Construct {
       if (previous) migration.node.addDependency(previous);
       this.lastMigration = migration;
       this.migrated.add(migration);
+      // The provider's role is this database's own, or the one of the function another made first.
+      if (!runner.hasSecret) {
+        this.grantSecret(migration.grantPrincipal);
+        runner.hasSecret = true;
+      }
     });
     const provider = Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
     if (provider) declineControlTowerRule(provider, ControlTowerRule.LAMBDA_IN_VPC, MIGRATION_NO_VPC_REASON);

@@ -130,6 +130,7 @@ export {
   PublishRejectedError,
   RetriesExhaustedError,
   SchemaViolationError,
+  StateRefusalError,
   TransientError,
   UndecodableRecordError,
   UnknownEventTypeError,

@@ -38,8 +38,9 @@ describe('EventPipelineStack with sqlCluster', () => {
   test('invoice-payments names the cluster and its secret, and may decrypt the secret only through Secrets Manager', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { CONSUMER_NAME: 'invoice-payments', [SQL_ENV.resourceArn]: CLUSTER.clusterArn, [SQL_ENV.secretArn]: CLUSTER.secretArn } } });
     const onKey = policyStatements(template).filter((statement) => statement.Resource === CLUSTER.secretKeyArn);
-    // The migration's role and the consumer's: kms:Decrypt, only by way of Secrets Manager.
-    expect(onKey).toHaveLength(2);
+    // The migration's role, the consumer's and the expiry schedule's (the Data API reads the secret
+    // as its caller): kms:Decrypt, only by way of Secrets Manager.
+    expect(onKey).toHaveLength(3);
     for (const statement of onKey) expect(statement).toMatchObject({ Action: 'kms:Decrypt', Condition: { StringEquals: { 'kms:ViaService': expect.anything() } } });
   });
 });

@@ -163,6 +163,29 @@ test('addSchema: the consumers\' tables are made after the dedup table\'s, each 
   expect(() => database.addSchema('Blank', ['CREATE TABLE t (x int)', '  '])).toThrow("addSchema('Blank'): statement 1 is blank");
 });
 
+test('two databases in one stack: the one provider function that runs every migration may read both secrets', () => {
+  // A stack has one AwsCustomResource provider, made with the first one's role: the second
+  // database's statements run as that role, so it is the one that needs the second secret.
+  const { stack, alarmTopic } = testStack();
+  const first = new SqlEffectDatabase(stack, 'Ledger', { alarmTopic });
+  const second = new SqlEffectDatabase(stack, 'Audit', { alarmTopic, existingCluster: { clusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:audit', secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:audit-abc123' } });
+  const template = Template.fromStack(stack);
+  const calls = Object.values(template.findResources('Custom::AWS')) as { Properties: { ServiceToken: { 'Fn::GetAtt': [string, string] } } }[];
+  const providers = new Set(calls.map((call) => call.Properties.ServiceToken['Fn::GetAtt'][0]));
+  expect(providers.size).toBe(1);
+  const [provider] = [...providers];
+  const providerRole = (template.toJSON().Resources[provider as string] as { Properties: { Role: { 'Fn::GetAtt': [string, string] } } }).Properties.Role['Fn::GetAtt'][0];
+  const secretsReadable = Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${providerRole}"`))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+    .filter((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'))
+    .flatMap((statement) => [stack.resolve(statement.Resource)].flat().map((resource) => JSON.stringify(resource)));
+  for (const database of [first, second]) expect(secretsReadable).toContain(JSON.stringify(stack.resolve(database.secretArn)));
+  // The second makes no role or log group that nothing would run with.
+  expect(Object.keys(template.findResources('AWS::IAM::Role')).filter((id) => id.includes('MigrationRole'))).toEqual([expect.stringMatching(/^LedgerMigrationRole/)]);
+  expect(Object.keys(template.findResources('AWS::Logs::LogGroup')).filter((id) => id.includes('MigrationLog'))).toEqual([expect.stringMatching(/^LedgerMigrationLog/)]);
+});
+
 test('an existing cluster: no cluster, VPC or key of its own; the migration, the expiry and connect use the ARNs given', () => {
   const clusterArn = 'arn:aws:rds:eu-west-1:123456789012:cluster:ledger';
   const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ledger-abc123';

@@ -9,9 +9,9 @@
  * test:model` runs 10,000. The `sql` strategy's schedules run as the runtime runs on AWS: through
  * `DataApiSession` and the local Data API gateway (under both behaviours of a failed statement) on
  * a real PostgreSQL, started once for the file (test/model/sql-store.ts), as a property of their
- * own: EO_MODEL_SQL_SCHEDULES of them, by default a tenth of EO_MODEL_SCHEDULES, at most 300 (30, 300), each
+ * own: EO_MODEL_SQL_SCHEDULES of them, by default a tenth of EO_MODEL_SCHEDULES (30, 1,000), each
  * also held to the one-at-a-time replay of its decisions (test/model/one-at-a-time.ts). Each costs
- * some 0.3 to 0.7 s on two shared cores (every Data API call is an HTTP request of a few ms, a
+ * some 0.15 to 0.7 s on two shared cores (every Data API call is an HTTP request of a few ms, a
  * dozen of them per invocation, and the replay), and the start about 2 s, so that the share stays
  * small to keep `npm test` quick. EO_MODEL_SEED replays fast-check's seed, in both properties.
  *
@@ -30,11 +30,11 @@ import type { World } from './world';
 
 const SCHEDULES = Number(process.env.EO_MODEL_SCHEDULES ?? 300);
 /**
- * A tenth of the DynamoDB ones, at most 300: on the Data API path a schedule costs some 0.3 to
- * 0.7 s (two shared cores), so that test:model's tenth (1,000) ran past 25 minutes on a loaded
- * machine; 300 keep its SQL share to a few minutes. EO_MODEL_SQL_SCHEDULES sets any count.
+ * A tenth of the DynamoDB ones: on the Data API path a schedule costs some 0.15 to 0.7 s (two
+ * shared cores), so test:model's 1,000 take about 3 minutes on an idle machine, and many more on a
+ * loaded one. EO_MODEL_SQL_SCHEDULES sets any count.
  */
-const SQL_SCHEDULES = Number(process.env.EO_MODEL_SQL_SCHEDULES ?? Math.min(Math.ceil(SCHEDULES / 10), 300));
+const SQL_SCHEDULES = Number(process.env.EO_MODEL_SQL_SCHEDULES ?? Math.ceil(SCHEDULES / 10));
 const SEED = process.env.EO_MODEL_SEED === undefined ? undefined : Number(process.env.EO_MODEL_SEED);
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

@@ -105,12 +105,31 @@ function virtualSleep(world: World): (ms: number) => Promise<void> {
   };
 }
 
-/** The strategy, its check of what applied noted as a failed read when it fails: the runtime could not tell (the checker's noFalsePages knows). */
+/**
+ * The strategy, its check of what applied noted as a failed read when it fails: the runtime could
+ * not tell (the checker's noFalsePages knows). Its runs note their events' dedup rows as attempted
+ * once a Data API call went out for them, whatever became of it: a transaction throttled at its
+ * `BeginTransaction` attempted its events as much as a throttled `TransactWriteItems` does, though
+ * its dedup `INSERT` never ran.
+ */
 function noteFailedReads(strategy: Strategy<SqlEffects>, world: World): Strategy<SqlEffects> {
   const applied = strategy.applied?.bind(strategy);
   if (applied === undefined) return strategy;
   return {
-    apply: (events, run) => strategy.apply(events, run),
+    apply: async (events, run) => {
+      const prepared: string[] = [];
+      const watched = events.map((accepted) => ({ ...accepted, invoke: () => {
+        const effects = accepted.invoke();
+        prepared.push(accepted.event.eventId);
+        return effects;
+      } }));
+      const callsBefore = world.callsMade;
+      try {
+        return await strategy.apply(watched, run);
+      } finally {
+        if (world.callsMade > callsBefore) for (const eventId of prepared) world.noteDedupAttempt(eventId);
+      }
+    },
     applied: async (eventIds) => {
       try {
         return await applied(eventIds);

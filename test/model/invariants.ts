@@ -122,7 +122,13 @@ const deadLettersWereAttempted: Check = (history) =>
     }),
   );
 
-/** Ordered sources: nothing of a group is processed after a record the same invocation reports, and (FIFO) the rest is reported too. */
+/**
+ * Ordered sources: nothing of a group is processed after a record the same invocation reports, and
+ * (FIFO) the rest is reported too. A reported record whose event the same invocation applied does
+ * not count: its transaction committed but the runtime never heard (a lost commit answer), so the
+ * report only redelivers a duplicate, and the events applied with it were applied in their order,
+ * atomically with it.
+ */
 const stopsAtFirstReported: Check = (history) => {
   const { source } = history;
   if (source.kind === SourceKind.SQS && !source.fifo) return [];
@@ -137,14 +143,17 @@ function groupStops(history: RunHistory, record: InvocationRecord): string[] {
     const group = history.source.kind === SourceKind.SQS ? delivered.group : 'shard';
     groups.set(group, [...(groups.get(group) ?? []), delivered]);
   }
-  const appliedBefore = new Set(history.invocations.slice(0, record.invocation).flatMap((earlier) => earlier.applied));
+  // Applied before or by this invocation (the twin of a record ahead of the failure, which applied).
+  const appliedBefore = new Set(history.invocations.slice(0, record.invocation + 1).flatMap((earlier) => earlier.applied));
   return [...groups.values()].flatMap((members) => {
-    const first = members.findIndex((delivered) => reported.has(delivered.itemIdentifier));
+    const first = members.findIndex((delivered) => reported.has(delivered.itemIdentifier) && !record.applied.includes(delivered.eventId));
     if (first === -1) return [];
     return members.slice(first + 1).flatMap((later) => {
       const problems: string[] = [];
       if (processed(history, record, later)) problems.push(`processed`);
-      // A copy of an event applied before is a duplicate: deleting it ahead of the failure moves no effect.
+      // A copy of an event already applied is a duplicate: deleting it ahead of the failure moves no
+      // effect (on the final receive, the settler deletes such a twin rather than leave it to SQS's
+      // context-free move).
       if (history.source.kind === SourceKind.SQS && !reported.has(later.itemIdentifier) && !appliedBefore.has(later.eventId)) problems.push('not reported (deleted ahead of it)');
       return problems.map((problem) => `invocation ${record.invocation}: ${describe(later)} ${problem} after ${describe(members[first]!)}, which it reported failed`);
     });

@@ -36,19 +36,31 @@ export interface DecidedStep {
   readonly outcome: string;
 }
 
-/** The run's decisions in order: applications, and dead-lettered statement failures. */
+/**
+ * The run's decisions in order: applications, and dead-lettered statement failures. Within an
+ * invocation, applications go in the order they committed (`applied`), which is their batch order
+ * but where a transaction's commit answer was lost: its retry finds the events it committed
+ * applied, and applies those it had failed after them, in a later transaction (on a standard
+ * queue, a withdrawal failed before a deposit, then applied after it, is one of the orders one at
+ * a time allows). A failure goes just before the first application of its group that follows it
+ * in the batch: the effects of a group touch its rows alone (sql-ledger.ts), so where it falls
+ * among the other groups' applications, which ran beside it, decides nothing.
+ */
 export function decidedSteps(history: RunHistory): DecidedStep[] {
   return history.invocations.flatMap((record) => {
     const decided: { position: number; step: DecidedStep }[] = [];
     const at = (itemIdentifier: string) => record.records.findIndex((delivered) => delivered.itemIdentifier === itemIdentifier);
-    for (const eventId of new Set(record.applied)) {
+    const commitOrder = [...new Set(record.applied)];
+    const appliedAt = commitOrder.map((eventId) => record.records.find((delivered) => delivered.eventId === eventId)).map((delivered) => ({ position: at(delivered?.itemIdentifier ?? ''), group: delivered?.group }));
+    commitOrder.forEach((eventId, order) => {
       const primary = record.records.find((delivered) => delivered.eventId === eventId);
-      if (primary !== undefined) decided.push({ position: at(primary.itemIdentifier), step: { eventId, event: primary.event, group: primary.group, invocation: record.invocation, outcome: 'applied' } });
-    }
+      if (primary !== undefined) decided.push({ position: order, step: { eventId, event: primary.event, group: primary.group, invocation: record.invocation, outcome: 'applied' } });
+    });
     for (const wrapper of record.dlqSends.filter((sent) => sent.error.name === 'SqlStatementError')) {
       const delivered = record.records.find((candidate) => candidate.itemIdentifier === wrapper.source.itemIdentifier);
       const sqlState = /SQLSTATE ([0-9A-Z]{5})/.exec(wrapper.error.message)?.[1] ?? 'none';
-      if (delivered !== undefined) decided.push({ position: at(delivered.itemIdentifier), step: { eventId: delivered.eventId, event: delivered.event, group: delivered.group, invocation: record.invocation, outcome: `failed ${sqlState}` } });
+      const next = appliedAt.findIndex((applied) => applied.group === delivered?.group && applied.position > at(wrapper.source.itemIdentifier));
+      if (delivered !== undefined) decided.push({ position: (next === -1 ? commitOrder.length : next) - 0.5, step: { eventId: delivered.eventId, event: delivered.event, group: delivered.group, invocation: record.invocation, outcome: `failed ${sqlState}` } });
     }
     return decided.sort((a, b) => a.position - b.position).map(({ step }) => step);
   });

@@ -11,7 +11,9 @@
  * dead-lettered on its last attempt: such a record can come back (its invocation dies before Lambda
  * gets the answer, a batch is held past its visibility timeout) and then apply, after whatever
  * followed it; so the rest is reported, not attempted, and runs on its next receive, behind it.
- * A permanent failure fails again when it comes back. Groups run side by side.
+ * A permanent failure of the event's own fails again when it comes back; one the stored state
+ * decided (a constraint: `StateRefusalError`) may not, and is treated as the last-attempt one.
+ * Groups run side by side.
  *
  * A record whose event id an earlier record of its group (or of the unordered set) carries is a
  * twin (a producer's retry, a redelivery in the same batch): it never reaches the strategy, where
@@ -19,7 +21,7 @@
  * applied or handled.
  */
 import { DlqReason } from '../../../aws/dlq-format';
-import { NotAttemptedError, messageOf } from '../core/errors';
+import { decidedByState, NotAttemptedError, messageOf } from '../core/errors';
 import { payloadHash } from '../events/event-id';
 import { MetricName, type Observability } from '../core/observability';
 import { byOrderGroup } from './order-groups';
@@ -124,11 +126,18 @@ export class BatchRun<TResult> {
     return end;
   }
 
-  /** Settles one failure at once; true when its group may go on in this invocation. */
+  /**
+   * Settles one failure at once; true when its group may go on in this invocation: it was found
+   * applied, or dead-lettered for a permanent failure that fails again when it comes back. One the
+   * stored state decided (a constraint) may pass when it comes back, after what followed it, so
+   * the rest waits for its next receive, behind it.
+   */
   private async settleNow(member: BatchItem<TResult>, outcome: Outcome): Promise<boolean> {
     const [settlement] = (await this.settler.settle([resultOf(member, outcome)])) as [Settlement];
     this.endSettled(member, settlement);
-    return settlement.fate === 'handled' && (settlement.reason === undefined || settlement.reason === DlqReason.PERMANENT);
+    if (settlement.fate !== 'handled') return false;
+    if (settlement.reason === undefined) return true;
+    return settlement.reason === DlqReason.PERMANENT && !(outcome.status === 'failed' && decidedByState(outcome.error));
   }
 
   /** The rest of a stopped group: not attempted, reported (or, on the queue's final receive, dead-lettered with its context). */

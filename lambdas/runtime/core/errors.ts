@@ -35,6 +35,26 @@ export class PermanentError extends EffectivelyOnceError {
   }
 }
 
+/**
+ * A permanent failure that the stored state decided, not the event alone: a database constraint
+ * (a CHECK on a balance, a UNIQUE key), an effect's condition. The same event can pass once the
+ * state has moved (a withdrawal after the deposit that covers it), so it is not sure to fail again
+ * when it comes back: an ordered group does not go on past it in the invocation that dead-letters
+ * it (consumer/batch-run.ts), since a redelivery of both would apply it after what followed it.
+ */
+export class StateRefusalError extends PermanentError {
+  public readonly decidedByState = true;
+  public constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StateRefusalError';
+  }
+}
+
+/** Whether a failure is one the stored state decided ({@link StateRefusalError}), so that it may pass when it comes back. */
+export function decidedByState(error: unknown): boolean {
+  return (error as { decidedByState?: unknown } | null | undefined)?.decidedByState === true;
+}
+
 /** Why a body is not a valid envelope. Each value names one way a producer can get it wrong. */
 export const EnvelopeProblem = {
   EMPTY_BODY: 'empty-body',

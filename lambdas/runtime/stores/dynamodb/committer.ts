@@ -5,7 +5,7 @@ import { buildActions, disjointWaves, planChunks, type PendingCommit, type Shard
 import { classifyError } from '../../core/classify';
 import { expirationFrom, type DedupSettings } from './dedup-record';
 import { checkEffects } from './effects';
-import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, PermanentError } from '../../core/errors';
+import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, StateRefusalError } from '../../core/errors';
 import { findCommitted, readCommitted } from './known-duplicates';
 import { UNLIMITED_TIME, WorkPace, type TimeBudget } from '../../core/time-budget';
 import { ShardLane } from './shard-lane';
@@ -163,7 +163,7 @@ export class TransactionalCommitter {
       if (attempt.reasons === undefined) return setAll(outcomes, remaining, { status: 'applied' });
       const duplicates = this.markDuplicates(remaining, attempt.reasons, outcomes);
       if (duplicates.size === 0) {
-        const error = new PermanentError(`transaction cancelled by an effect's condition: ${describeReasons(attempt.reasons)}`);
+        const error = new StateRefusalError(`transaction cancelled by an effect's condition: ${describeReasons(attempt.reasons)}`);
         return this.recoverChunk(remaining, error, expiration, outcomes, run, position);
       }
       remaining = remaining.filter((event) => !duplicates.has(event.index));

@@ -1,5 +1,5 @@
 import { classifyError } from '../../core/classify';
-import { EffectivelyOnceError, FailureKind, messageOf, PermanentError, TransientError } from '../../core/errors';
+import { EffectivelyOnceError, FailureKind, messageOf, PermanentError, StateRefusalError, TransientError } from '../../core/errors';
 import type { SlowRetryHint } from '../../core/backoff';
 import { sqlStateOf } from './session';
 
@@ -12,7 +12,7 @@ import { sqlStateOf } from './session';
 export const PERMANENT_SQLSTATE_CLASSES: readonly string[] = ['22', '23', '42'];
 
 /** A statement failed for a reason of its own event's making (a constraint, a bad value): the event fails alone, permanently. */
-export class SqlStatementError extends PermanentError {
+export class SqlStatementError extends StateRefusalError {
   /** The database's SQLSTATE, e.g. `23514` for a CHECK violation. */
   public readonly sqlState: string | undefined;
 

@@ -9,7 +9,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { createConsumer } from '../../../../lambdas/runtime/consumer/consumer';
 import { DlqSender } from '../../../../lambdas/runtime/failures/dlq';
-import { PermanentError, TransientError } from '../../../../lambdas/runtime/core/errors';
+import { PermanentError, StateRefusalError, TransientError } from '../../../../lambdas/runtime/core/errors';
 import { SourceKind } from '../../../../lambdas/runtime/decoding/records';
 import { route } from '../../../../lambdas/runtime/decoding/routes';
 import { directStrategy } from '../../../../lambdas/runtime/consumer/direct-strategy';
@@ -20,7 +20,7 @@ import { asClient, awsError, FakeClient, noSleep, recordingObservability } from 
 const FIFO_ARN = `${TEST_QUEUE_ARN}.fifo`;
 const FIFO_DLQ_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/page-views-dlq.fifo';
 
-/** A consumer whose handler applies page ids in order, failing `transient-*` transiently and `poison-*` permanently. */
+/** A consumer whose handler applies page ids in order, failing `transient-*` transiently, `poison-*` permanently and `refused-*` as the stored state would (a constraint). */
 function fifoConsumer(dlqUrl: string | null = FIFO_DLQ_URL, dlqClient = new FakeClient(() => ({ MessageId: 'dlq-message' }))) {
   const applied: string[] = [];
   const ran: string[] = [];
@@ -33,6 +33,7 @@ function fifoConsumer(dlqUrl: string | null = FIFO_DLQ_URL, dlqClient = new Fake
         ran.push(pageId);
         if (pageId.startsWith('transient-')) throw new TransientError(`${pageId} failed for now`);
         if (pageId.startsWith('poison-')) throw new PermanentError(`${pageId} can never apply`);
+        if (pageId.startsWith('refused-')) throw new StateRefusalError(`${pageId} is refused by the stored state, for now`);
         applied.push(pageId);
       }),
     },
@@ -138,6 +139,50 @@ describe("a FIFO group's head on its last attempt (issue 25, item 1)", () => {
     const { handle, applied } = fifoConsumer();
     expect(await reported(handle, message('poison-a1', 'a', FIFO_ARN, 5), message('a2', 'a', FIFO_ARN, 5))).toEqual([]);
     expect(applied).toEqual(['a2']);
+  });
+});
+
+describe('a FIFO group after a failure the stored state decided (issue 39: a CHECK, a UNIQUE key, an effect\'s condition)', () => {
+  test('it goes to the DLQ with its context, and the rest of its group is reported, not attempted: a redelivery of both could apply it after them', async () => {
+    const { handle, applied, ran, dlqMessages } = fifoConsumer();
+    const failures = await reported(handle, message('refused-a1', 'a'), message('a2', 'a'), message('b1', 'b'));
+    expect(dlqMessages().map((wrapper) => [wrapper.source.itemIdentifier, wrapper.reason, wrapper.error.name])).toEqual([['refused-a1', DlqReason.PERMANENT, 'StateRefusalError']]);
+    expect(failures).toEqual(['a2']);
+    expect(ran).toEqual(['refused-a1', 'b1']);
+    expect(applied).toEqual(['b1']);
+  });
+
+  test('the rest runs on its next receive, behind it; a permanent failure of the event\'s own still lets its group go on at once', async () => {
+    const { handle, applied } = fifoConsumer();
+    await reported(handle, message('refused-a1', 'a'), message('a2', 'a'));
+    expect(await reported(handle, message('a2', 'a', FIFO_ARN, 2), message('poison-a3', 'a'), message('a4', 'a'))).toEqual([]);
+    expect(applied).toEqual(['a2', 'a4']);
+  });
+});
+
+describe('a Kinesis shard after a failure the stored state decided (issue 39)', () => {
+  test('it goes to the DLQ; the shard\'s later records are reported from the first after it, not attempted', async () => {
+    const ran: string[] = [];
+    const dlqClient = new FakeClient(() => ({ MessageId: 'dlq-message' }));
+    const handle = createConsumer({
+      name: 'kinesis-ledger',
+      source: SourceKind.KINESIS,
+      routes: {
+        'page.viewed': route(z.object({ pageId: z.string() }), async (event) => {
+          ran.push(event.payload.pageId);
+          if (event.payload.pageId.startsWith('refused-')) throw new StateRefusalError(`${event.payload.pageId} is refused by the stored state, for now`);
+        }),
+      },
+      strategy: directStrategy({ maxAttempts: 1, sleep: noSleep }),
+      dlq: new DlqSender(asClient<SQSClient>(dlqClient), 'https://sqs.us-east-1.amazonaws.com/000000000000/ledger-dlq', { sleep: noSleep, maxAttempts: 1 }),
+      observability: recordingObservability(),
+    });
+    const records = [kinesisRecord(pageView('r1'), { sequenceNumber: '101' }), kinesisRecord(pageView('refused-r2'), { sequenceNumber: '102' }), kinesisRecord(pageView('r3'), { sequenceNumber: '103' })];
+    const response = await handle(kinesisEvent(...records));
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(['103']);
+    expect(ran).toEqual(['r1', 'refused-r2']);
+    const sent = dlqClient.commandsNamed('SendMessageCommand').map((command) => (JSON.parse(String(command.input.MessageBody)) as FailureEnvelope).error.name);
+    expect(sent).toEqual(['StateRefusalError']);
   });
 });
 

@@ -12,7 +12,7 @@ import type { PendingCommit } from '../../../../../lambdas/runtime/stores/dynamo
 import { TransactionalCommitter, type CommitOutcome } from '../../../../../lambdas/runtime/stores/dynamodb/committer';
 import { DEFAULT_DEDUP_TTL_SECONDS, expirationFrom } from '../../../../../lambdas/runtime/stores/dynamodb/dedup-record';
 import { increment, type Effect } from '../../../../../lambdas/runtime/stores/dynamodb/effects';
-import { InvalidEffectError, NotAttemptedError, OutOfTimeError, PermanentError, RetriesExhaustedError } from '../../../../../lambdas/runtime/core/errors';
+import { decidedByState, InvalidEffectError, NotAttemptedError, OutOfTimeError, PermanentError, RetriesExhaustedError, StateRefusalError } from '../../../../../lambdas/runtime/core/errors';
 import { tokenFor } from '../../../../../lambdas/runtime/stores/dynamodb/transaction';
 import { asClient, awsError, FakeClient, noSleep, transactionCancelled, type RecordedCommand } from '../../../../helpers/fakes';
 
@@ -142,6 +142,9 @@ describe('commitBatch', () => {
     expect(statuses(outcomes)).toEqual({ 0: 'applied', 1: 'failed', 2: 'applied' });
     const failure = outcomes.get(1) as { status: 'failed'; error: unknown };
     expect(failure.error).toBeInstanceOf(PermanentError);
+    // The stored state decided it: an ordered group does not go on past it in this invocation.
+    expect(failure.error).toBeInstanceOf(StateRefusalError);
+    expect(decidedByState(failure.error)).toBe(true);
     expect(String((failure.error as Error).message)).toContain('ConditionalCheckFailed');
     expect(dynamodb.commands.map(eventIdsOf)).toEqual([['evt-0', 'evt-1', 'evt-2'], ['evt-0'], ['evt-1'], ['evt-2']]);
   });
@@ -253,6 +256,8 @@ describe('an effect that no transaction can carry fails its own event only', () 
     const failure = outcomes.get(2) as Extract<CommitOutcome, { status: 'failed' }>;
     expect(failure.error).toBeInstanceOf(InvalidEffectError);
     expect(failure.error).toBeInstanceOf(PermanentError);
+    // The event's own fault: it fails again whenever it comes back.
+    expect(decidedByState(failure.error)).toBe(false);
     expect((failure.error as Error).message).toContain('evt-2');
     expect(dynamodb.commandsNamed('TransactWriteItemsCommand').map(eventIdsOf)).toEqual([['evt-1', 'evt-3']]);
   });

@@ -9,6 +9,7 @@ import { withRetries } from '../../../../../lambdas/runtime/core/backoff';
 import { classifyError } from '../../../../../lambdas/runtime/core/classify';
 import { FailureKind } from '../../../../../lambdas/runtime/core/errors';
 import { classifySqlFailure, DATA_API_ERRORS, dataApiFailure, DataApiRefusedError, DatabaseResumingError, DataApiStatementError, RESUMING_BACKOFF, SqlSchemaMissingError, SqlStatementError, SqlTransactionLostError, SqlTransientError, sqlStateInMessage } from '../../../../../lambdas/runtime';
+import { decidedByState } from '../../../../../lambdas/runtime/core/errors';
 
 /** The SDK's exception for `name`, as the client throws it. */
 function sdkError(name: string, message: string): Error {
@@ -56,6 +57,8 @@ describe('statement errors carry their SQLSTATE in the message', () => {
       const classified = classifySqlFailure(mapped, 'an effect');
       expect(classified).toBeInstanceOf(kind === FailureKind.PERMANENT ? SqlStatementError : SqlTransientError);
       if (sqlState === '42P01') expect(classified).toBeInstanceOf(SqlSchemaMissingError);
+      // A permanent statement failure may be the stored state's (a CHECK, a UNIQUE key): an ordered group waits behind it.
+      expect(decidedByState(classified)).toBe(kind === FailureKind.PERMANENT);
       expect(classified).toMatchObject({ sqlState });
     }
   });
