@@ -15,6 +15,7 @@ export interface ReplayFlags extends TargetFlags {
   readonly allowPastDedupWindow?: boolean;
   readonly allowUndeclaredSqlTables?: boolean;
   readonly generation?: number;
+  readonly retryFor?: string;
 }
 
 /** Adds `replay` to the program. */
@@ -28,6 +29,7 @@ export function registerReplayCommands(program: Command): void {
     .requiredOption('--from <time>', 'start of the window: an ISO 8601 time (2026-12-01T09:00:00Z) or a duration back from now (90m, 6h, 2d)')
     .option('--to <time>', 'end of the window (exclusive), in the same forms (default: now)')
     .option('--generation <n>', 'replay into this generation of the consumer (its generation prop): a rebuild, filled from the stream (see docs/operations.md, "Rebuild")', positiveInteger)
+    .option('--retry-for <duration>', 'how long a record the function keeps reporting (or a batch it keeps failing) is sent again, with backoff, before its shard stops: 90s, 5m, 1h (default 5m)')
     .option('--dry-run', 'count the records in the window per shard; invoke nothing')
     .option('--quiet', 'no progress on stderr')
     .option('--allow-past-dedup-window', 'replay also where the consumer\'s dedup records may have expired (those events are applied again)')

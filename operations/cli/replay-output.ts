@@ -10,7 +10,8 @@ export function formatReplay(label: string, summary: ReplaySummary): string {
   if (plan.undeclaredSqlTables !== undefined) lines.push(`  note: ${plan.undeclaredSqlTables} (allowed by --allow-undeclared-sql-tables)`);
   if (summary.archive) lines.push(`  failure archives: ${summary.archive.objects} batch(es) of this function kept (${plan.archives.join(', ')})${summary.archive.truncated ? '; more than one read takes: re-run the replay once a redrive has emptied them' : ''}`);
   for (const shard of summary.shards) {
-    const sent = summary.dryRun ? '' : `, ${shard.sent} sent in ${shard.invocations} invocation(s)`;
+    const retries = shard.retries ? ` (${shard.retries} sending a batch again from a record the function reported)` : '';
+    const sent = summary.dryRun ? '' : `, ${shard.sent} sent in ${shard.invocations} invocation(s)${retries}`;
     const archived = shard.fromArchive ? ` (${shard.fromArchive} from the failure archive, which the stream no longer holds)` : '';
     lines.push(`  ${shard.shardId}: ${shard.inWindow} record(s) in the window${archived}${sent}`);
     if (shard.stoppedAt) lines.push(`    stopped at ${shard.stoppedAt.sequenceNumber}: ${shard.stoppedAt.reason}`);

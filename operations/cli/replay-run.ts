@@ -5,7 +5,7 @@
  */
 import { createProgress } from '../../cli/progress';
 import { printableLines } from '../../cli/terminal-text';
-import { planReplay, ReplayRefusedError, replayWindow, ReplayWindowError, runReplay } from '../replay';
+import { parseDuration, planReplay, ReplayRefusedError, replayWindow, ReplayWindowError, runReplay } from '../replay';
 import { withContext } from './dlq-context';
 import type { ReplayFlags } from './replay-commands';
 import { formatReplay } from './replay-output';
@@ -14,7 +14,9 @@ export async function runReplayCommand(consumer: string, flags: ReplayFlags): Pr
   await withContext(flags, async (context) => {
     const nowMs = Date.now();
     let plan;
+    let retryForMs: number | undefined;
     try {
+      retryForMs = flags.retryFor === undefined ? undefined : parseDuration(flags.retryFor, '--retry-for');
       plan = planReplay(context.topology, consumer, replayWindow(flags.from, flags.to, nowMs), { nowMs, allowPastDedupWindow: flags.allowPastDedupWindow, allowUndeclaredSqlTables: flags.allowUndeclaredSqlTables, generation: flags.generation });
     } catch (error) {
       if (!(error instanceof ReplayRefusedError || error instanceof ReplayWindowError)) throw error;
@@ -27,7 +29,7 @@ export async function runReplayCommand(consumer: string, flags: ReplayFlags): Pr
     progress.phase(`${flags.dryRun ? 'dry run: counting' : 'replaying'} ${plan.consumer.consumer}'s records from ${new Date(plan.window.fromMs).toISOString()} to ${new Date(plan.window.toMs).toISOString()}`);
     let summary;
     try {
-      summary = await runReplay(context, plan, { dryRun: flags.dryRun, onBatch: (records) => progress.update('records', (sent += records), sent) });
+      summary = await runReplay(context, plan, { dryRun: flags.dryRun, retryForMs, onBatch: (records) => progress.update('records', (sent += records), sent) });
     } finally {
       progress.done();
     }

@@ -3,13 +3,13 @@
  * consumer's own function again, shard by shard in shard order, in batches of its mapping's size,
  * then those of its archived failed batches (`onFailure: 's3'`) that the stream no longer held,
  * each invocation marked as a replay (../../lambdas/runtime/consumer/replay-mode.ts). A record the function
- * reports is sent again from there, as its mapping retries, up to {@link MAX_RETRIES} times. On events applied
- * before, that changes nothing: their dedup records exist, their versions are not newer; a
- * permanent failure is counted, not dead-lettered again. Why this mechanism, what it needs and what
+ * reports is sent again from there, as its mapping retries, with backoff, until it goes through or
+ * has been reported for the retry bound (./retry-policy.ts): only a failure that persists stops its
+ * shard. On events applied before, that changes nothing: their dedup records exist, their versions
+ * are not newer; a permanent failure is counted, not dead-lettered again. Why this mechanism, what it needs and what
  * it costs: docs/operations.md, "Replay".
  */
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReplayCounts } from '../../lambdas/runtime/consumer/replay-mode';
 import { LAMBDA_LIMITS } from '../../aws/limits';
 import { leadingBatch } from '../../aws/lambda/invoke-batches';
@@ -17,10 +17,11 @@ import { compareSequenceNumbers, type ShardDescription, type StreamReader, type 
 import { atTip, readerFor } from '../dlq/stream-range';
 import type { LaggingStreamRead } from '../dlq/kinesis-range-reader';
 import type { DlqContext } from '../dlq/types';
-import { invokeReplayBatch } from './invoke-batch';
+import { invokeReplayBatch, type BatchAnswer } from './invoke-batch';
 import type { ReplayPlan } from './plan';
 import { windowRecords } from './window-records';
 import { archivedWindowRecords } from './archive-records';
+import { ShardRetries, type ReplayRetryOptions, type RetryDecision } from './retry-policy';
 
 /** Counts over the whole replay: the runtime's, summed. */
 export type ReplayTotals = Omit<ReplayCounts, 'records'> & { readonly records: number };
@@ -34,6 +35,8 @@ export interface ShardReplay {
   readonly inWindow: number;
   readonly sent: number;
   readonly invocations: number;
+  /** Of `invocations`, those that sent a batch again from a record the function reported (or from a batch it failed). @default 0 */
+  readonly retries?: number;
   readonly stoppedAt?: { readonly sequenceNumber: string; readonly reason: string };
 }
 
@@ -49,21 +52,12 @@ export interface ReplaySummary {
   readonly archive?: { readonly objects: number; readonly truncated: boolean };
 }
 
-export interface ReplayOptions {
+/** A replay's options; the retry settings of a reported record are `ReplayRetryOptions`'s. */
+export interface ReplayOptions extends ReplayRetryOptions {
   readonly dryRun?: boolean;
-  /** The wait before the first retry of a reported record; doubled for each next one. @default DEFAULT_RETRY_DELAY_MS */
-  readonly retryDelayMs?: number;
   /** Told after each batch, e.g. to draw progress. */
   readonly onBatch?: (sent: number) => void;
 }
-
-/**
- * Retries of a batch from its first reported record (or of a batch the function failed), as the
- * mapping retries from there, before the shard stops: a throttle or a timeout passes, a record
- * that fails every time does not.
- */
-export const MAX_RETRIES = 3;
-export const DEFAULT_RETRY_DELAY_MS = 500;
 
 const ZERO: ReplayTotals = { records: 0, applied: 0, duplicates: 0, skipped: 0, permanent: 0, reported: 0 };
 
@@ -121,12 +115,12 @@ async function* pagesOf({ archived, stream }: ShardSource): AsyncGenerator<{ rea
 async function replayShard(lambda: LambdaClient, source: ShardSource, plan: ReplayPlan, options: ReplayOptions, count: (counts: ReplayCounts) => void): Promise<ShardReplay> {
   const { shardId } = source;
   const batchSize = plan.consumer.batchSize ?? LAMBDA_LIMITS.defaultStreamBatchSize;
-  const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+  const retries = new ShardRetries(options);
   let inWindow = 0;
   let sent = 0;
   let invocations = 0;
+  let retried = 0;
   let pending: StreamRecord[] = [];
-  let retries = 0;
   /** Sends full batches (all of them when `all`); undefined, or where the shard stopped for good. */
   const flush = async (all: boolean): Promise<ShardReplay['stoppedAt']> => {
     while (pending.length > 0) {
@@ -136,19 +130,17 @@ async function replayShard(lambda: LambdaClient, source: ShardSource, plan: Repl
       const answer = await invokeReplayBatch(lambda, plan.consumer.functionName, batch);
       invocations += 1;
       const stop = answer.stoppedAt;
+      const decision = await decide(stop, retries);
+      const retry = decision?.retry === true;
+      if (retry) retried += 1;
       const position = stop ? Math.max(0, batch.findIndex((record) => record.sequenceNumber === stop.sequenceNumber)) : batch.length;
-      const retry = stop !== undefined && stop.retryable && retries < MAX_RETRIES;
       // A record retried is counted by the invocation that settles it, not by the one that reported it.
       if (answer.counts) count(retry ? withoutReported(answer.counts) : answer.counts);
       const settled = retry ? position : batch.length;
       pending = pending.slice(settled);
       sent += settled;
       options.onBatch?.(settled);
-      if (stop === undefined) retries = 0;
-      else if (retry) {
-        retries += 1;
-        await sleep(retryDelayMs * 2 ** (retries - 1));
-      } else return { sequenceNumber: stop.sequenceNumber, reason: stop.retryable ? `${stop.reason}, ${MAX_RETRIES + 1} times in a row: re-run the replay from its time once the cause is gone` : stop.reason };
+      if (stop !== undefined && decision?.retry === false) return { sequenceNumber: stop.sequenceNumber, reason: decision.reason };
     }
     return undefined;
   };
@@ -159,10 +151,20 @@ async function replayShard(lambda: LambdaClient, source: ShardSource, plan: Repl
     if (options.dryRun) continue;
     pending.push(...records);
     const stoppedAt = await flush(false);
-    if (stoppedAt) return { shardId, inWindow, sent, invocations, stoppedAt, ...(fromArchive > 0 && { fromArchive }) };
+    if (stoppedAt) return { shardId, inWindow, sent, invocations, stoppedAt, ...(fromArchive > 0 && { fromArchive }), ...(retried > 0 && { retries: retried }) };
   }
   const stoppedAt = options.dryRun ? undefined : await flush(true);
-  return { shardId, inWindow, sent, invocations, ...(fromArchive > 0 && { fromArchive }), ...(stoppedAt && { stoppedAt }) };
+  return { shardId, inWindow, sent, invocations, ...(fromArchive > 0 && { fromArchive }), ...(retried > 0 && { retries: retried }), ...(stoppedAt && { stoppedAt }) };
+}
+
+/** What becomes of a batch's stop: nothing stopped (undefined), a retry after the policy's wait, or the shard's end there. */
+async function decide(stop: BatchAnswer['stoppedAt'], retries: ShardRetries): Promise<RetryDecision | undefined> {
+  if (stop === undefined) {
+    retries.cleared();
+    return undefined;
+  }
+  if (!stop.retryable) return { retry: false, reason: stop.reason };
+  return retries.reported(stop.sequenceNumber, stop.reason);
 }
 
 /** The counts of a batch whose reported records go again: they are not settled yet. */

@@ -19,10 +19,23 @@ export class ReplayWindowError extends Error {
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** A duration such as `90s`, `5m` or `6h` in ms; undefined when the text is not one. */
+function durationMs(value: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([smhd])$/.exec(value.trim());
+  return match ? Number(match[1]) * (UNIT_MS[match[2] as string] as number) : undefined;
+}
+
+/** `90s`, `5m`, `1h` as ms, for a flag that takes a duration. @throws ReplayWindowError naming the flag */
+export function parseDuration(value: string, flag: string): number {
+  const ms = durationMs(value);
+  if (ms === undefined) throw new ReplayWindowError(`${flag} ${JSON.stringify(value)} is not a duration (90s, 5m, 1h)`);
+  return ms;
+}
+
 /** `2026-12-01T09:00:00Z` or `6h` (ago) as epoch ms. @throws ReplayWindowError naming the flag */
 export function parseReplayTime(value: string, flag: string, nowMs: number): number {
-  const relative = /^(\d+(?:\.\d+)?)([smhd])$/.exec(value.trim());
-  if (relative) return nowMs - Number(relative[1]) * (UNIT_MS[relative[2] as string] as number);
+  const ago = durationMs(value);
+  if (ago !== undefined) return nowMs - ago;
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const parsed = Date.parse(value);
     if (!Number.isNaN(parsed)) return parsed;

@@ -24,8 +24,9 @@ test('a replay that applied, one that stopped, and the notes on retention and th
   const applied = formatReplay('S', { plan: { ...plan, trimmedBefore: Date.parse('2026-12-02T10:30:00Z') }, dryRun: false, complete: true, shards: [], totals: { ...zero, records: 3, applied: 2, duplicates: 1 } });
   expect(applied).toContain('note: the stream keeps 24 h; records before 2026-12-02T10:30:00.000Z are gone and were not replayed');
   expect(applied).toContain('result: 2 record(s) applied that had not been');
-  const stopped = formatReplay('S', { plan: { ...plan, pastDedupWindow: 'events before X are past the TTL' }, dryRun: false, complete: false, shards: [{ shardId: 's-0', inWindow: 5, sent: 2, invocations: 1, stoppedAt: { sequenceNumber: '42', reason: 'the function reported it' } }], totals: { ...zero, records: 2, applied: 1, reported: 1 } });
+  const stopped = formatReplay('S', { plan: { ...plan, pastDedupWindow: 'events before X are past the TTL' }, dryRun: false, complete: false, shards: [{ shardId: 's-0', inWindow: 5, sent: 2, invocations: 4, retries: 3, stoppedAt: { sequenceNumber: '42', reason: 'the function reported it' } }], totals: { ...zero, records: 2, applied: 1, reported: 1 } });
   expect(stopped).toContain('note: events before X are past the TTL (allowed by --allow-past-dedup-window)');
+  expect(stopped).toContain('  s-0: 5 record(s) in the window, 2 sent in 4 invocation(s) (3 sending a batch again from a record the function reported)');
   expect(stopped).toContain('    stopped at 42: the function reported it');
   expect(stopped).toContain('result: incomplete: a shard stopped (above)');
 });

@@ -95,7 +95,7 @@ test('a queue consumer is refused, with why and what would make it replayable', 
   expect(() => planReplay(topology, 'no-such-consumer', { fromMs: nowMs - 60_000, toMs: nowMs }, { nowMs })).toThrow('no consumer of Test is named "no-such-consumer" (its consumers: order-projection, page-view-counter)');
 });
 
-test('a reported record is sent again from there, as the mapping retries, and counted once; one reported every time stops its shard', async () => {
+test('a reported record is sent again from there, as the mapping retries, with backoff, and counted once; one reported for the whole retry bound stops its shard', async () => {
   const setup = await setUp();
   const projection = createOrderProjection({ ordersTable: setup.ordersTable, clients });
   const third = setup.published[2]?.kinesis.sequenceNumber;
@@ -117,10 +117,20 @@ test('a reported record is sent again from there, as the mapping retries, and co
   expect(summary.complete).toBe(true);
   expect(lambda.invocations.map((invocation) => invocation.event.Records.length)).toEqual([2, 2, 2, 1]);
 
+  // Issue 40, part 3: a fault that outlasts a few retries (a throttle storm, crashes) is retried
+  // with backoff for the bound, as the mapping would, not given up after four reports in a row.
+  refusals = 8;
+  lambda.invocations.length = 0;
+  const persisted = await runReplay(context, planFor(setup, Date.now() - 3_600_000), { retryDelayMs: 1, maxRetryDelayMs: 4 });
+  expect(persisted.complete).toBe(true);
+  expect(persisted.totals).toEqual({ records: 5, applied: 0, duplicates: 0, skipped: 4, permanent: 1, reported: 0 });
+  expect(lambda.invocations).toHaveLength(2 + 8 + 1);
+  expect(persisted.shards[0]).toMatchObject({ invocations: 11, retries: 8 });
+
   refusals = Number.POSITIVE_INFINITY;
-  const stopped = await runReplay(context, planFor(setup, Date.now() - 3_600_000), { retryDelayMs: 1 });
+  const stopped = await runReplay(context, planFor(setup, Date.now() - 3_600_000), { retryDelayMs: 1, maxRetryDelayMs: 4, retryForMs: 200 });
   expect(stopped.complete).toBe(false);
-  expect(stopped.shards[0]?.stoppedAt).toEqual({ sequenceNumber: third, reason: expect.stringMatching(/the function reported it .*, 4 times in a row: re-run the replay/) });
+  expect(stopped.shards[0]?.stoppedAt).toEqual({ sequenceNumber: third, reason: expect.stringMatching(/^the function reported it .*; reported \d+ times in a row over 0\.2 s \(the replay retries a record for 0\.2 s: --retry-for\): re-run the replay/) });
   // The two records before it settled; it and the one after it in its batch are reported.
   expect(stopped.totals).toMatchObject({ records: 4, skipped: 2, reported: 2 });
 });

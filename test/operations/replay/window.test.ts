@@ -1,5 +1,5 @@
 /** The replay's window from its flags, and the order its shards are read in. */
-import { parentsFirst, parseReplayTime, replayWindow, streamKindOf } from '../../../operations/replay';
+import { parentsFirst, parseDuration, parseReplayTime, replayWindow, streamKindOf } from '../../../operations/replay';
 
 const NOW = Date.parse('2026-12-02T12:00:00.000Z');
 
@@ -11,6 +11,15 @@ test('a time is an ISO 8601 time or a duration back from now', () => {
   expect(parseReplayTime('30s', '--to', NOW)).toBe(NOW - 30_000);
   expect(() => parseReplayTime('yesterday', '--from', NOW)).toThrow('--from "yesterday" is neither an ISO 8601 time (2026-12-01T09:00:00Z) nor a duration back from now (90m, 6h, 2d)');
   expect(() => parseReplayTime('2026-13-45', '--to', NOW)).toThrow(/--to "2026-13-45" is neither/);
+});
+
+test('--retry-for takes a duration, and refuses what is not one, naming the flag', () => {
+  expect(parseDuration('90s', '--retry-for')).toBe(90_000);
+  expect(parseDuration('5m', '--retry-for')).toBe(300_000);
+  expect(parseDuration('1.5h', '--retry-for')).toBe(5_400_000);
+  expect(parseDuration('0s', '--retry-for')).toBe(0);
+  expect(() => parseDuration('5 minutes', '--retry-for')).toThrow('--retry-for "5 minutes" is not a duration (90s, 5m, 1h)');
+  expect(() => parseDuration('-5m', '--retry-for')).toThrow(/is not a duration/);
 });
 
 test('a window is from before to, ends at now at the latest, and never starts in the future', () => {
