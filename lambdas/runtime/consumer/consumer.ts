@@ -4,7 +4,7 @@ import type { DlqSender } from '../failures/dlq';
 import { consumerDecoder, type EnvelopeOptions } from '../decoding/envelope-decoders';
 import { EffectivelyOnceError, messageOf, UndecodableRecordError } from '../core/errors';
 import { dedupNamespace } from './namespace';
-import { MetricName, createObservability, type Observability } from '../core/observability';
+import { MetricName, createObservability, invocationObservability, type Observability } from '../core/observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from '../decoding/records';
 import { isReplayInvocation, replayCounts, type ReplayCounts } from './replay-mode';
 import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from '../decoding/routes';
@@ -90,12 +90,14 @@ export interface ConsumerOptions<TResult> {
 export function createConsumer<TResult>(options: ConsumerOptions<TResult>): BatchHandler {
   if (options.timeBudget) checkTimeBudgetOptions(options.timeBudget);
   const observability = options.observability ?? createObservability(dedupNamespace(options.name, options.generation));
-  const consumer = new BatchConsumer(options, observability);
+  const consumer = new BatchConsumer(options);
   return async (event, context) => {
+    // Its own counts and log lines: on Lambda Managed Instances other invocations run beside it in this process.
+    const invocation = invocationObservability(observability, context);
     try {
-      return await consumer.consume(normalise(options.source, event), context);
+      return await consumer.consume(normalise(options.source, event), invocation, context);
     } finally {
-      observability.metrics.publishStoredMetrics();
+      invocation.flush();
     }
   };
 }
@@ -104,25 +106,23 @@ class BatchConsumer<TResult> {
   private readonly decode: EventDecoder;
   private readonly now: () => Date;
 
-  public constructor(
-    private readonly options: ConsumerOptions<TResult>,
-    private readonly observability: Observability,
-  ) {
+  public constructor(private readonly options: ConsumerOptions<TResult>) {
     this.decode = consumerDecoder(options);
     this.now = options.now ?? (() => new Date());
   }
 
-  public async consume(records: readonly SourceRecord[], lambdaContext?: Context): Promise<BatchResponse> {
+  /** One invocation's batch, counted and logged on that invocation's `observability`. */
+  public async consume(records: readonly SourceRecord[], observability: Observability, lambdaContext?: Context): Promise<BatchResponse> {
     const budget = this.budgetOf(lambdaContext);
     const replay = isReplayInvocation(lambdaContext);
     const items = records.map((record, index) => this.prepare(record, index, lambdaContext));
-    const settler = this.settlerFor(budget, replay);
-    const settled = await new BatchRun(this.options.strategy, settler, budget, this.observability).run(items);
+    const settler = this.settlerFor(budget, replay, observability);
+    const settled = await new BatchRun(this.options.strategy, settler, budget, observability).run(items);
     const results = items.map((item): RecordResult => ({ record: item.record, eventId: item.eventId, eventType: item.eventType, outcome: (settled.get(item.index) as Settled).outcome }));
-    this.countOutcomes(results);
+    countOutcomes(results, observability);
     const reported = items.filter((item) => settled.get(item.index)?.reported).map((item) => item.record);
     await settler.finish(reported, results);
-    this.observability.logger.info('batch done', { records: records.length, reported: reported.length, ...(replay && { replay }) });
+    observability.logger.info('batch done', { records: records.length, reported: reported.length, ...(replay && { replay }) });
     const batchItemFailures = reported.map((record) => ({ itemIdentifier: record.itemIdentifier }));
     if (!replay) return { batchItemFailures };
     return { batchItemFailures, replay: replayCounts(items.map((item) => settled.get(item.index) as Settled)) };
@@ -132,9 +132,9 @@ class BatchConsumer<TResult> {
     return this.options.timeBudget === false ? UNLIMITED_TIME : timeBudgetOf(lambdaContext, this.options.timeBudget);
   }
 
-  private settlerFor(budget: TimeBudget, replay: boolean): Settler {
+  private settlerFor(budget: TimeBudget, replay: boolean, observability: Observability): Settler {
     const { strategy } = this.options;
-    return new Settler({ ...this.options, consumer: dedupNamespace(this.options.name, this.options.generation), observability: this.observability, now: this.now, budget, replay, applied: strategy.applied?.bind(strategy) });
+    return new Settler({ ...this.options, consumer: dedupNamespace(this.options.name, this.options.generation), observability, now: this.now, budget, replay, applied: strategy.applied?.bind(strategy) });
   }
 
   /** Decodes and validates a record; one that fails carries a permanent error instead of its event, never a crash. */
@@ -149,17 +149,18 @@ class BatchConsumer<TResult> {
       return { index, record, eventId: decoded?.eventId, eventType: decoded?.type, decodeError: asPermanent(error) };
     }
   }
+}
 
-  private countOutcomes(results: readonly RecordResult[]): void {
-    const count = (status: Outcome['status']) => results.filter((result) => result.outcome.status === status).length;
-    this.observability.count(MetricName.PROCESSED, count('applied'));
-    this.observability.count(MetricName.DUPLICATES, count('duplicate'));
-    this.observability.count(MetricName.STALE_WRITES, count('skipped'));
-    const conflicting = results.filter((result) => result.outcome.status === 'duplicate' && result.outcome.conflictingPayload);
-    this.observability.count(MetricName.CONFLICTING_DUPLICATES, conflicting.length);
-    for (const { eventId, record } of conflicting) {
-      this.observability.logger.error('duplicate event id with a different payload: the producer is broken', { eventId, itemIdentifier: record.itemIdentifier });
-    }
+/** The batch's outcomes as metrics, and a log line per conflicting duplicate (a broken producer). */
+function countOutcomes(results: readonly RecordResult[], observability: Observability): void {
+  const count = (status: Outcome['status']) => results.filter((result) => result.outcome.status === status).length;
+  observability.count(MetricName.PROCESSED, count('applied'));
+  observability.count(MetricName.DUPLICATES, count('duplicate'));
+  observability.count(MetricName.STALE_WRITES, count('skipped'));
+  const conflicting = results.filter((result) => result.outcome.status === 'duplicate' && result.outcome.conflictingPayload);
+  observability.count(MetricName.CONFLICTING_DUPLICATES, conflicting.length);
+  for (const { eventId, record } of conflicting) {
+    observability.logger.error('duplicate event id with a different payload: the producer is broken', { eventId, itemIdentifier: record.itemIdentifier });
   }
 }
 

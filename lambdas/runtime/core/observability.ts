@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
 import { CONSUMER_ENV } from '../../../aws/consumer-env';
 import { METRICS_NAMESPACE, type MetricName } from '../../../aws/metrics';
 
@@ -26,6 +27,38 @@ export function createObservability(consumer: string): Observability {
     metrics,
     count: (name, value = 1) => {
       if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
+    },
+  };
+}
+
+/** One invocation's observability: its own log lines and counts, published once, when it ends. */
+export interface InvocationObservability extends Observability {
+  /** Publishes this invocation's counts, and only them. */
+  flush(): void;
+}
+
+/**
+ * The consumer's observability scoped to one invocation. On Lambda Managed Instances several
+ * invocations run at once in one process and share the handler's module state: every log line
+ * here carries its invocation's request id (`function_request_id`, Powertools' name for it), and
+ * its counts are kept apart and published in one synchronous step when it ends, so no other
+ * invocation's counts can come between them and the flush (with or without the runtime's invoke
+ * store, which scopes Powertools' own state per invocation only where it exists).
+ */
+export function invocationObservability(base: Observability, lambdaContext?: Pick<Context, 'awsRequestId'>): InvocationObservability {
+  const counts = new Map<MetricName, number>();
+  const requestId = lambdaContext?.awsRequestId;
+  const logger = requestId === undefined || requestId === '' ? base.logger : base.logger.createChild({ persistentKeys: { function_request_id: requestId } });
+  return {
+    logger,
+    metrics: base.metrics,
+    count: (name, value = 1) => {
+      if (value > 0) counts.set(name, (counts.get(name) ?? 0) + value);
+    },
+    flush: () => {
+      for (const [name, value] of counts) base.count(name, value);
+      counts.clear();
+      base.metrics.publishStoredMetrics();
     },
   };
 }
