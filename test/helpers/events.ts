@@ -148,3 +148,8 @@ export function dynamoEvent(...records: DynamoDBRecord[]): DynamoDBStreamEvent {
 export function lambdaContext(functionName = 'test-function', timeoutMs = 30_000): import('aws-lambda').Context {
   return { ...invocationContext(functionName, timeoutMs), memoryLimitInMB: '256', logStreamName: 'test' };
 }
+
+/** The Lambda context of one invocation among several of `functionName` at once, told apart by its request id. */
+export function requestContext(functionName: string, awsRequestId: string): import('aws-lambda').Context {
+  return { ...lambdaContext(functionName), awsRequestId };
+}

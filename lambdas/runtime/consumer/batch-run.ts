@@ -50,6 +50,8 @@ export interface Settled {
 
 export class BatchRun<TResult> {
   private readonly settled = new Map<number, Settled>();
+  /** This invocation, as its strategy runs name it: bounds on work at once are per invocation. */
+  private readonly invocation = {};
 
   public constructor(
     private readonly strategy: Strategy<TResult>,
@@ -155,7 +157,7 @@ export class BatchRun<TResult> {
   private async apply(members: readonly BatchItem<TResult>[], run: StrategyRun): Promise<Map<number, Outcome>> {
     if (members.length === 0) return new Map();
     try {
-      return await this.strategy.apply(members.map((member) => member.accepted as AcceptedEvent<TResult>), run);
+      return await this.strategy.apply(members.map((member) => member.accepted as AcceptedEvent<TResult>), { ...run, invocation: this.invocation });
     } catch (error) {
       this.observability.logger.error('the strategy failed the whole batch: its events are failed with its error', { error: messageOf(error) });
       return new Map(members.map((member) => [member.index, { status: 'failed', error }]));

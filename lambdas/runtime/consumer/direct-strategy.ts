@@ -1,7 +1,7 @@
 import { withRetries, type RetryOptions } from '../core/backoff';
 import { OutOfTimeError } from '../core/errors';
 import { UNLIMITED_TIME, WorkPace } from '../core/time-budget';
-import { Slots } from './slots';
+import { InvocationSlots } from './slots';
 import { notAttempted, type AcceptedEvent, type Outcome, type Strategy } from './strategy';
 
 /** What a direct handler may report; nothing means applied. */
@@ -19,8 +19,9 @@ export const DEFAULT_DIRECT_CONCURRENCY = 10;
 /** Options of {@link directStrategy}: how many handlers run at once, and how each event is retried in process. */
 export interface DirectStrategyOptions extends RetryOptions {
   /**
-   * The most handlers in flight at once, over every event this strategy applies: the events of an
+   * The most handlers in flight at once, over every event of one invocation: the events of an
    * unordered source, and the order groups of an ordered one (each group one event at a time).
+   * Invocations that run at once in one process (Lambda Managed Instances) each have their own.
    * `1` runs every event one at a time, for handlers that are not safe to run side by side.
    * @default 10 (`DEFAULT_DIRECT_CONCURRENCY`)
    */
@@ -49,12 +50,13 @@ export interface DirectStrategyOptions extends RetryOptions {
  */
 export function directStrategy(options: DirectStrategyOptions = {}): Strategy<DirectResult> {
   const { concurrency = DEFAULT_DIRECT_CONCURRENCY, ...retry } = options;
-  const slots = new Slots(concurrency);
+  const slots = new InvocationSlots(concurrency);
   return {
     apply(events, run) {
       const budget = run.budget ?? UNLIMITED_TIME;
+      const own = slots.of(run.invocation);
       const start = (accepted: AcceptedEvent<DirectResult>, pace: WorkPace): Promise<Outcome> =>
-        slots.run(async () => (pace.canStart() ? pace.time(() => runDirect(accepted, { ...retry, budget, holdOnLocks: run.ordered })) : outOfTime(pace)));
+        own.run(async () => (pace.canStart() ? pace.time(() => runDirect(accepted, { ...retry, budget, holdOnLocks: run.ordered })) : outOfTime(pace)));
       return run.ordered ? applyInOrder(events, new WorkPace(budget), start) : applyAtOnce(events, new WorkPace(budget), start);
     },
   };

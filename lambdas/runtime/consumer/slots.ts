@@ -43,3 +43,25 @@ export class Slots {
 export function checkConcurrency(concurrency: number): void {
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer (given ${String(concurrency)})`);
 }
+
+/** One {@link Slots} per invocation (a strategy run's `invocation`), and one for runs that name none. */
+export class InvocationSlots {
+  private readonly byInvocation = new WeakMap<object, Slots>();
+  private readonly shared: Slots;
+
+  /** @throws RangeError when `limit` is not a positive integer */
+  public constructor(private readonly limit: number) {
+    this.shared = new Slots(limit);
+  }
+
+  /** The slots of `invocation`'s runs. */
+  public of(invocation: object | undefined): Slots {
+    if (invocation === undefined) return this.shared;
+    let slots = this.byInvocation.get(invocation);
+    if (slots === undefined) {
+      slots = new Slots(this.limit);
+      this.byInvocation.set(invocation, slots);
+    }
+    return slots;
+  }
+}

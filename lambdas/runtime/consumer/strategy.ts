@@ -37,6 +37,14 @@ export interface StrategyRun {
    * @default 0
    */
   readonly position?: number;
+  /**
+   * The invocation the run belongs to (one object per invocation, the same for each of its runs).
+   * Bounds on work at once, such as `directStrategy`'s `concurrency`, hold per invocation: on
+   * Lambda Managed Instances several invocations run at once in one process and share the
+   * strategy, and one's slow handlers must not hold another's events back past its own time.
+   * @default - one shared by every run without one
+   */
+  readonly invocation?: object;
 }
 
 /** How a consumer applies events: what its handlers return, and how that is committed. */

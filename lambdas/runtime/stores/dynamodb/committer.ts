@@ -8,7 +8,7 @@ import { checkEffects } from './effects';
 import { FailureKind, InvalidEffectError, messageOf, NotAttemptedError, OutOfTimeError, StateRefusalError } from '../../core/errors';
 import { findCommitted, readCommitted } from './known-duplicates';
 import { UNLIMITED_TIME, WorkPace, type TimeBudget } from '../../core/time-budget';
-import { ShardLane } from './shard-lane';
+import { ShardLanes, type ShardLane } from './shard-lane';
 import { commitTransaction, conflictingActions, describeReasons, failedCondition, type TransactionResult } from './transaction';
 
 /** Transactions of one batch in flight at once, at most: enough to overlap round trips, few enough not to burst a table's capacity. */
@@ -51,22 +51,24 @@ export interface CommitRunOptions {
  */
 export class TransactionalCommitter {
   private readonly now: () => Date;
-  /** The shards this committer's transactions write, kept until one is cancelled by a conflict. */
-  private readonly lane: ShardLane;
+  /** The shards its runs' transactions write, each run on a lane of its own, kept until one is cancelled by a conflict. */
+  private readonly lanes: ShardLanes;
 
   public constructor(private readonly options: CommitterOptions) {
     this.now = options.now ?? (() => new Date());
-    this.lane = new ShardLane(options.random);
+    this.lanes = new ShardLanes(options.random);
   }
 
   /** Per-record mode: one transaction per event, in order. */
   public async commitEach(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
-    const outcomes = new Map<number, CommitOutcome>();
-    const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
-    const valid = withoutInvalidEffects(events, outcomes);
-    const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
-    for (const event of await this.withoutKnownDuplicates(valid, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, paced, run.position);
-    return outcomes;
+    return this.lanes.withLane(async (lane) => {
+      const outcomes = new Map<number, CommitOutcome>();
+      const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
+      const valid = withoutInvalidEffects(events, outcomes);
+      const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME), lane };
+      for (const event of await this.withoutKnownDuplicates(valid, outcomes)) await this.commitUnlessStopped([event], expiration, outcomes, paced, run.position);
+      return outcomes;
+    });
   }
 
   /**
@@ -90,15 +92,17 @@ export class TransactionalCommitter {
    * failure.
    */
   public async commitBatch(events: readonly PendingCommit[], run: CommitRunOptions = {}): Promise<Map<number, CommitOutcome>> {
-    const outcomes = new Map<number, CommitOutcome>();
-    const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
-    const plan = planChunks(await this.withoutKnownDuplicates(withoutInvalidEffects(events, outcomes), outcomes), { keepOrder: run.stopOnFailure ?? false });
-    for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
-    const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME) };
-    for (const wave of disjointWaves(plan.chunks, run.stopOnFailure ? 1 : MAX_CONCURRENT_TRANSACTIONS)) {
-      await Promise.all(wave.map((chunk, position) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced, (run.position ?? 0) + position)));
-    }
-    return outcomes;
+    return this.lanes.withLane(async (lane) => {
+      const outcomes = new Map<number, CommitOutcome>();
+      const expiration = expirationFrom(this.now(), this.options.dedup.ttlSeconds);
+      const plan = planChunks(await this.withoutKnownDuplicates(withoutInvalidEffects(events, outcomes), outcomes), { keepOrder: run.stopOnFailure ?? false });
+      for (const { event, error } of plan.rejected) outcomes.set(event.index, { status: 'failed', error });
+      const paced = { ...run, pace: new WorkPace(run.budget ?? UNLIMITED_TIME), lane };
+      for (const wave of disjointWaves(plan.chunks, run.stopOnFailure ? 1 : MAX_CONCURRENT_TRANSACTIONS)) {
+        await Promise.all(wave.map((chunk, position) => this.commitUnlessStopped(chunk.events, expiration, outcomes, paced, (run.position ?? 0) + position)));
+      }
+      return outcomes;
+    });
   }
 
   /** Which of these events have a dedup record: applied already, by whatever delivery. Retries a read that fails; throws when it cannot tell. */
@@ -152,7 +156,7 @@ export class TransactionalCommitter {
     let remaining = events;
     while (remaining.length > 0) {
       if (!run.pace.canStart()) return setAll(outcomes, remaining, { status: 'failed', error: new OutOfTimeError(run.pace.remainingMs()) });
-      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget, position, racing !== undefined));
+      const attempt = await run.pace.time(() => this.tryCommit(remaining, expiration, budget, run.lane, position, racing !== undefined));
       if (attempt.error !== undefined) return this.recoverChunk(remaining, attempt.error, expiration, outcomes, run, position);
       if (attempt.racing !== undefined) {
         const raced = attempt.racing;
@@ -170,11 +174,11 @@ export class TransactionalCommitter {
     }
   }
 
-  private async tryCommit(events: readonly PendingCommit[], expiration: number, budget: TimeBudget, position: number, isolateRaces: boolean): Promise<CommitAttempt> {
+  private async tryCommit(events: readonly PendingCommit[], expiration: number, budget: TimeBudget, lane: ShardLane, position: number, isolateRaces: boolean): Promise<CommitAttempt> {
     try {
       // One name for this commit and its retries: their token is the same, anyone else's is not (transaction.ts).
       const attempt = randomUUID();
-      const result = await withRetries(() => this.commitOnLane(events, expiration, position, isolateRaces, attempt), { ...this.options.retry, budget });
+      const result = await withRetries(() => this.commitOnLane(events, expiration, lane, position, isolateRaces, attempt), { ...this.options.retry, budget });
       if (result.committed) return {};
       return 'racing' in result ? { racing: result.racing } : { reasons: result.reasons };
     } catch (error) {
@@ -188,13 +192,13 @@ export class TransactionalCommitter {
    * event (a redelivery racing its original): with `isolateRaces`, those events are handed back,
    * to be committed after the others, which then do not wait for it.
    */
-  private async commitOnLane(events: readonly PendingCommit[], expiration: number, position: number, isolateRaces: boolean, attempt: string): Promise<TransactionResult | { readonly committed: false; readonly racing: readonly PendingCommit[] }> {
-    const actions = buildTransaction(this.options.dedup, events, expiration, (shards) => this.lane.shardOf(shards, position));
+  private async commitOnLane(events: readonly PendingCommit[], expiration: number, lane: ShardLane, position: number, isolateRaces: boolean, attempt: string): Promise<TransactionResult | { readonly committed: false; readonly racing: readonly PendingCommit[] }> {
+    const actions = buildTransaction(this.options.dedup, events, expiration, (shards) => lane.shardOf(shards, position));
     try {
       return await commitTransaction(this.options.dynamodb, actions, attempt);
     } catch (error) {
       const conflicts = conflictingActions(error);
-      if (conflicts.some((action) => action >= events.length)) this.lane.leave();
+      if (conflicts.some((action) => action >= events.length)) lane.leave();
       const racing = conflicts.filter((action) => action < events.length).map((action) => events[action] as PendingCommit);
       if (isolateRaces && racing.length > 0) return { committed: false, racing };
       throw error;
@@ -227,8 +231,8 @@ interface CommitAttempt {
   readonly racing?: readonly PendingCommit[];
 }
 
-/** A run whose transactions are paced against its budget ({@link WorkPace}). */
-type PacedRun = CommitRunOptions & { readonly pace: WorkPace };
+/** A run whose transactions are paced against its budget ({@link WorkPace}), on the shard lane it holds. */
+type PacedRun = CommitRunOptions & { readonly pace: WorkPace; readonly lane: ShardLane };
 
 /**
  * Events whose effects no transaction can carry fail alone, permanently (to the DLQ with their

@@ -10,6 +10,10 @@
  *
  * The shard never affects exactness (the dedup record in the same transaction decides whether an
  * event applies), only who contends with whom.
+ *
+ * A lane belongs to one run of commits at a time, not to the process: on Lambda Managed Instances
+ * several invocations commit at once in one process, and with one lane between them they would
+ * write the same shard and conflict with each other ({@link ShardLanes}).
  */
 import type { RandomSource } from '../../core/backoff';
 
@@ -40,5 +44,27 @@ export class ShardLane {
 
   private draw(): number {
     return Math.floor(this.random() * LANES);
+  }
+}
+
+/**
+ * The lanes of one committer: a run of commits takes one for as long as it commits and gives it
+ * back; runs that commit at once (invocations side by side in one process, FIFO groups) hold
+ * different lanes, and a run after them takes the last one given back, so that one invocation at a
+ * time keeps its lane from one invocation to the next, as an execution environment does.
+ */
+export class ShardLanes {
+  private readonly free: ShardLane[] = [];
+
+  public constructor(private readonly random: RandomSource = Math.random) {}
+
+  /** Runs `commits` on a lane no other run holds meanwhile. */
+  public async withLane<T>(commits: (lane: ShardLane) => Promise<T>): Promise<T> {
+    const lane = this.free.pop() ?? new ShardLane(this.random);
+    try {
+      return await commits(lane);
+    } finally {
+      this.free.push(lane);
+    }
   }
 }

@@ -17,7 +17,8 @@ import type { Observability } from '../../../../lambdas/runtime/core/observabili
 import { SourceKind } from '../../../../lambdas/runtime/decoding/records';
 import { route } from '../../../../lambdas/runtime/decoding/routes';
 import { DlqSender } from '../../../../lambdas/runtime/failures/dlq';
-import { kinesisEvent, kinesisRecord, lambdaContext, pageView } from '../../../helpers/events';
+import { kinesisEvent, kinesisRecord, pageView, requestContext } from '../../../helpers/events';
+import { gate } from '../../../helpers/gate';
 import { asClient, FakeClient, noSleep } from '../../../helpers/fakes';
 
 /** What the process wrote (stdout, and stderr where Powertools puts warnings) while `run` ran, line by line, parsed. */
@@ -54,17 +55,6 @@ function publishingObservability(): Observability {
   }
 }
 
-/** A gate a handler waits on, opened by the test. */
-function gate(): { readonly wait: Promise<void>; open: () => void } {
-  let open = () => undefined as void;
-  const wait = new Promise<void>((resolve) => (open = resolve));
-  return { wait, open };
-}
-
-function context(requestId: string) {
-  return { ...lambdaContext('ledger'), awsRequestId: requestId };
-}
-
 test('each invocation publishes its own counts and tags its own log lines, though they overlap in one process', async () => {
   const held = gate();
   const started = gate();
@@ -87,10 +77,10 @@ test('each invocation publishes its own counts and tags its own log lines, thoug
   });
   const lines = await outputOf(async () => {
     // A: a poison record (dead-lettered and counted at once), then one that holds A open.
-    const a = handle(kinesisEvent(kinesisRecord(pageView('poison-a1'), { sequenceNumber: '1' }), kinesisRecord(pageView('a-held'), { sequenceNumber: '2' })), context('request-a'));
+    const a = handle(kinesisEvent(kinesisRecord(pageView('poison-a1'), { sequenceNumber: '1' }), kinesisRecord(pageView('a-held'), { sequenceNumber: '2' })), requestContext('ledger', 'request-a'));
     await started.wait;
     // B runs start to end while A is held.
-    await handle(kinesisEvent(kinesisRecord(pageView('b1'), { sequenceNumber: '10' })), context('request-b'));
+    await handle(kinesisEvent(kinesisRecord(pageView('b1'), { sequenceNumber: '10' })), requestContext('ledger', 'request-b'));
     held.open();
     await a;
   });
