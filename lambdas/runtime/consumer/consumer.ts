@@ -10,7 +10,7 @@ import { isReplayInvocation, replayCounts, type ReplayCounts } from './replay-mo
 import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from '../decoding/routes';
 import { Settler, type RecordResult } from './settle';
 import type { Outcome, Strategy } from './strategy';
-import { checkTimeBudgetOptions, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from '../core/time-budget';
+import { checkTimeBudgetOptions, deadlineSignal, timeBudgetOf, UNLIMITED_TIME, type TimeBudget, type TimeBudgetOptions } from '../core/time-budget';
 import type { VisibilityBackoff } from '../failures/visibility';
 
 /** The partial batch response Lambda reads for all three sources. */
@@ -115,7 +115,8 @@ class BatchConsumer<TResult> {
   public async consume(records: readonly SourceRecord[], observability: Observability, lambdaContext?: Context): Promise<BatchResponse> {
     const budget = this.budgetOf(lambdaContext);
     const replay = isReplayInvocation(lambdaContext);
-    const items = records.map((record, index) => this.prepare(record, index, lambdaContext));
+    const signal = deadlineSignal(lambdaContext);
+    const items = records.map((record, index) => this.prepare(record, index, lambdaContext, signal));
     const settler = this.settlerFor(budget, replay, observability);
     const settled = await new BatchRun(this.options.strategy, settler, budget, observability).run(items);
     const results = items.map((item): RecordResult => ({ record: item.record, eventId: item.eventId, eventType: item.eventType, outcome: (settled.get(item.index) as Settled).outcome }));
@@ -138,12 +139,12 @@ class BatchConsumer<TResult> {
   }
 
   /** Decodes and validates a record; one that fails carries a permanent error instead of its event, never a crash. */
-  private prepare(record: SourceRecord, index: number, lambdaContext?: Context): BatchItem<TResult> {
+  private prepare(record: SourceRecord, index: number, lambdaContext: Context | undefined, signal: AbortSignal): BatchItem<TResult> {
     let decoded: ConsumedEvent | undefined;
     try {
       decoded = this.decode(record);
       const { route, event } = resolveRoute(this.options.routes, decoded);
-      const context = { record, lambdaContext };
+      const context = { record, lambdaContext, signal };
       return { index, record, eventId: event.eventId, eventType: event.type, accepted: { index, event, context, invoke: () => route.handle(event as never, context) } };
     } catch (error) {
       return { index, record, eventId: decoded?.eventId, eventType: decoded?.type, decodeError: asPermanent(error) };

@@ -65,6 +65,18 @@ export function remainingMsOf(context: Pick<Context, 'getRemainingTimeInMillis'>
   return typeof remainingMs === 'number' && Number.isFinite(remainingMs) && remainingMs > 0 ? remainingMs : undefined;
 }
 
+/**
+ * A signal that aborts at the invocation's deadline, for handlers to pass to what can stop (on
+ * Lambda Managed Instances a timeout does not stop the code). A context whose clock reads no
+ * number gives one that never aborts; one whose time is up, one that aborts at once. Its timer
+ * does not keep the process alive.
+ */
+export function deadlineSignal(context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): AbortSignal {
+  const remainingMs = context?.getRemainingTimeInMillis?.();
+  if (typeof remainingMs !== 'number' || !Number.isFinite(remainingMs)) return new AbortController().signal;
+  return AbortSignal.timeout(Math.max(0, Math.floor(remainingMs)));
+}
+
 /** @throws RangeError naming the option and its value, for a margin that is not a duration or a share that is not one */
 export function checkTimeBudgetOptions(options: TimeBudgetOptions): void {
   for (const name of ['marginMs', 'minMarginMs', 'maxMarginMs'] as const) {

@@ -14,6 +14,12 @@ export type ConsumedEvent<TPayload = Record<string, unknown>> = Envelope<TPayloa
 export interface HandlerContext {
   readonly record: SourceRecord;
   readonly lambdaContext?: Context;
+  /**
+   * Aborts at the invocation's deadline (never, without a Lambda context whose clock reads a
+   * time). Pass it to what can stop (the AWS SDK's `abortSignal`, `fetch`'s `signal`): on Lambda
+   * Managed Instances a timeout does not stop the code, so nothing else stops the work there.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** How one event type is handled: its payload schema and what to do with a valid event. */

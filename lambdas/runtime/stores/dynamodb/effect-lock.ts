@@ -15,20 +15,39 @@ import { ConfigurationError } from '../../core/errors';
 import { remainingMsOf } from '../../core/time-budget';
 
 /**
- * How long a call with no usable Lambda context holds its effect's lock, in ms: 15 minutes, the
- * longest a Lambda invocation can run, so that a lock outlives any invocation that could still be
- * running the effect. It is also the longest lock the retries wait out (`MAX_LOCK_WAIT_MS`).
+ * How long a call with no usable Lambda context (or on Lambda Managed Instances) holds its
+ * effect's lock, in ms: 15 minutes, the longest a Lambda invocation can run, so that a lock
+ * outlives any invocation that could still be running the effect on Lambda's default compute. It
+ * is also the longest lock the retries wait out (`MAX_LOCK_WAIT_MS`). On Managed Instances a
+ * timeout does not stop the code: set `lockMs` above the effect's longest run there.
  */
 export const DEFAULT_EFFECT_LOCK_MS = MAX_LOCK_WAIT_MS;
+
+/**
+ * The variable Lambda sets on Lambda Managed Instances, where one execution environment takes up
+ * to that many invocations at once, and a timeout reports the invocation failed without stopping
+ * its code.
+ */
+export const MANAGED_INSTANCES_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
 
 /** What Powertools reads from the context it is given: only its clock. */
 type LockClock = Pick<Context, 'getRemainingTimeInMillis'>;
 
+/** Whether a timeout stops this process's code: not on Lambda Managed Instances ({@link MANAGED_INSTANCES_ENV} set). */
+export function codeStopsAtDeadline(env: NodeJS.ProcessEnv = process.env): boolean {
+  const maxConcurrency = env[MANAGED_INSTANCES_ENV];
+  return maxConcurrency === undefined || maxConcurrency.trim() === '';
+}
+
 /**
- * How long one call holds the lock: until its invocation's deadline, or `lockMs` when it has no
- * context or one whose clock says nothing (see `remainingMsOf`).
+ * How long one call holds the lock: until its invocation's deadline where the code stops there, or
+ * `lockMs` when it has no context, one whose clock says nothing (see `remainingMsOf`), or runs on
+ * Managed Instances. There the deadline only means "start no new work": a stream retries the
+ * timed-out batch at once, and a lock that expired at the deadline would let the retry run the
+ * effect again while this call still runs it (an email sent twice).
  */
-export function effectLockMs(lambdaContext: LockClock | undefined, lockMs: number): number {
+export function effectLockMs(lambdaContext: LockClock | undefined, lockMs: number, env: NodeJS.ProcessEnv = process.env): number {
+  if (!codeStopsAtDeadline(env)) return lockMs;
   return remainingMsOf(lambdaContext) ?? lockMs;
 }
 

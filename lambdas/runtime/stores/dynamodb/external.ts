@@ -45,8 +45,10 @@ export interface ExternalEffectOptions {
    * the effect's lock, in ms: a whole number in 1..900000. If that call's invocation dies mid-effect,
    * the next delivery runs the effect once the lock expires; an effect that outlasts its lock
    * may run twice, so set it above the effect's longest run. A call with a context holds the lock
-   * until its invocation's deadline instead.
-   * @default DEFAULT_EFFECT_LOCK_MS (15 minutes, the longest a Lambda invocation can run)
+   * until its invocation's deadline instead, except on Lambda Managed Instances
+   * (`AWS_LAMBDA_MAX_CONCURRENCY` set), where a timeout does not stop the code: there every call
+   * holds it for `lockMs`, and 15 minutes bounds nothing the code does.
+   * @default DEFAULT_EFFECT_LOCK_MS (15 minutes, the longest a Lambda invocation can run on Lambda's default compute)
    */
   readonly lockMs?: number;
 }
@@ -96,7 +98,8 @@ type PowertoolsStore = DynamoDBPersistenceLayer;
  *   Powertools could not delete the record), the write is retried here, so that a throttled
  *   table does not turn into a second effect or a lock that blocks the record;
  * - every call's lock expires: at its invocation's deadline when it is given the Lambda context,
- *   after `lockMs` ({@link DEFAULT_EFFECT_LOCK_MS} by default) when not. Powertools alone would
+ *   after `lockMs` ({@link DEFAULT_EFFECT_LOCK_MS} by default) when not, and always after `lockMs`
+ *   on Lambda Managed Instances, where the code outlives the deadline. Powertools alone would
  *   store no expiry without a context (the lock would last the record's TTL), and would read the
  *   context an earlier call registered on the shared config, of an invocation that may be over.
  *

@@ -49,6 +49,14 @@ describe('how long a call holds the lock', () => {
     expect(effectLockMs(contextWith(30_000), 60_000)).toBe(30_000);
   });
 
+  test('on Lambda Managed Instances, where a timeout does not stop the code: lockMs, whatever the deadline (issue 40)', () => {
+    expect(effectLockMs(contextWith(30_000), 60_000, { AWS_LAMBDA_MAX_CONCURRENCY: '64' })).toBe(60_000);
+    expect(effectLockMs(contextWith(-5_000), 60_000, { AWS_LAMBDA_MAX_CONCURRENCY: '8' })).toBe(60_000);
+    // Unset or blank: Lambda's default compute, whose timeout stops the code.
+    expect(effectLockMs(contextWith(30_000), 60_000, {})).toBe(30_000);
+    expect(effectLockMs(contextWith(30_000), 60_000, { AWS_LAMBDA_MAX_CONCURRENCY: ' ' })).toBe(30_000);
+  });
+
   test.each([
     ['no context', undefined],
     ['a context with no time left', contextWith(0)],

@@ -225,6 +225,35 @@ describe('the lock a call takes', () => {
   });
 });
 
+describe('on Lambda Managed Instances (issue 40)', () => {
+  // Lambda sets AWS_LAMBDA_MAX_CONCURRENCY there; a timeout reports the invocation failed and a
+  // stream retries its batch at once, but the code that was running goes on.
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+    process.env.AWS_LAMBDA_MAX_CONCURRENCY = '64';
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+    else process.env.AWS_LAMBDA_MAX_CONCURRENCY = saved;
+  });
+
+  test('an effect still running past its invocation\'s deadline keeps its lock: the retried batch does not run it again', async () => {
+    const table = await idempotencyTable(clients.dynamodb);
+    const lockMs = 60_000;
+    const deadline = Date.now() + 50;
+    const running = crashingEffect({ table, consumer: 'c', lockMs });
+    await running.crashIn('e-slow', contextWithClock(() => deadline - Date.now()));
+    // Past the deadline: the invocation timed out, its effect runs on, the batch comes back.
+    await sleep(deadline - Date.now() + 100);
+    const retry = countingEffect({ table, consumer: 'c', lockMs });
+
+    const { retryAt } = await lockFailure(retry.effect({ idempotencyKey: 'e-slow' }, contextWithClock(() => 30_000)));
+    expect(retryAt?.getTime()).toBeGreaterThan(deadline + lockMs - 10_000);
+    expect([running.runs, retry.runs]).toEqual([['e-slow'], []]);
+  });
+});
+
 describe('record writes that Powertools gives up on', () => {
   test('the effect ran but its record could not be marked COMPLETED: it is completed here, and a replay does not run the effect again', async () => {
     const table = await idempotencyTable(clients.dynamodb);
