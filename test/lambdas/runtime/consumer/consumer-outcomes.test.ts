@@ -137,13 +137,18 @@ describe('other outcomes and edge cases', () => {
     expect(dlqMessages()).toEqual([]);
   });
 
-  test('the handler receives the source record and the Lambda context', async () => {
+  test('the handler receives the source record, the Lambda context and the deadline\'s signal', async () => {
     const contexts: unknown[] = [];
     const routes: Routes<string> = { 'page.viewed': { handle: (_event, context) => (contexts.push(context), 'ok') } };
     const consumer = createConsumer<string>({ name: 'c', source: SourceKind.SQS, routes, strategy: new FakeStrategy(), observability: recordingObservability() });
     const lambdaContext = { awsRequestId: 'req-1' } as never;
     await consumer(sqsEvent(sqsRecord(pageView('home', '1'), { messageId: 'm-1' })), lambdaContext);
-    expect(contexts).toEqual([{ record: expect.objectContaining({ itemIdentifier: 'm-1', kind: 'sqs' }), lambdaContext }]);
+    // A context whose clock reads nothing: a signal that never aborts (deadline-signal.test.ts has one that does).
+    expect(contexts).toHaveLength(1);
+    const [{ signal, ...rest }] = contexts as [{ signal: AbortSignal }];
+    expect(rest).toEqual({ record: expect.objectContaining({ itemIdentifier: 'm-1', kind: 'sqs' }), lambdaContext });
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect(signal.aborted).toBe(false);
   });
 
   test('a strategy that breaks its contract and throws fails its events, not the invocation; metrics are flushed once', async () => {
