@@ -154,11 +154,10 @@ export interface SqlEffectDatabaseProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/** Who runs the migration's statements: the role and log group when this database made them, and whether that role may read the secret yet. */
+/** Who runs the migration's statements: the role and log group, when this database made them (else the stack's provider function's). */
 interface MigrationRunner {
   readonly role?: Role;
   readonly logGroup?: LogGroup;
-  hasSecret: boolean;
 }
 
 /** An Aurora PostgreSQL cluster for SQL effects, with the dedup table and its expiry. */
@@ -352,7 +351,7 @@ export class SqlEffectDatabase extends Construct {
   private migrationRunner(): MigrationRunner {
     if (this.runner) return this.runner;
     if (Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID)) {
-      this.runner = { hasSecret: false };
+      this.runner = {};
       return this.runner;
     }
     const role = new Role(this, 'MigrationRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
@@ -360,7 +359,7 @@ export class SqlEffectDatabase extends Construct {
     logGroup.grantWrite(role);
     declineControlTowerRule(logGroup, ControlTowerRule.LOG_GROUP_ENCRYPTED, DATABASE_LOG_KEY_REASON);
     this.grantSecret(role);
-    this.runner = { role, logGroup, hasSecret: true };
+    this.runner = { role, logGroup };
     return this.runner;
   }
 
@@ -369,8 +368,7 @@ export class SqlEffectDatabase extends Construct {
    * cluster's writer): the migration runs in the order its statements were given.
    */
   private runAtDeploy(idPrefix: string, group: string, statements: readonly string[]): void {
-    const runner = this.migrationRunner();
-    const { role, logGroup } = runner;
+    const { role, logGroup } = this.migrationRunner();
     statements.forEach((statement, index) => {
       const call = {
         service: 'rds-data',
@@ -388,15 +386,12 @@ export class SqlEffectDatabase extends Construct {
         installLatestAwsSdk: false,
       });
       // A new cluster's writer must be up before the first statement can run; each other waits for the one before.
+      // Without a role of its own, this database's first statement runs as the provider function's role: it reads the secret.
+      if (role === undefined && this.lastMigration === undefined) this.grantSecret(migration.grantPrincipal);
       const previous = this.lastMigration ?? this.cluster?.node.findChild('Writer');
       if (previous) migration.node.addDependency(previous);
       this.lastMigration = migration;
       this.migrated.add(migration);
-      // The provider's role is this database's own, or the one of the function another made first.
-      if (!runner.hasSecret) {
-        this.grantSecret(migration.grantPrincipal);
-        runner.hasSecret = true;
-      }
     });
     const provider = Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
     if (provider) declineControlTowerRule(provider, ControlTowerRule.LAMBDA_IN_VPC, MIGRATION_NO_VPC_REASON);
