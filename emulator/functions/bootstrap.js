@@ -12,6 +12,54 @@ const { pathToFileURL } = require('node:url');
 const config = workerData;
 let handler;
 
+/**
+ * On Lambda Managed Instances (`AWS_LAMBDA_MAX_CONCURRENCY` set) the runtime runs each invocation
+ * inside its own context of an invoke store at `globalThis.awslambda.InvokeStore`, the shape of
+ * `@aws/lambda-invoke-store`'s: Powertools scopes its Logger, Metrics and batch state per
+ * invocation through it, and fails without it. Its protected keys are the package's symbols.
+ */
+function managedInstancesInvokeStore() {
+  const { AsyncLocalStorage } = require('node:async_hooks');
+  const keys = {
+    REQUEST_ID: Symbol.for('_AWS_LAMBDA_REQUEST_ID'),
+    X_RAY_TRACE_ID: Symbol.for('_AWS_LAMBDA_X_RAY_TRACE_ID'),
+    TENANT_ID: Symbol.for('_AWS_LAMBDA_TENANT_ID'),
+  };
+  const protectedKeys = new Set(Object.values(keys));
+  const storage = new AsyncLocalStorage();
+  return {
+    keys,
+    store: {
+      getContext: () => storage.getStore(),
+      hasContext: () => storage.getStore() !== undefined,
+      get: (key) => storage.getStore()?.[key],
+      set: (key, value) => {
+        if (protectedKeys.has(key)) throw new Error(`Cannot modify protected Lambda context field: ${String(key)}`);
+        const context = storage.getStore();
+        if (context === undefined) throw new Error('No context available');
+        context[key] = value;
+      },
+      run: (context, fn) => storage.run(context, fn),
+      isProtectedKey: (key) => protectedKeys.has(key),
+      getRequestId: () => storage.getStore()?.[keys.REQUEST_ID] ?? '-',
+      getXRayTraceId: () => storage.getStore()?.[keys.X_RAY_TRACE_ID],
+      getTenantId: () => storage.getStore()?.[keys.TENANT_ID],
+    },
+  };
+}
+
+const invokeStore = process.env.AWS_LAMBDA_MAX_CONCURRENCY === undefined ? undefined : managedInstancesInvokeStore();
+if (invokeStore !== undefined) {
+  globalThis.awslambda = globalThis.awslambda || {};
+  globalThis.awslambda.InvokeStore = invokeStore.store;
+}
+
+/** Runs `fn` in the invocation's own context of the invoke store, where there is one. */
+function inInvocationContext(request, fn) {
+  if (invokeStore === undefined) return fn();
+  return invokeStore.store.run({ [invokeStore.keys.REQUEST_ID]: request.requestId }, fn);
+}
+
 /** Lambda's handler string: `<file>.<export>`, the file relative to the task root. */
 async function loadHandler() {
   const dot = config.handler.lastIndexOf('.');
@@ -44,7 +92,7 @@ function lambdaContext(request, done) {
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: config.functionName,
-    functionVersion: '$LATEST',
+    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${config.region}:${config.accountId}:function:${config.functionName}`,
     memoryLimitInMB: String(config.memoryMb),
     awsRequestId: request.requestId,
@@ -95,7 +143,7 @@ function serialise(response) {
 async function invoke(request) {
   let outcome;
   try {
-    outcome = serialise(await callHandler(JSON.parse(request.event), request));
+    outcome = serialise(await inInvocationContext(request, () => callHandler(JSON.parse(request.event), request)));
   } catch (error) {
     outcome = { ok: false, error: describeError(error) };
   }

@@ -12,6 +12,8 @@ export interface EnvironmentSource {
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   /** The function's own variables, as the template resolves them. */
   readonly variables: Readonly<Record<string, string>>;
+  /** On Lambda Managed Instances, the invocations an environment runs at once: Lambda sets `AWS_LAMBDA_MAX_CONCURRENCY` to it. */
+  readonly maxConcurrency?: number;
 }
 
 /**
@@ -43,12 +45,14 @@ export function lambdaEnvironment(source: EnvironmentSource): Record<string, str
     AWS_DEFAULT_REGION: source.region,
     AWS_LAMBDA_FUNCTION_NAME: source.functionName,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(source.memoryMb),
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    // An unqualified invoke of a function on Managed Instances runs its $LATEST.PUBLISHED version.
+    AWS_LAMBDA_FUNCTION_VERSION: source.maxConcurrency === undefined ? '$LATEST' : '$LATEST.PUBLISHED',
+    AWS_LAMBDA_INITIALIZATION_TYPE: source.maxConcurrency === undefined ? 'on-demand' : 'lambda-managed-instances',
     AWS_LAMBDA_LOG_GROUP_NAME: source.logGroupName,
     AWS_LAMBDA_LOG_STREAM_NAME: source.logStreamName,
     AWS_ACCESS_KEY_ID: source.credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: source.credentials.secretAccessKey,
+    ...(source.maxConcurrency !== undefined && { AWS_LAMBDA_MAX_CONCURRENCY: String(source.maxConcurrency) }),
     ...source.variables,
   };
 }

@@ -19,6 +19,13 @@ export interface ExecutionEnvironmentOptions {
   readonly threads?: ThreadStarter;
   /** Called when the cold start fails for a reason of the function's own (not a stop or kill meanwhile). */
   readonly onInitFailure?: (failure: InitFailureDetail) => void;
+  /**
+   * Set for a function on Lambda Managed Instances: the invocations this environment runs at once
+   * (its `PerExecutionEnvironmentMaxConcurrency`), in one worker thread that shares the handler and
+   * its module state, and a timeout that reports the invocation failed without stopping its code.
+   * @default - Lambda's default model: one invocation at a time, and a timeout ends the environment
+   */
+  readonly maxConcurrency?: number;
 }
 
 /** Why a cold start failed, with the stack of the error the module threw, if it threw one. */
@@ -32,16 +39,25 @@ type WorkerEvent =
   | { readonly kind: 'exit'; readonly detail: string }
   | { readonly kind: 'timeout' };
 
+/** Who waits on the worker: the cold start, or an invocation by its id. */
+type WaiterKey = 'init' | number;
+
 /**
- * One Lambda execution environment: a worker thread (of this process or of a runtime host) with the function's own `env`, which loads
- * the handler once (the cold start) and then runs one invocation at a time. A timeout terminates
- * the worker, as Lambda discards a sandbox that timed out.
+ * One Lambda execution environment: a worker thread (of this process or of a runtime host) with
+ * the function's own `env`, which loads the handler once (the cold start) and then runs
+ * invocations. By default it runs one at a time, and a timeout terminates the worker, as Lambda
+ * discards a sandbox that timed out. With `maxConcurrency` (Lambda Managed Instances) it runs up to
+ * that many at once, each waited on by its id, and a timeout fails the invocation while its code
+ * runs on, as there.
  */
 export class ExecutionEnvironment {
   public readonly generation: number;
+  /** The invocations it takes at once. */
+  public readonly capacity: number;
   private readonly worker: EnvironmentThread;
   private readonly ready: Promise<Failure | undefined>;
-  private waiter: ((event: WorkerEvent) => void) | undefined;
+  private readonly waiters = new Map<WaiterKey, (event: WorkerEvent) => void>();
+  private running = 0;
   private exitDetail: string | undefined;
   private terminatedBecause: string | undefined;
   private lastError: Error | undefined;
@@ -49,11 +65,12 @@ export class ExecutionEnvironment {
 
   public constructor(private readonly options: ExecutionEnvironmentOptions) {
     this.generation = options.generation;
+    this.capacity = options.maxConcurrency ?? 1;
     const start = options.threads ?? IN_PROCESS_THREADS;
     this.worker = start(
       { env: options.env, workerData: options.config, execArgv: options.execArgv },
       {
-        onMessage: (message) => this.waiter?.({ kind: 'message', message }),
+        onMessage: (message) => this.waiters.get(waiterOf(message))?.({ kind: 'message', message }),
         onError: (error) => (this.lastError = error),
         onExit: (code) => this.onExit(code),
         onOutput: (chunk, stream) => this.options.output(chunk, { functionName: this.options.config.functionName, stream }),
@@ -69,13 +86,15 @@ export class ExecutionEnvironment {
 
   /** Runs the handler once; waits for the cold start first if there is one. */
   public async invoke(event: unknown, timeoutMs: number, clientContext?: unknown): Promise<InvokeResult> {
+    this.running += 1;
     this.worker.ref();
     try {
       const initFailure = await this.ready;
       if (initFailure !== undefined) return { ok: false, error: initFailure, durationMs: 0 };
       return await this.run(event, timeoutMs, clientContext);
     } finally {
-      this.worker.unref();
+      this.running -= 1;
+      if (this.running === 0) this.worker.unref();
     }
   }
 
@@ -88,7 +107,7 @@ export class ExecutionEnvironment {
   private async run(event: unknown, timeoutMs: number, clientContext: unknown): Promise<InvokeResult> {
     const started = Date.now();
     const id = ++this.nextId;
-    const outcome = this.next(timeoutMs);
+    const outcome = this.next(id, timeoutMs);
     const message: InvokeMessage = {
       type: 'invoke',
       id,
@@ -105,7 +124,8 @@ export class ExecutionEnvironment {
 
   private toResult(event: WorkerEvent, timeoutMs: number): { ok: true; response: unknown } | { ok: false; error: Failure } {
     if (event.kind === 'timeout') {
-      void this.terminate('timed out');
+      // On Managed Instances the code runs on past its deadline: only Lambda's default model ends the sandbox.
+      if (this.options.maxConcurrency === undefined) void this.terminate('timed out');
       return { ok: false, error: { kind: 'timeout', name: 'Sandbox.Timedout', message: `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds` } };
     }
     if (event.kind === 'exit') return { ok: false, error: { kind: 'crash', name: 'Runtime.ExitError', message: event.detail } };
@@ -117,7 +137,7 @@ export class ExecutionEnvironment {
 
   /** The cold start: resolves once the handler is loaded, or with why it could not be. */
   private async initialise(): Promise<Failure | undefined> {
-    const event = await this.next(INIT_TIMEOUT_MS);
+    const event = await this.next('init', INIT_TIMEOUT_MS);
     if (event.kind === 'message' && event.message.type === 'ready') return undefined;
     const failure = initFailure(event);
     // Stopped or killed while starting: the function is not at fault, and there is nothing to report.
@@ -127,17 +147,17 @@ export class ExecutionEnvironment {
     return failure;
   }
 
-  /** The next message from the worker, its exit, or the timeout, whichever comes first. */
-  private next(timeoutMs: number): Promise<WorkerEvent> {
+  /** The worker's next message for `key` (the cold start's, or an invocation's result), its exit, or the timeout, whichever comes first. */
+  private next(key: WaiterKey, timeoutMs: number): Promise<WorkerEvent> {
     if (this.exitDetail !== undefined) return Promise.resolve({ kind: 'exit', detail: this.exitDetail });
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
       const finish = (event: WorkerEvent): void => {
         clearTimeout(timer);
-        this.waiter = undefined;
+        this.waiters.delete(key);
         resolve(event);
       };
-      this.waiter = finish;
+      this.waiters.set(key, finish);
     });
   }
 
@@ -146,8 +166,14 @@ export class ExecutionEnvironment {
     this.exitDetail = this.terminatedBecause
       ? `The execution environment was terminated (${this.terminatedBecause})`
       : `Runtime exited with error: ${cause}`;
-    this.waiter?.({ kind: 'exit', detail: this.exitDetail });
+    const exit: WorkerEvent = { kind: 'exit', detail: this.exitDetail };
+    for (const finish of [...this.waiters.values()]) finish(exit);
   }
+}
+
+/** Whom a message of the worker answers: a result goes to its invocation, the rest to the cold start. */
+function waiterOf(message: WorkerMessage): WaiterKey {
+  return message.type === 'result' ? message.id : 'init';
 }
 
 function errorFailure(error: WorkerError): Failure {

@@ -30,6 +30,15 @@ export interface LocalFunctionConfig {
   readonly environment: Readonly<Record<string, string>>;
   /** Execution environments that may run at once; further calls wait for one. @default 1 */
   readonly concurrency?: number;
+  /**
+   * Set for a function on Lambda Managed Instances (the template's
+   * `CapacityProviderConfig.LambdaManagedInstancesCapacityProviderConfig.PerExecutionEnvironmentMaxConcurrency`):
+   * each environment then takes up to this many invocations at once in its one worker thread, with
+   * `AWS_LAMBDA_MAX_CONCURRENCY` set and an invoke store per invocation, and a timeout reports the
+   * invocation failed without stopping its code. 1 to 1600, as on AWS.
+   * @default - Lambda's default model: one invocation per environment
+   */
+  readonly perEnvironmentMaxConcurrency?: number;
   /** Where the functions' stdout and stderr go. @default DROP_OUTPUT */
   readonly output?: OutputSink;
   /**
@@ -58,6 +67,8 @@ export interface LocalFunctionStats {
   readonly crashes: number;
   /** Execution environments whose init failed (each of their invocations also counts as an error, timeout or crash). */
   readonly initFailures: number;
+  /** The most invocations one execution environment ran at once: 1 in Lambda's default model, up to its concurrency on Managed Instances. */
+  readonly peakEnvironmentLoad: number;
 }
 
 type MutableStats = { -readonly [K in keyof LocalFunctionStats]: LocalFunctionStats[K] };
@@ -81,8 +92,10 @@ export class LocalFunction {
   private variables: Readonly<Record<string, string>>;
   private readonly environments = new Set<ExecutionEnvironment>();
   private readonly idle: ExecutionEnvironment[] = [];
+  /** Invocations each environment runs now, as Lambda counts them (one that timed out on Managed Instances no longer counts). */
+  private readonly load = new Map<ExecutionEnvironment, number>();
   private readonly waiting: Array<() => void> = [];
-  private readonly counts: MutableStats = { invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, crashes: 0, initFailures: 0 };
+  private readonly counts: MutableStats = { invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, crashes: 0, initFailures: 0, peakEnvironmentLoad: 0 };
   private generation = 0;
   private stopped = false;
 
@@ -138,12 +151,12 @@ export class LocalFunction {
     }
   }
 
-  /** An idle environment, a new one if the concurrency allows, or the next one released. */
+  /** An idle environment (or, on Managed Instances, one with room), a new one if the concurrency allows, or the next one released. */
   private async acquire(): Promise<ExecutionEnvironment | undefined> {
     while (!this.stopped) {
-      const warm = this.takeIdle();
-      if (warm !== undefined) return warm;
-      if (this.environments.size < this.config.concurrency) return this.spawn();
+      const warm = this.takeIdle() ?? this.takeWithRoom();
+      if (warm !== undefined) return this.claim(warm);
+      if (this.environments.size < this.config.concurrency) return this.claim(this.spawn());
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     return undefined;
@@ -157,9 +170,29 @@ export class LocalFunction {
     return undefined;
   }
 
+  /** On Managed Instances: a busy environment of this generation that can take one more invocation at once. */
+  private takeWithRoom(): ExecutionEnvironment | undefined {
+    for (const [environment, running] of this.load) {
+      if (running > 0 && running < environment.capacity && this.reusable(environment)) return environment;
+    }
+    return undefined;
+  }
+
+  /** Counts the invocation on its environment at once, so that no other call can take the same room meanwhile. */
+  private claim(environment: ExecutionEnvironment): ExecutionEnvironment {
+    const running = (this.load.get(environment) ?? 0) + 1;
+    this.load.set(environment, running);
+    this.counts.peakEnvironmentLoad = Math.max(this.counts.peakEnvironmentLoad, running);
+    return environment;
+  }
+
   private release(environment: ExecutionEnvironment): void {
-    if (this.reusable(environment)) this.idle.push(environment);
-    else void this.retire(environment, 'recycled');
+    const running = (this.load.get(environment) ?? 1) - 1;
+    this.load.set(environment, running);
+    if (running === 0) {
+      if (this.reusable(environment)) this.idle.push(environment);
+      else void this.retire(environment, 'recycled');
+    }
     this.waiting.shift()?.();
   }
 
@@ -172,11 +205,12 @@ export class LocalFunction {
     const config = this.workerConfig();
     const environment = new ExecutionEnvironment({
       config,
-      env: lambdaEnvironment({ ...config, credentials: LOCAL_CREDENTIALS, variables: this.variables }),
+      env: lambdaEnvironment({ ...config, credentials: LOCAL_CREDENTIALS, variables: this.variables, maxConcurrency: this.config.perEnvironmentMaxConcurrency }),
       execArgv: workerExecArgv(this.variables),
       output: this.config.output ?? DROP_OUTPUT,
       generation: this.generation,
       threads: this.config.threads,
+      maxConcurrency: this.config.perEnvironmentMaxConcurrency,
       onInitFailure: (failure) => this.initFailed(failure),
     });
     this.environments.add(environment);
@@ -198,6 +232,7 @@ export class LocalFunction {
 
   private async retire(environment: ExecutionEnvironment, reason: string): Promise<void> {
     this.environments.delete(environment);
+    this.load.delete(environment);
     await environment.terminate(reason);
   }
 
@@ -229,6 +264,7 @@ function validate(config: LocalFunctionConfig): void {
   if (!(config.timeoutSeconds > 0 && config.timeoutSeconds <= 900)) throw new Error(`timeoutSeconds must be in (0, 900] (given ${config.timeoutSeconds})`);
   if (config.memoryMb !== undefined) checkInteger('memoryMb', config.memoryMb, 128, 10_240);
   if (config.concurrency !== undefined) checkInteger('concurrency', config.concurrency, 1, 1000);
+  if (config.perEnvironmentMaxConcurrency !== undefined) checkInteger('perEnvironmentMaxConcurrency', config.perEnvironmentMaxConcurrency, 1, 1600);
 }
 
 function checkInteger(name: string, value: number, min: number, max: number): void {

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { LocalFunction, nodeMajorOf, threadsForRuntime, type InitFailureListener, type NodeBinary, type OutputSink } from '../functions';
 import { localFunctionTimeoutSeconds } from './function-timeout';
+import { managedInstancesConcurrency } from './managed-instances';
 import { resolveValue } from '../../aws/cloudformation/intrinsics';
 import { refOf, type ProvisionedStack } from './provision';
 import { isAwsCustomResourceProvider, numberProp, ResourceType, resourcesOfType, stringProp, type NamedResource, type Template } from '../../aws/cloudformation/template';
@@ -28,6 +29,8 @@ export interface FunctionSpec {
   readonly templateTimeoutSeconds: number;
   readonly memoryMb: number;
   readonly environment: Record<string, string>;
+  /** Set for a function on Lambda Managed Instances: the invocations each of its environments runs at once (see managed-instances.ts). */
+  readonly perEnvironmentMaxConcurrency?: number;
 }
 
 export interface FunctionSpecOptions {
@@ -68,6 +71,8 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
   const variables = (fn.properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const resolved = resolveValue(variables, options.stack.context) as Record<string, unknown>;
   const templateTimeoutSeconds = numberProp(fn.properties, 'Timeout') ?? LAMBDA_DEFAULT_TIMEOUT_SECONDS;
+  const memoryMb = numberProp(fn.properties, 'MemorySize') ?? 128;
+  const perEnvironmentMaxConcurrency = managedInstancesConcurrency(fn, memoryMb, runtime);
   return {
     logicalId: fn.logicalId,
     name: refOf(options.stack, fn.logicalId),
@@ -76,8 +81,9 @@ function functionSpec(fn: NamedResource, options: FunctionSpecOptions): Function
     runtime,
     timeoutSeconds: localFunctionTimeoutSeconds(templateTimeoutSeconds, options.timeScale),
     templateTimeoutSeconds,
-    memoryMb: numberProp(fn.properties, 'MemorySize') ?? 128,
+    memoryMb,
     environment: { ...stringify(resolved), ...options.extraEnvironment },
+    ...(perEnvironmentMaxConcurrency !== undefined && { perEnvironmentMaxConcurrency }),
   };
 }
 

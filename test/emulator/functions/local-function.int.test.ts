@@ -126,7 +126,7 @@ describe.each(THREAD_KINDS)('threads %s', (_kind, startThreads) => {
     const failed = await fn.invoke({ poison: true });
     expect(failed).toMatchObject({ ok: false, error: { kind: 'error', name: 'SchemaViolationError', message: 'payload.page is required' } });
     expect(responseOf(await fn.invoke({}))).toBe('counted');
-    expect(fn.stats()).toEqual({ invocations: 2, coldStarts: 1, errors: 1, timeouts: 0, crashes: 0, initFailures: 0 });
+    expect(fn.stats()).toEqual({ invocations: 2, coldStarts: 1, errors: 1, timeouts: 0, crashes: 0, initFailures: 0, peakEnvironmentLoad: 1 });
   });
 
   test('code that cannot load fails the call as Runtime.ImportModuleError, and the next call starts afresh', async () => {
@@ -150,7 +150,7 @@ describe.each(THREAD_KINDS)('threads %s', (_kind, startThreads) => {
     expect(timedOut.durationMs).toBeLessThan(1000);
     // A fresh module: the count starts again.
     expect(responseOf(await fn.invoke({}))).toMatchObject({ calls: 1 });
-    expect(fn.stats()).toEqual({ invocations: 3, coldStarts: 2, errors: 0, timeouts: 1, crashes: 0, initFailures: 0 });
+    expect(fn.stats()).toEqual({ invocations: 3, coldStarts: 2, errors: 0, timeouts: 1, crashes: 0, initFailures: 0, peakEnvironmentLoad: 1 });
   });
 
   test('kill() ends the invocation in flight as a crash, and the next call cold-starts', async () => {

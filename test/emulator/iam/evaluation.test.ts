@@ -413,6 +413,15 @@ describe('policies from the template', () => {
     expect(check(compile(role({ ManagedPolicyArns: [managed(name)] })), [permission]).allowed).toBe(allowed);
   });
 
+  test("the operator role's AWSLambdaManagedEC2ResourceOperator (a capacity provider's): its EC2 describes, nothing of the stack's data", () => {
+    const operator = compile(role({ ManagedPolicyArns: ['arn:aws:iam::aws:policy/AWSLambdaManagedEC2ResourceOperator'] }));
+    expect(check(operator, [{ action: 'ec2:DescribeSubnets', resource: '*' }]).allowed).toBe(true);
+    expect(check(operator, [{ action: 'ec2:CreateNetworkInterface', resource: 'arn:aws:ec2:us-east-1:1:subnet/subnet-1' }]).allowed).toBe(true);
+    expect(check(operator, [{ action: 'ec2:TerminateInstances', resource: 'arn:aws:ec2:us-east-1:1:instance/i-1' }]).allowed).toBe(false);
+    expect(check(operator, [receive]).allowed).toBe(false);
+    expect(check(operator, [put()]).allowed).toBe(false);
+  });
+
   test('an AWS managed policy it does not know is an error naming it, not an allow', () => {
     expect(() => compile(role({ ManagedPolicyArns: [managed('AWSLambdaVPCAccessExecutionRole')] }))).toThrow(UnknownManagedPolicyError);
     expect(() => compile(role({ ManagedPolicyArns: ['arn:aws:iam::aws:policy/AdministratorAccess'] }))).toThrow('role Role uses managed policy arn:aws:iam::aws:policy/AdministratorAccess, which local mode does not know');

@@ -26,7 +26,7 @@ const stack = provisionedStack(['Source', 'Dlq'], others);
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const functionStats = (): Mutable<LocalFunctionStats> => ({ invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, crashes: 0, initFailures: 0 });
+const functionStats = (): Mutable<LocalFunctionStats> => ({ invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, crashes: 0, initFailures: 0, peakEnvironmentLoad: 0 });
 const sqsStats = (): Mutable<SqsMappingStats> => ({ batches: 0, deliveries: 0, duplicateDeliveries: 0, crashes: 0, visibilityOutlived: 0, deleted: 0, invocationErrors: 0, invalidResponses: 0, failedInvokeEvents: 0 });
 const streamStats = (): Mutable<StreamMappingStats> => ({ batches: 0, deliveries: 0, duplicateDeliveries: 0, crashes: 0, retries: 0, bisections: 0, onFailureMessages: 0, recordsSkipped: 0, invocationErrors: 0, invalidResponses: 0, failedInvokeEvents: 0 });
 
