@@ -9,6 +9,7 @@ import { CONSUMER_ENV, type ConsumerProps, generationOf, serviceNameOf, TableAct
 import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
 import { idempotencyTableGrant } from './idempotency-wiring';
+import { checkManagedInstances, MANAGED_INSTANCES_DEFAULT_MEMORY_MB, placeOnCapacityProvider } from './managed-instances';
 
 /** What a consumer's function is wired to, beyond its props. */
 export interface ConsumerFunctionWiring {
@@ -57,6 +58,21 @@ const NO_VPC_REASON =
   'interface endpoint per service and zone, or a NAT gateway, to pay for, and protect nothing.';
 
 /**
+ * Why a consumer's function on Lambda Managed Instances has no `VpcConfig` (CT.LAMBDA.PR.3): it
+ * runs on the capacity provider's instances, in the capacity provider's subnets and security
+ * groups, which decide its network; a function there takes no VPC settings of its own.
+ */
+const MANAGED_INSTANCES_VPC_REASON =
+  'The function runs on Lambda Managed Instances: on the EC2 instances of its capacity provider, which ' +
+  'launches them in the subnets and security groups it names. Its network is the capacity provider\'s ' +
+  'VPC; a function on a capacity provider takes no VpcConfig of its own.';
+
+/** The function's memory: the prop, else the default of its model (Lambda's default, or Managed Instances' least). */
+function memoryOf(props: ConsumerProps): number {
+  return props.memorySize ?? (props.managedInstances ? MANAGED_INSTANCES_DEFAULT_MEMORY_MB : CONSUMER_DEFAULTS.memorySize);
+}
+
+/**
  * Adds a consumer's function (ids `Role`, `LogGroup`, `Function` in `scope`) with least-privilege
  * access: write its own logs, send to its DLQ, call the granted actions on the tables in its props
  * (see `ConsumerProps.tables`). The event source grants its own reads when it is added.
@@ -66,6 +82,8 @@ export function addConsumerFunction(
   props: ConsumerProps,
   wiring: ConsumerFunctionWiring,
 ): NodejsFunction {
+  const memorySize = memoryOf(props);
+  if (props.managedInstances) checkManagedInstances(props.managedInstances, memorySize, CONSUMER_RUNTIME.name);
   const role = addRole(scope);
   const fn = new NodejsFunction(scope, 'Function', {
     entry: props.entry,
@@ -73,13 +91,14 @@ export function addConsumerFunction(
     runtime: CONSUMER_RUNTIME,
     architecture: Architecture.ARM_64,
     timeout: props.timeout ?? CONSUMER_DEFAULTS.timeout,
-    memorySize: props.memorySize ?? CONSUMER_DEFAULTS.memorySize,
+    memorySize,
     role,
     logGroup: addLogGroup(scope, role),
     environment: consumerEnvironment(props, wiring),
     bundling: CONSUMER_BUNDLING,
   });
-  declineControlTowerRule(fn, ControlTowerRule.LAMBDA_IN_VPC, NO_VPC_REASON);
+  if (props.managedInstances) placeOnCapacityProvider(fn, props.managedInstances);
+  declineControlTowerRule(fn, ControlTowerRule.LAMBDA_IN_VPC, props.managedInstances ? MANAGED_INSTANCES_VPC_REASON : NO_VPC_REASON);
   wiring.deadLetterQueue.grantSendMessages(fn);
   grantTables(fn, consumerTables(props));
   return fn;

@@ -7,6 +7,7 @@ import { LAMBDA_LIMITS } from '../aws/limits';
 import { CONSUMER_ENV, DEDUP_TABLE_VARIABLE } from '../aws/consumer-env';
 import type { ConsumerAlarmsProps } from './consumer-alarms';
 import type { IdempotencyWiring } from './idempotency-wiring';
+import type { ManagedInstancesProps } from './managed-instances';
 
 /** What a consumer name must look like: it becomes part of dedup keys and resource names. */
 export const CONSUMER_NAME_PATTERN = /^[a-z][a-z0-9-]{1,62}$/;
@@ -172,10 +173,18 @@ export interface ConsumerProps {
   readonly timeout?: Duration;
   /**
    * The function's memory, in MiB.
-   * @default 256 (`CONSUMER_DEFAULTS.memorySize`)
-   * @range 128..10240, a whole number (Lambda's limits)
+   * @default 256 (`CONSUMER_DEFAULTS.memorySize`); 2048 with `managedInstances`
+   * @range 128..10240, a whole number (Lambda's limits); from 2048 with `managedInstances`
    */
   readonly memorySize?: number;
+  /**
+   * Runs the function on Lambda Managed Instances: a capacity provider's EC2 instances, where one
+   * execution environment takes several invocations at once and a timeout does not stop the code.
+   * Refused where AWS refuses it (memory under 2048 MB, Node.js before 22). Local mode runs it so
+   * too (`eo local up`, `npm run demo -- --managed-instances`).
+   * @default - Lambda's default model: one invocation per execution environment
+   */
+  readonly managedInstances?: ManagedInstancesProps;
   /**
    * The TTL of the dedup records the handler writes (`DEDUP_TTL_SECONDS`). It must outlive every
    * way an event can come back through one redrive: source retention + DLQ retention +

@@ -25,7 +25,7 @@
  * transaction calls on this cluster, and the secret's value.
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { FlowLogDestination, type IVpc, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { type IVpc, SubnetType } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -42,6 +42,7 @@ import { SQL_ENV } from '../aws/consumer-env';
 import { DEFAULT_SQL_DEDUP_TABLE, SQL_IDENTIFIER_PATTERN, sqlDedupExpiryStatement, sqlDedupTableStatements } from '../aws/sql-dedup-table';
 import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { addCustomerManagedKey } from './customer-managed-key';
+import { addIsolatedVpc } from './isolated-vpc';
 import { addMonitoredDlq, type MonitoredDlq } from './monitored-dlq';
 import { sqlEffectTablesValue, type SqlConnectOptions } from './sql-effect-tables';
 import { checkDurationRange, checkPattern } from './validation';
@@ -217,7 +218,8 @@ export class SqlEffectDatabase extends Construct {
     const { minCapacity, maxCapacity } = checkedCapacity(props);
     return new DatabaseCluster(this, 'Cluster', {
       engine: DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_17_7 }),
-      vpc: props.vpc ?? this.isolatedVpc(),
+      // Isolated subnets only: the cluster calls nothing, and only the Data API reaches it.
+      vpc: props.vpc ?? addIsolatedVpc(this, { id: 'Vpc', flowLogsId: 'FlowLogs', subnetName: 'Database', flowLogKeyReason: DATABASE_LOG_KEY_REASON }),
       vpcSubnets: { subnetType: SubnetType.PRIVATE_ISOLATED },
       writer: ClusterInstance.serverlessV2('Writer', { autoMinorVersionUpgrade: true }),
       serverlessV2MinCapacity: minCapacity,
@@ -308,21 +310,6 @@ export class SqlEffectDatabase extends Construct {
     declineControlTowerRule(logGroup, ControlTowerRule.LOG_GROUP_ENCRYPTED, DATABASE_LOG_KEY_REASON);
     // Its name holds the cluster's: the writer, whose PostgreSQL writes the log, waits for it instead.
     cluster.node.findChild('Writer').node.addDependency(logGroup);
-  }
-
-  /** A VPC with isolated subnets only: the cluster calls nothing, and only the Data API reaches it. */
-  private isolatedVpc(): Vpc {
-    const flowLogs = new LogGroup(this, 'FlowLogs', { retention: RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN });
-    declineControlTowerRule(flowLogs, ControlTowerRule.LOG_GROUP_ENCRYPTED, DATABASE_LOG_KEY_REASON);
-    return new Vpc(this, 'Vpc', {
-      maxAzs: 2,
-      natGateways: 0,
-      // CDK would empty the default security group's rules with a custom resource function; the
-      // cluster has a security group of its own, and nothing else lives in this VPC.
-      restrictDefaultSecurityGroup: false,
-      subnetConfiguration: [{ name: 'Database', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
-      flowLogs: { All: { destination: FlowLogDestination.toCloudWatchLogs(flowLogs) } },
-    });
   }
 
   /**
