@@ -3,7 +3,7 @@ import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_STACK_NAME } from '../aws/stack-name';
-import { EventPipelineStack, SQL_CLUSTER_CONTEXT, sqlClusterFromContext, type SqlClusterArns } from '../example';
+import { EventPipelineStack, MANAGED_INSTANCES_CONTEXT, managedInstancesFromContext, SQL_CLUSTER_CONTEXT, sqlClusterFromContext, type SqlClusterArns } from '../example';
 import { failOnEveryFinding } from '../lib';
 
 const app = new App();
@@ -29,6 +29,8 @@ new EventPipelineStack(app, DEFAULT_STACK_NAME, {
   description: 'effectively-once: event pipelines that stay correct under at-least-once delivery',
   alarmEmail: alarmEmail(),
   sqlCluster: sqlCluster(),
+  // `cdk synth -c managedInstances=true`: every example consumer on Lambda Managed Instances (what `npm run demo -- --managed-instances` runs).
+  managedInstances: managedInstancesFromContext(app.node.tryGetContext(MANAGED_INSTANCES_CONTEXT)),
 });
 
 // Policy validation plugins: an unacknowledged finding fails synth. cdk-nag v3 runs the AWS

@@ -55,6 +55,8 @@ interface DemoFlags extends LatencyFlags {
   sqsBatchingWindow?: number;
   streamBatchSize?: number;
   concurrency?: number;
+  sqsPollers?: number;
+  managedInstances?: boolean;
   timeScale?: number;
 }
 
@@ -100,13 +102,15 @@ async function registerDemo(program: Command): Promise<void> {
     .addOption(new Option('--sqs-batch-size <n>', 'replace the template\'s SQS batch size').argParser(wholeNumber))
     .addOption(new Option('--sqs-batching-window <seconds>', 'replace the template\'s SQS batching window').argParser(wholeNumber))
     .addOption(new Option('--stream-batch-size <n>', 'replace the template\'s stream batch sizes').argParser(wholeNumber))
-    .addOption(new Option('--concurrency <n>', 'SQS pollers per mapping and execution environments per function').argParser(wholeNumber).default(2))
+    .addOption(new Option('--concurrency <n>', 'execution environments per function (and SQS pollers per mapping, unless --sqs-pollers says)').argParser(wholeNumber).default(2))
+    .addOption(new Option('--sqs-pollers <n>', 'SQS pollers per mapping (default: --concurrency; 8 with --managed-instances)').argParser(wholeNumber))
+    .option('--managed-instances', 'run every consumer on Lambda Managed Instances: several invocations at once per execution environment, timeouts that do not stop the code (synthesizes into .eo/managed-instances.cdk.out)')
     .addOption(new Option('--time-scale <factor>', 'local seconds per template second for visibility timeouts, alarm periods and function timeouts (which keep a 5 s floor)').argParser(positiveNumber).default(1 / 60));
   addLatencyOptions(demo).action(runDemoCommand);
 }
 
 async function runDemoCommand(flags: DemoFlags): Promise<void> {
-  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }, { latencyOf }, { ensureSynthesized }, { ranOnRuntimeNode }] = await Promise.all([
+  const [{ runDemo }, { createProgress }, { abortedReport, abortedTable, DemoAbortedError }, { summaryTable }, { latencyOf }, { ensureSynthesized }, { ranOnRuntimeNode }, { demoAssembly }] = await Promise.all([
     import('../emulator/demo/run'),
     import('../cli/progress'),
     import('../emulator/demo/abort'),
@@ -114,10 +118,11 @@ async function runDemoCommand(flags: DemoFlags): Promise<void> {
     import('../emulator/cli/latency-options'),
     import('../emulator/stack/cloud-assembly'),
     import('../emulator/cli/relaunch'),
+    import('../emulator/demo/managed-instances'),
   ]);
   const latency = latencyOf(flags);
   const progress = createProgress(process.stderr, flags.quiet);
-  const synthesized = await ensureSynthesized({ onSynthesize: (reason) => progress.phase(`synthesizing the CDK app: ${reason}`) });
+  const synthesized = await ensureSynthesized({ ...demoAssembly(flags.managedInstances === true), onSynthesize: (reason) => progress.phase(`synthesizing the CDK app: ${reason}`) });
   // The functions run on their runtime's Node.js, in this process: on another major, the demo runs again on that one.
   if (await ranOnRuntimeNode(synthesized.template, (phase) => progress.phase(phase))) return;
   try {

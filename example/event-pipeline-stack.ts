@@ -18,7 +18,9 @@ import {
   TableAction,
   tableDefaults,
 } from '../lib';
+import type { ManagedInstancesProps } from '../lib';
 import { GENERATED_CONSUMERS } from './consumers';
+import { addExampleCapacityProvider } from './managed-instances';
 import { PAGE_VIEW_COUNTER_SHARDS } from './counter-shards';
 import { INVOICE_PAYMENTS_SCHEMA, INVOICES_TABLE, PAYMENTS_TABLE } from './invoice-payments-schema';
 
@@ -58,6 +60,13 @@ export interface EventPipelineStackProps extends StackProps {
    * @default - a new cluster
    */
   readonly sqlCluster?: SqlClusterArns;
+  /**
+   * Runs every example consumer on Lambda Managed Instances, on one capacity provider of the stack
+   * (example/managed-instances.ts). bin/app.ts takes it from the context `managedInstances`; `npm run
+   * demo -- --managed-instances` synthesizes with it.
+   * @default false: Lambda's default model
+   */
+  readonly managedInstances?: boolean;
 }
 
 /** An existing cluster of {@link EventPipelineStackProps.sqlCluster}, by ARN: what a context value can hold. */
@@ -126,11 +135,14 @@ export class EventPipelineStack extends Stack {
   public readonly invoicePayments: QueueConsumer;
   /** One dashboard over the examples and the added consumers, named after the stack (output `DashboardName`). */
   public readonly dashboard: PipelineDashboard;
+  /** Where the consumers run when {@link EventPipelineStackProps.managedInstances} is on; what `eo new consumer`'s consumers may pass on too. */
+  public readonly managedInstances: ManagedInstancesProps | undefined;
   private readonly handlersDir: string;
 
   constructor(scope: Construct, id: string, props: EventPipelineStackProps = {}) {
     super(scope, id, props);
     this.handlersDir = props.handlersDir ?? DEFAULT_HANDLERS_DIR;
+    this.managedInstances = props.managedInstances === true ? addExampleCapacityProvider(this) : undefined;
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail });
     this.idempotencyTable = new IdempotencyTable(this, 'IdempotencyTable');
     this.countersTable = this.addCountersTable();
@@ -180,6 +192,7 @@ export class EventPipelineStack extends Stack {
 
   private addPageViewCounter(entry: string): QueueConsumer {
     return new QueueConsumer(this, 'PageViewCounter', {
+      managedInstances: this.managedInstances,
       consumerName: 'page-view-counter',
       entry,
       alarmTopic: this.alarmTopic.topic,
@@ -213,6 +226,7 @@ export class EventPipelineStack extends Stack {
 
   private addOrderProjection(entry: string): KinesisConsumer {
     return new KinesisConsumer(this, 'OrderProjection', {
+      managedInstances: this.managedInstances,
       consumerName: 'order-projection',
       entry,
       alarmTopic: this.alarmTopic.topic,
@@ -236,6 +250,7 @@ export class EventPipelineStack extends Stack {
    */
   private addOrderProjectionRebuild(entry: string): KinesisConsumer {
     return new KinesisConsumer(this, 'OrderProjectionRebuild', {
+      managedInstances: this.managedInstances,
       consumerName: 'order-projection',
       generation: 2,
       entry,
@@ -249,6 +264,7 @@ export class EventPipelineStack extends Stack {
 
   private addShipmentNotifier(entry: string): DynamoStreamConsumer {
     const notifier = new DynamoStreamConsumer(this, 'ShipmentNotifier', {
+      managedInstances: this.managedInstances,
       consumerName: 'shipment-notifier',
       entry,
       table: this.ordersTable,
@@ -277,6 +293,7 @@ export class EventPipelineStack extends Stack {
   /** A FIFO queue: each account's entries apply in the order they were sent (the account is the message group). */
   private addAccountLedger(entry: string): QueueConsumer {
     return new QueueConsumer(this, 'AccountLedger', {
+      managedInstances: this.managedInstances,
       consumerName: 'account-ledger',
       entry,
       alarmTopic: this.alarmTopic.topic,
@@ -301,6 +318,7 @@ export class EventPipelineStack extends Stack {
   /** A standard queue; the effects and their dedup rows commit in one PostgreSQL transaction per batch. */
   private addInvoicePayments(entry: string): QueueConsumer {
     const consumer = new QueueConsumer(this, 'InvoicePayments', {
+      managedInstances: this.managedInstances,
       consumerName: 'invoice-payments',
       entry,
       alarmTopic: this.alarmTopic.topic,

@@ -2,3 +2,4 @@
 export { EventPipelineStack } from './event-pipeline-stack';
 export type { AddConsumer, EventPipelineStackProps, SqlClusterArns } from './event-pipeline-stack';
 export { SQL_CLUSTER_CONTEXT, sqlClusterFromContext } from './sql-cluster-context';
+export { MANAGED_INSTANCES_CONTEXT, managedInstancesFromContext } from './managed-instances-context';

@@ -6,6 +6,7 @@ import type { ReplayReport } from './replay-phase';
 import type { RebuildReport } from './rebuild-phase';
 import type { DemoTimeline } from './timeline';
 import { latencyLabel, type LatencyProfileLabel } from '../gateway/latency';
+import { managedInstancesRows, type ManagedInstancesFunctionReport } from './managed-instances';
 import type { Mismatch, Verification } from './verify';
 
 /** One DLQ after the fix-and-redrive phase. */
@@ -36,6 +37,8 @@ export interface DemoReport {
   readonly latencyProfile?: LatencyProfileLabel;
   /** The Node.js version each runtime's functions ran on, e.g. `{ "nodejs24.x": "24.22.3" }`. @default - absent from reports built before it was kept */
   readonly functionsNode?: Readonly<Record<string, string>>;
+  /** The functions on Lambda Managed Instances (`--managed-instances`), by logical id. @default - absent from a run in Lambda's default model */
+  readonly managedInstances?: Readonly<Record<string, ManagedInstancesFunctionReport>>;
   readonly published: { readonly logicalEvents: number; readonly messages: number; readonly producerRetries: number; readonly poison: number };
   readonly deliveries: { readonly total: number; readonly duplicates: number };
   readonly faults: { readonly crashAfterCommit: number; readonly visibilityExpired: number; readonly throttled: number; readonly serverErrors: number; readonly serializationFailures: number; readonly duplicateBatches: number };
@@ -240,6 +243,7 @@ export function summaryRows(report: DemoReport): [string, string][] {
     ['seed', String(report.seed)],
     ...latencyRow(report),
     ...functionsNodeRow(report),
+    ...managedInstancesRows(report.managedInstances),
     ['logical events published', String(report.published.logicalEvents)],
     ['messages published (producer retries, poison)', `${report.published.messages} (${report.published.producerRetries}, ${report.published.poison})`],
     ['deliveries to functions (duplicates)', `${report.deliveries.total} (${report.deliveries.duplicates})`],

@@ -11,6 +11,7 @@ import { startLocalStack, type LocalStack, type LocalStackOptions } from '../sta
 import { abortOf } from './abort';
 import { DeliveryCounter } from './deliveries';
 import { describeFailure, writeDump } from './dump';
+import { demoSqsPollers, managedInstancesReport } from './managed-instances';
 import type { DemoReport } from './report';
 import { LATENCY_DEFAULTS, type LatencyProfileLabel } from '../gateway/latency';
 import type { StatementFailureBehaviour } from '../gateway/data-api-service';
@@ -50,8 +51,12 @@ export interface DemoOptions extends ScenarioOptions {
   readonly sqsBatchSize?: number;
   readonly sqsBatchingWindow?: number;
   readonly streamBatchSize?: number;
-  /** SQS pollers per mapping and execution environments per function. @default 2 */
+  /** Execution environments per function, and SQS pollers per mapping unless `sqsPollers` says. @default 2 */
   readonly concurrency?: number;
+  /** SQS pollers per mapping. @default - `concurrency`; on Managed Instances MANAGED_INSTANCES_SQS_POLLERS */
+  readonly sqsPollers?: number;
+  /** The stack's consumers are on Lambda Managed Instances (the assembly `--managed-instances` synthesizes): only the default of `sqsPollers` depends on it. @default false */
+  readonly managedInstances?: boolean;
   /** Local seconds per template second for visibility timeouts, alarm periods and function timeouts. @default 1/60 */
   readonly timeScale?: number;
   /** The latency every request through the contract layer waits; the report names it. @default - none */
@@ -79,7 +84,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const stack = await start(options, { faults, deliveries, sink: log.sink, logFile: path.join(logDir, 'functions.log') });
     try {
       const report = await runScenario(stack, { faults, deliveries, started }, options);
-      return { ...report, latencyProfile: options.latency ?? NO_LATENCY, functionsNode: Object.fromEntries(stack.functionNodes) };
+      const managedInstances = managedInstancesReport(stack);
+      return {
+        ...report,
+        latencyProfile: options.latency ?? NO_LATENCY,
+        functionsNode: Object.fromEntries(stack.functionNodes),
+        ...(Object.keys(managedInstances).length > 0 && { managedInstances }),
+      };
     } finally {
       options.progress.phase('stopping the engines');
       await stack.stop();
@@ -118,7 +129,7 @@ async function start(options: DemoOptions, wiring: StartWiring): Promise<LocalSt
       onPhase: (phase) => options.progress.phase(phase),
       timeScale: options.timeScale,
       concurrency: options.concurrency,
-      sqsConcurrency: options.concurrency,
+      sqsConcurrency: demoSqsPollers(options),
       mappingOverrides: { sqsBatchSize: options.sqsBatchSize, sqsBatchingWindowSeconds: options.sqsBatchingWindow, streamBatchSize: options.streamBatchSize },
     });
   } catch (error) {

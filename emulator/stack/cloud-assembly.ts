@@ -137,15 +137,20 @@ function walkedFiles(root: string, excluded: (file: string) => boolean, dir: str
   });
 }
 
+/** Context values of a synth (`cdk synth -c key=value`), beside what cdk.json sets. */
+export type SynthContext = Readonly<Record<string, string>>;
+
 /**
- * Runs the project's own CDK CLI, `<root>/node_modules/.bin/cdk synth --quiet --output <outDir>`.
+ * Runs the project's own CDK CLI, `<root>/node_modules/.bin/cdk synth --quiet --output <outDir>`,
+ * with a `-c key=value` for each context value.
  * @throws CloudAssemblyError when the project has no cdk.json or no CDK CLI, or with the tail of the output of a failed synth
  */
-export async function synthesize(outDir: string = defaultOutDir(process.cwd()), root: string = process.cwd()): Promise<void> {
+export async function synthesize(outDir: string = defaultOutDir(process.cwd()), root: string = process.cwd(), context: SynthContext = {}): Promise<void> {
   const cdk = cdkCli(root);
   const output: string[] = [];
+  const contextArgs = Object.entries(context).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(cdk, ['synth', '--quiet', '--output', outDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: SYNTH_TIMEOUT_MS });
+    const child = spawn(cdk, ['synth', '--quiet', '--output', outDir, ...contextArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: SYNTH_TIMEOUT_MS });
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.on('error', reject);
@@ -168,6 +173,11 @@ export interface EnsureSynthesizedOptions {
   readonly root?: string;
   /** The assembly directory. @default - `cdk.out` in `root` */
   readonly outDir?: string;
+  /**
+   * Context values for the synth. An assembly does not record the context it was made with, so
+   * give a context its own `outDir`. @default - none beyond cdk.json's
+   */
+  readonly context?: SynthContext;
   /** Synthesize even when the assembly looks current. @default false */
   readonly force?: boolean;
   /** Told why a synth runs, e.g. to show it as a phase. @default - nothing */
@@ -185,7 +195,7 @@ export interface EnsureSynthesizedOptions {
 export async function ensureSynthesized(options: EnsureSynthesizedOptions = {}): Promise<SynthesizedStack & { synthesized: boolean }> {
   const root = path.resolve(options.root ?? process.cwd());
   const outDir = path.resolve(options.outDir ?? defaultOutDir(root));
-  const synthesize = options.synthesize ?? ((dir: string) => synthesizeOnce(dir, root, options.force === true));
+  const synthesize = options.synthesize ?? ((dir: string) => synthesizeOnce(dir, root, options.force === true, options.context));
   const reason = options.force === true ? 'a fresh synth was asked for' : staleness(outDir, root);
   if (reason !== undefined) await announced(options, reason, () => synthesize(outDir));
   const loaded = { ...loadStack(outDir), projectRoot: root };
@@ -240,11 +250,11 @@ const CONCURRENT_SYNTH_WAIT_MS = 300_000;
  * workers (or a test and a demo) can get there together: wait for the other one, then use its
  * result unless the sources changed again meanwhile.
  */
-async function synthesizeOnce(outDir: string, root: string, force: boolean): Promise<void> {
+async function synthesizeOnce(outDir: string, root: string, force: boolean, context?: SynthContext): Promise<void> {
   const deadline = Date.now() + CONCURRENT_SYNTH_WAIT_MS;
   for (;;) {
     try {
-      return await synthesize(outDir, root);
+      return await synthesize(outDir, root, context);
     } catch (error) {
       if (!(error instanceof CloudAssemblyError) || !/Another CLI .* is currently synthing/.test(error.message) || Date.now() > deadline) throw error;
     }

@@ -9,7 +9,7 @@
  * does not help, it fails at once, naming each function and the command that fixes it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { unbundledFunctions } from '../../../emulator/stack/bundled-assets';
@@ -149,6 +149,18 @@ describe('the CDK app local mode runs', () => {
     const stack = await ensureSynthesized({ root, synthesize });
     expect(synthesized).toEqual([path.join(root, 'cdk.out')]);
     expect(stack).toMatchObject({ outDir: path.join(root, 'cdk.out'), projectRoot: root, synthesized: true });
+  });
+
+  test("runs the project's own CDK CLI with each context value as -c key=value, into the assembly asked for", async () => {
+    // A stand-in for node_modules/.bin/cdk that writes down its arguments: what is under test is the command line, not the CDK.
+    const argsFile = 'cdk-args.json';
+    const root = otherApp({ 'cdk.json': '{"app": "node app.js"}', 'app.js': '', 'node_modules/.bin/cdk': `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(argsFile)}, JSON.stringify(process.argv.slice(2)));\n` });
+    chmodSync(path.join(root, 'node_modules', '.bin', 'cdk'), 0o755);
+    const outDir = path.join(root, '.eo', 'managed-instances.cdk.out');
+    await synthesize(outDir, root, { managedInstances: 'true', alarmEmail: 'ops@example.com' });
+    expect(JSON.parse(readFileSync(path.join(root, argsFile), 'utf8'))).toEqual(['synth', '--quiet', '--output', outDir, '-c', 'managedInstances=true', '-c', 'alarmEmail=ops@example.com']);
+    await synthesize(path.join(root, 'cdk.out'), root);
+    expect(JSON.parse(readFileSync(path.join(root, argsFile), 'utf8'))).toEqual(['synth', '--quiet', '--output', path.join(root, 'cdk.out')]);
   });
 
   test('without its own CDK CLI, synth fails naming the missing file and the fix', async () => {
