@@ -7,8 +7,16 @@
  * - SQS Developer Guide, "Amazon SQS visibility timeout": a received message stays in the queue,
  *   invisible until its visibility timeout ends; `ChangeMessageVisibility` sets a new timeout
  *   counted from the call. Each receive counts in `ApproximateReceiveCount` and hands out a new
- *   receipt handle; "you must provide the most recently received receipt handle", an older one
- *   deletes nothing.
+ *   receipt handle; "you must provide the most recently received receipt handle": with an older
+ *   one "the request succeeds, but the message might not be deleted" (SQS API Reference,
+ *   `DeleteMessage`). Both outcomes are the model's: the caller says which (`staleHandlesDelete`).
+ * - SQS Developer Guide, "Amazon SQS at-least-once delivery": SQS keeps copies of a message on
+ *   several servers, and "on rare occasions, one of the servers that stores a copy of a message
+ *   might be unavailable when you receive or delete a message"; that copy is then not deleted, and
+ *   "you might get that message copy again". A standard queue only (FIFO queues deliver once). The
+ *   model's copy (`keepCopy`) has the message's id and body, a visibility and receipt handles of
+ *   its own, and a receive count that missed the receives it was not there for
+ *   ("Approximate"ReceiveCount). It never hands out two copies of one message in one receive.
  * - SQS Developer Guide, "Using dead-letter queues in Amazon SQS": "when the ReceiveCount for a
  *   message exceeds the maxReceiveCount for a queue, Amazon SQS moves the message to a dead-letter
  *   queue". The moved message carries no error: only its body and attributes.
@@ -34,6 +42,8 @@ export interface ModelMessage {
   visibleAt: number;
   /** The handle of the latest receive; only it deletes the message. */
   receiptHandle?: string;
+  /** Every handle this copy handed out, the latest last: a delete names its copy by one of them. */
+  readonly handles: string[];
   firstReceivedAt?: number;
 }
 
@@ -57,6 +67,15 @@ export interface SqsQueueSettings {
   readonly maxReceiveCount: number;
 }
 
+/** How Lambda's deletes of a batch fare. */
+export interface SettleOptions {
+  /**
+   * Whether a receipt handle that is no longer the message's latest deletes it all the same (it
+   * "might not": both happen on AWS). @default false
+   */
+  readonly staleHandlesDelete?: boolean;
+}
+
 /** Where a message ended. */
 export type MessageFate = 'deleted' | 'moved-by-sqs';
 
@@ -69,7 +88,23 @@ export class SqsQueueModel {
 
   public send(messageId: string, body: string, groupId?: string): void {
     if (this.settings.fifo && groupId === undefined) throw new RangeError('a FIFO queue needs a message group id');
-    this.messages.push({ messageId, body, groupId, receiveCount: 0, visibleAt: 0 });
+    this.messages.push({ messageId, body, groupId, receiveCount: 0, visibleAt: 0, handles: [] });
+  }
+
+  /**
+   * A copy of a message that a server kept while it was unavailable (at-least-once delivery): it is
+   * visible at `now`, whatever the message's visibility, and its receive count missed the last
+   * `missedReceives` receives (at least one: the receive it was not there for). Returns false when
+   * the message is not in the queue. A standard queue only.
+   */
+  public keepCopy(messageId: string, now: number, missedReceives = 1): boolean {
+    if (this.settings.fifo) throw new RangeError('a FIFO queue delivers each message once: it keeps no extra copy');
+    if (!Number.isInteger(missedReceives) || missedReceives < 1) throw new RangeError(`missedReceives must be an integer of 1 or more, got ${missedReceives}`);
+    const message = this.messages.find((candidate) => candidate.messageId === messageId);
+    if (message === undefined) return false;
+    const receiveCount = Math.max(0, message.receiveCount - missedReceives);
+    this.messages.push({ messageId, body: message.body, receiveCount, visibleAt: now, handles: [], firstReceivedAt: message.firstReceivedAt });
+    return true;
   }
 
   /**
@@ -84,6 +119,7 @@ export class SqsQueueModel {
     for (const message of candidates) {
       if (received.length >= max) break;
       if (this.settings.fifo && blockedGroups.has(message.groupId ?? '')) continue;
+      if (received.some((other) => other.messageId === message.messageId)) continue;
       if (message.visibleAt > now) {
         if (this.settings.fifo) blockedGroups.add(message.groupId ?? '');
         continue;
@@ -99,10 +135,10 @@ export class SqsQueueModel {
    * every message it does not name (with the batch's receipt handles); with a failure or an
    * invalid response, nothing. Returns whether the response was valid.
    */
-  public settle(batch: readonly ReceivedMessage[], answer: BatchAnswer): boolean {
+  public settle(batch: readonly ReceivedMessage[], answer: BatchAnswer, options: SettleOptions = {}): boolean {
     if (answer === 'failed' || !isValidResponse(batch, answer)) return false;
     const failed = new Set(answer.batchItemFailures.map((failure) => failure.itemIdentifier));
-    for (const received of batch) if (!failed.has(received.messageId)) this.delete(received.receiptHandle);
+    for (const received of batch) if (!failed.has(received.messageId)) this.delete(received, options.staleHandlesDelete === true);
     return true;
   }
 
@@ -143,19 +179,22 @@ export class SqsQueueModel {
     message.receiveCount += 1;
     message.visibleAt = now + this.settings.visibilityTimeoutMs;
     message.receiptHandle = `${message.messageId}#${(this.handles += 1)}`;
+    message.handles.push(message.receiptHandle);
     message.firstReceivedAt ??= now;
     const { messageId, body, groupId, receiveCount, receiptHandle, firstReceivedAt } = message;
     return { messageId, body, groupId, receiveCount, receiptHandle, firstReceivedAt };
   }
 
-  private delete(receiptHandle: string): void {
-    const message = this.messages.find((candidate) => candidate.receiptHandle === receiptHandle);
-    if (message !== undefined) this.remove(message, 'deleted');
+  /** Deletes the copy that handed out the receive's handle: its latest one deletes; an older one only when `staleDeletes` (AWS's "might not"). */
+  private delete(received: ReceivedMessage, staleDeletes: boolean): void {
+    const message = this.messages.find((candidate) => candidate.handles.includes(received.receiptHandle));
+    if (message !== undefined && (message.receiptHandle === received.receiptHandle || staleDeletes)) this.remove(message, 'deleted');
   }
 
   private remove(message: ModelMessage, fate: MessageFate): void {
     this.messages.splice(this.messages.indexOf(message), 1);
-    this.fates.set(message.messageId, fate);
+    // A message whose copy SQS moved stays moved, whatever its other copies' ends.
+    if (this.fates.get(message.messageId) !== 'moved-by-sqs') this.fates.set(message.messageId, fate);
   }
 }
 

@@ -13,7 +13,11 @@
  * also held to the one-at-a-time replay of its decisions (test/model/one-at-a-time.ts). Each costs
  * some 0.15 to 0.7 s on two shared cores (every Data API call is an HTTP request of a few ms, a
  * dozen of them per invocation, and the replay), and the start about 2 s, so that the share stays
- * small to keep `npm test` quick. EO_MODEL_SEED replays fast-check's seed, in both properties.
+ * small to keep `npm test` quick. A third property runs SQS schedules with invocations at once (a
+ * batch held past its visibility timeout while a second invocation receives it; on a standard
+ * queue, a kept copy of a message delivered again while it is in flight), their calls
+ * interleaved by fast-check's scheduler: EO_MODEL_CONCURRENT_SCHEDULES of them, by default as many
+ * as EO_MODEL_SCHEDULES. EO_MODEL_SEED replays fast-check's seed, in every property.
  *
  * The clock is virtual: `Date.now` reads the world's time, which each DynamoDB call and Data API
  * call advances, so that the runtime's time budget runs out where the schedule says, whatever
@@ -23,7 +27,8 @@ import fc from 'fast-check';
 import { violationsOf } from './invariants';
 import { oneAtATimeViolations } from './one-at-a-time';
 import { runSchedule, type RunHistory } from './runner';
-import { DYNAMODB_STRATEGIES, scheduleArbitrary, sqlScheduleArbitrary, type Schedule } from './schedule';
+import type { ModelPlant } from './consumer';
+import { concurrentScheduleArbitrary, DYNAMODB_STRATEGIES, scheduleArbitrary, sqlScheduleArbitrary, type Schedule } from './schedule';
 import { SqlModelStore } from './sql-store';
 import { describeRun } from './trace';
 import type { World } from './world';
@@ -35,6 +40,8 @@ const SCHEDULES = Number(process.env.EO_MODEL_SCHEDULES ?? 300);
  * loaded one. EO_MODEL_SQL_SCHEDULES sets any count.
  */
 const SQL_SCHEDULES = Number(process.env.EO_MODEL_SQL_SCHEDULES ?? Math.ceil(SCHEDULES / 10));
+/** As many as the one-at-a-time ones: each is a DynamoDB schedule with one to three pairs of invocations at once. */
+const CONCURRENT_SCHEDULES = Number(process.env.EO_MODEL_CONCURRENT_SCHEDULES ?? SCHEDULES);
 const SEED = process.env.EO_MODEL_SEED === undefined ? undefined : Number(process.env.EO_MODEL_SEED);
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -42,12 +49,14 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 let world: World | undefined;
 let sql: SqlModelStore | undefined;
-const totals = { schedules: 0, sqlSchedules: 0, invocations: 0, applied: 0, deadLettered: 0, crashes: 0, movedBySqs: 0, onFailureRanges: 0, reportedRecords: 0 };
+const totals = { schedules: 0, sqlSchedules: 0, invocations: 0, atOnce: 0, duplicateDeliveries: 0, applied: 0, deadLettered: 0, crashes: 0, movedBySqs: 0, onFailureRanges: 0, reportedRecords: 0 };
 
 function addToTotals(history: RunHistory): void {
   totals.schedules += 1;
   if (history.schedule.strategy === 'sql') totals.sqlSchedules += 1;
   totals.invocations += history.invocations.length;
+  totals.atOnce += history.invocations.filter((record) => record.atOnceWith !== undefined).length;
+  totals.duplicateDeliveries += history.invocations.filter((record) => record.atOnceBecause === 'duplicate-delivery').length / 2;
   totals.applied += history.world.appliedLog.length;
   totals.deadLettered += history.invocations.reduce((sum, record) => sum + record.dlqSends.length, 0);
   totals.crashes += history.invocations.filter((record) => record.crashed).length;
@@ -68,8 +77,8 @@ afterAll(async () => {
   process.stderr.write(`model: ${Object.entries(totals).map(([name, value]) => `${name} ${value}`).join(', ')}\n`);
 });
 
-async function check(schedule: Schedule): Promise<void> {
-  const history = await runSchedule(schedule, { onStart: (started) => (world = started), sql });
+async function check(schedule: Schedule, scheduler?: fc.Scheduler): Promise<void> {
+  const history = await runSchedule(schedule, { onStart: (started) => (world = started), sql, scheduler });
   world = undefined;
   addToTotals(history);
   const violations = [...violationsOf(history), ...(sql === undefined ? [] : await oneAtATimeViolations(history, sql))];
@@ -77,9 +86,44 @@ async function check(schedule: Schedule): Promise<void> {
 }
 
 test(`the runtime keeps AWS's batch semantics on ${SCHEDULES} generated schedules`, async () => {
-  await fc.assert(fc.asyncProperty(scheduleArbitrary(DYNAMODB_STRATEGIES), check), { numRuns: SCHEDULES, seed: SEED });
+  await fc.assert(fc.asyncProperty(scheduleArbitrary(DYNAMODB_STRATEGIES), (schedule) => check(schedule)), { numRuns: SCHEDULES, seed: SEED });
 }, 30 * 60_000);
 
 test(`the SQL strategy keeps them on ${SQL_SCHEDULES} generated schedules, on PostgreSQL`, async () => {
-  await fc.assert(fc.asyncProperty(sqlScheduleArbitrary(), check), { numRuns: SQL_SCHEDULES, seed: SEED });
+  await fc.assert(fc.asyncProperty(sqlScheduleArbitrary(), (schedule) => check(schedule)), { numRuns: SQL_SCHEDULES, seed: SEED });
 }, 30 * 60_000);
+
+test(`it keeps them with invocations at once (a visibility timeout ending mid-batch, a duplicate delivery) on ${CONCURRENT_SCHEDULES} generated schedules and interleavings`, async () => {
+  await fc.assert(fc.asyncProperty(concurrentScheduleArbitrary(), fc.scheduler(), check), { numRuns: CONCURRENT_SCHEDULES, seed: SEED });
+}, 30 * 60_000);
+
+/**
+ * The checker's reach, shown on a bug planted on purpose (ModelPlant): a direct handler that reads
+ * the event's item and then puts it unconditionally. Run one invocation at a time, every schedule
+ * passes; with invocations at once, fast-check finds two that both read before either writes, and
+ * shrinks it to a small schedule and the interleaving that did it. EO_MODEL_PRINT_PLANTED=1 prints
+ * that counterexample and its run.
+ */
+describe('a bug that only an interleaving finds', () => {
+  const PLANT: ModelPlant = 'check-then-act';
+  const direct = (schedule: Schedule): Schedule => ({ ...schedule, strategy: 'direct' });
+
+  async function plantedViolations(schedule: Schedule, scheduler?: fc.Scheduler): Promise<void> {
+    const history = await runSchedule(schedule, { onStart: (started) => (world = started), scheduler, plant: PLANT });
+    world = undefined;
+    const violations = violationsOf(history);
+    if (violations.length > 0) throw new Error(`${violations.join('\n')}\n\n${describeRun(history)}`);
+  }
+
+  test('one invocation at a time never catches it', async () => {
+    const result = await fc.check(fc.asyncProperty(scheduleArbitrary(DYNAMODB_STRATEGIES).map(direct), (schedule) => plantedViolations(schedule)), { numRuns: 200, seed: SEED });
+    expect(result.failed).toBe(false);
+  }, 10 * 60_000);
+
+  test('invocations at once do: an event applied twice, shrunk to its schedule and interleaving', async () => {
+    const result = await fc.check(fc.asyncProperty(concurrentScheduleArbitrary().map(direct), fc.scheduler(), plantedViolations), { numRuns: 200, seed: SEED });
+    if (process.env.EO_MODEL_PRINT_PLANTED === '1') process.stderr.write(`${fc.defaultReportMessage(result) ?? 'no counterexample'}\n\n${String(result.errorInstance)}\n`);
+    expect(result.failed).toBe(true);
+    expect(String(result.errorInstance)).toMatch(/applied 2 times/);
+  }, 10 * 60_000);
+});

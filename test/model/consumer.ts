@@ -4,7 +4,7 @@
  * always permanently for poison), then applies the event, by effects committed with the dedup
  * record (transactional strategies) or by a conditional put of its own (direct strategy).
  */
-import { ConditionalCheckFailedException, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
@@ -45,8 +45,16 @@ const change = z.object({ newImage: facts });
 /** What the route's handler returns, by strategy. */
 type ModelEffects = Effects | DirectResult | SqlEffects;
 
+/**
+ * A bug planted on purpose, to show what the checker finds only with invocations at once:
+ * `check-then-act` makes the direct strategy's handler read the event's item and then put it
+ * unconditionally, which one invocation at a time never catches (the second run reads the first's
+ * write) and two at once do (both read before either writes).
+ */
+export type ModelPlant = 'check-then-act';
+
 /** A fresh consumer, as a new execution environment builds it (after a crash, say); `session`: the `sql` strategy's. */
-export function consumerFor(schedule: Schedule, source: ModelSource, world: World, session?: SqlSession): BatchHandler {
+export function consumerFor(schedule: Schedule, source: ModelSource, world: World, session?: SqlSession, plant?: ModelPlant): BatchHandler {
   const random = seededRandom(schedule.seed);
   const retry = { maxAttempts: 3, sleep: noSleep, random };
   const dynamodb = world.dynamodb as unknown as DynamoDBClient;
@@ -55,7 +63,7 @@ export function consumerFor(schedule: Schedule, source: ModelSource, world: Worl
   return createConsumer<ModelEffects>({
     name: CONSUMER,
     source: source.kind,
-    routes: routesFor(schedule, source, world, dynamodb),
+    routes: routesFor(schedule, source, world, dynamodb, plant),
     strategy: strategyFor(schedule, { dynamodb, session }, world, retry) as Strategy<ModelEffects>,
     ...(source.kind === SourceKind.DYNAMODB_STREAM && { decode: dynamoStreamDecoder((streamChange) => streamChange.newImage?.eventId as string) }),
     dlq: new DlqSender(sqs, dlqUrl, { ...retry, maxAttempts: 2 }),
@@ -79,13 +87,13 @@ function strategyFor(schedule: Schedule, stores: { dynamodb: DynamoDBClient; ses
   return transactionalStrategy({ dynamodb, dedup: { table: IDEMPOTENCY_TABLE, consumer: CONSUMER }, retry, random: seededRandom(schedule.seed + 1), now: () => new Date(world.now), mode: schedule.strategy });
 }
 
-function routesFor(schedule: Schedule, source: ModelSource, world: World, dynamodb: DynamoDBClient): Routes<ModelEffects> {
+function routesFor(schedule: Schedule, source: ModelSource, world: World, dynamodb: DynamoDBClient, plant?: ModelPlant): Routes<ModelEffects> {
   const handle = (event: ConsumedEvent<unknown>, payload: EventFacts, context: HandlerContext) => {
     const failsNow = world.handlerRun(context.record.itemIdentifier, event.eventId, schedule.events[payload.seq]?.transientFailures ?? 0);
     const { itemIdentifier } = context.record;
     if (payload.poison) throw world.handlerThrow(itemIdentifier, new PermanentError(`event ${payload.seq} can never apply (poison)`));
     if (failsNow) throw world.handlerThrow(itemIdentifier, new TransientError(`event ${payload.seq}: its dependency is down for now`));
-    if (schedule.strategy === 'direct') return applyDirectly(dynamodb, event.eventId);
+    if (schedule.strategy === 'direct') return plant === 'check-then-act' ? applyAfterACheck(dynamodb, event.eventId) : applyDirectly(dynamodb, event.eventId);
     return schedule.strategy === 'sql' ? sqlEffectsOf(schedule, event.eventId, payload) : effectsOf(event.eventId, payload);
   };
   if (source.kind === SourceKind.DYNAMODB_STREAM) return { 'dynamodb.INSERT': route(change, (event, context) => handle(event, event.payload.newImage, context)) };
@@ -155,6 +163,15 @@ async function applyDirectly(dynamodb: DynamoDBClient, eventId: string): DirectR
     if (error instanceof ConditionalCheckFailedException) return { status: 'duplicate' };
     throw error;
   }
+}
+
+/** The planted bug (ModelPlant): a read of the event's item, then an unconditional put when there was none. */
+async function applyAfterACheck(dynamodb: DynamoDBClient, eventId: string): DirectResult {
+  const key = { pk: { S: `${EVENT_ITEM_PREFIX}${eventId}` } };
+  const found = await dynamodb.send(new GetItemCommand({ TableName: EFFECTS_TABLE, Key: key, ConsistentRead: true }));
+  if (found.Item !== undefined) return { status: 'duplicate' };
+  await dynamodb.send(new PutItemCommand({ TableName: EFFECTS_TABLE, Item: { ...key, applied: { N: '1' } } }));
+  return { status: 'applied' };
 }
 
 /** The Lambda context of an invocation that starts with `remainingMs` left on the world's clock. */

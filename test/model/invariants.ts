@@ -57,13 +57,19 @@ const nothingLost: Check = (history) => {
   return lost;
 };
 
-/** SQS moves a message only when its final receive ended without the runtime settling it: a crash, or its DLQ down. */
+/**
+ * SQS moves a message only when its final receive ended without the runtime settling it: a crash,
+ * or its DLQ down. The final receive is the one with the highest receive count: with a duplicate
+ * delivery, two invocations may hold copies at that count, and the copy SQS moved is either's.
+ */
 const movedOnlyWhenUnsettled: Check = (history) => {
   if (history.source.kind !== SourceKind.SQS) return [];
   return history.source.movedBySqs.flatMap((messageId) => {
-    const last = [...history.invocations].reverse().find((record) => record.records.some((delivered) => delivered.itemIdentifier === messageId));
-    if (last === undefined || last.crashed || last.dlqDown || last.answer === 'failed' || last.lateAck) return [];
-    return [`message ${messageId} moved by SQS with no context, although invocation ${last.invocation} saw its final receive with the DLQ up`];
+    const receives = history.invocations.flatMap((record) => record.records.filter((delivered) => delivered.itemIdentifier === messageId).map((delivered) => ({ record, count: delivered.receiveCount })));
+    const highest = Math.max(...receives.map(({ count }) => count));
+    const finals = receives.filter(({ count }) => count === highest).map(({ record }) => record);
+    if (finals.length === 0 || finals.some((last) => last.crashed || last.dlqDown || last.answer === 'failed' || last.lateAck)) return [];
+    return [`message ${messageId} moved by SQS with no context, although invocation ${finals.map((last) => last.invocation).join(' and ')} saw its final receive with the DLQ up`];
   });
 };
 
@@ -71,7 +77,9 @@ const movedOnlyWhenUnsettled: Check = (history) => {
  * No false pages the runtime could have avoided: a copy is not dead-lettered once its event applied
  * in an earlier invocation, where the transactional strategy's dedup record says so. A copy
  * dead-lettered before another copy applied the event is honest at the time, and so is one sent
- * while the dedup table could not be read (both documented).
+ * while the dedup table could not be read (both documented). So is one sent by an invocation that
+ * ran at once with the one that applied it: that one's commit may land between this one's read of
+ * the dedup records and its send.
  */
 const noFalsePages: Check = (history) => {
   if (history.schedule.strategy === 'direct') return [];
@@ -80,7 +88,7 @@ const noFalsePages: Check = (history) => {
   return history.invocations.flatMap((record) =>
     record.dlqSends
       .filter(() => record.failedReads === 0)
-      .filter((wrapper) => wrapper.eventId !== undefined && (appliedAt.get(wrapper.eventId) ?? Infinity) < record.invocation && isValidEvent(history, wrapper))
+      .filter((wrapper) => wrapper.eventId !== undefined && (appliedAt.get(wrapper.eventId) ?? Infinity) < record.invocation && appliedAt.get(wrapper.eventId) !== record.atOnceWith && isValidEvent(history, wrapper))
       .map((wrapper) => `invocation ${record.invocation} dead-lettered ${wrapper.source.itemIdentifier} (${wrapper.reason}, ${wrapper.error.name}) although its event applied in invocation ${appliedAt.get(wrapper.eventId!)}`),
   );
 };
@@ -143,8 +151,10 @@ function groupStops(history: RunHistory, record: InvocationRecord): string[] {
     const group = history.source.kind === SourceKind.SQS ? delivered.group : 'shard';
     groups.set(group, [...(groups.get(group) ?? []), delivered]);
   }
-  // Applied before or by this invocation (the twin of a record ahead of the failure, which applied).
-  const appliedBefore = new Set(history.invocations.slice(0, record.invocation + 1).flatMap((earlier) => earlier.applied));
+  // Applied before or by this invocation (the twin of a record ahead of the failure, which applied),
+  // or by the one that ran at once with it, whose commit this one's lookup may have seen.
+  const partner = history.invocations.find((other) => other.invocation === record.atOnceWith);
+  const appliedBefore = new Set([...history.invocations.slice(0, record.invocation + 1).flatMap((earlier) => earlier.applied), ...(partner?.applied ?? [])]);
   return [...groups.values()].flatMap((members) => {
     const first = members.findIndex((delivered) => reported.has(delivered.itemIdentifier) && !record.applied.includes(delivered.eventId));
     if (first === -1) return [];

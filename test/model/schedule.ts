@@ -69,6 +69,23 @@ export interface Schedule {
   readonly dlqOutages: readonly number[];
   /** SQS: invocations whose batch's visibility ends before Lambda deletes it (another poller receives it again). */
   readonly lateAcks: readonly number[];
+  /**
+   * SQS: invocations whose batch's visibility ends while they still run: another poller receives
+   * the same messages and a second invocation runs at once, the two interleaved step by step by
+   * fast-check's scheduler (World.scheduler); the first one's deletes then carry stale handles.
+   * @default - none: every invocation runs alone
+   */
+  readonly overlaps?: readonly number[];
+  /**
+   * SQS standard: invocations during which a server that kept a copy of the batch's first message
+   * (at-least-once delivery) hands it to another poller, with its receive count `missedReceives`
+   * behind: a second invocation runs at once, without any visibility expiry, and each deletes its
+   * own copy. An invocation in `overlaps` takes that instead.
+   * @default - none
+   */
+  readonly duplicateDeliveries?: readonly DuplicateDelivery[];
+  /** Whether a delete with a stale receipt handle deletes all the same (SQS: it "might not"). @default false */
+  readonly staleHandlesDelete?: boolean;
   /** Invocations that start with little time left (ms), so that the time budget runs out. */
   readonly tightBudgets: readonly { readonly invocation: number; readonly remainingMs: number }[];
   /** Virtual time each DynamoDB call takes. */
@@ -134,6 +151,39 @@ export function scheduleArbitrary(strategies: readonly StrategyChoice[] = DYNAMO
     callLatencyMs: fc.constantFrom(5, 300, 1_500),
     seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
   });
+}
+
+/** A copy of a message delivered again while its invocation runs (Schedule.duplicateDeliveries). */
+export interface DuplicateDelivery {
+  readonly invocation: number;
+  /** How many of the message's receives its copy's count missed: one or two. */
+  readonly missedReceives: number;
+}
+
+/**
+ * Schedules with invocations at once: those of {@link scheduleArbitrary} on an SQS queue (standard
+ * or FIFO), with one to three invocations whose batch's visibility ends mid-batch, so that a second
+ * invocation holds the same messages while the first still runs, and a stale handle that deletes
+ * or not; on a standard queue also up to two duplicate deliveries, a message's kept copy received
+ * while the message is in flight. The interleaving itself is fast-check's scheduler's, drawn
+ * beside the schedule.
+ */
+export function concurrentScheduleArbitrary(strategies: readonly StrategyChoice[] = DYNAMODB_STRATEGIES): fc.Arbitrary<Schedule> {
+  return fc
+    .record({
+      base: scheduleArbitrary(strategies),
+      source: fc.constantFrom<SourceChoice>('sqs', 'sqs-fifo'),
+      overlaps: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 3 }),
+      staleHandlesDelete: fc.boolean(),
+      duplicateDeliveries: fc.uniqueArray(fc.record({ invocation: fc.integer({ min: 0, max: 12 }), missedReceives: fc.integer({ min: 1, max: 2 }) }), { maxLength: 2, selector: (delivery) => delivery.invocation }),
+    })
+    .map(({ base, source, overlaps, staleHandlesDelete, duplicateDeliveries }) => ({
+      ...base,
+      source,
+      overlaps,
+      staleHandlesDelete,
+      ...(source === 'sqs' && duplicateDeliveries.length > 0 && { duplicateDeliveries }),
+    }));
 }
 
 const sqlOp: fc.Arbitrary<SqlOp> = fc.oneof(

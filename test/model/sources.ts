@@ -53,10 +53,23 @@ export interface ModelSource {
   /** SQS: the queue's `maxReceiveCount`. */
   readonly maxReceiveCount?: number;
   next(world: World): DeliveredBatch | undefined;
-  /** Lambda's handling of the answer; false when the answer was not a valid partial batch response. */
-  settle(batch: DeliveredBatch, answer: BatchResponse | 'failed'): boolean;
+  /** Lambda's handling of the answer; false when the answer was not a valid partial batch response. `staleHandlesDelete`: SQS's "might not" (SettleOptions). */
+  settle(batch: DeliveredBatch, answer: BatchResponse | 'failed', staleHandlesDelete?: boolean): boolean;
   /** SQS: the batch's visibility ends before Lambda deletes it, and another poller receives it. */
   expire(batch: DeliveredBatch, world: World): void;
+  /**
+   * SQS: the batch's visibility ends while its invocation still runs, and another poller receives
+   * its messages (with whatever else is visible) at once: that poller's batch, for an invocation
+   * that runs beside the first. Undefined for a stream, or when nothing could be received.
+   */
+  overlap(batch: DeliveredBatch, world: World): DeliveredBatch | undefined;
+  /**
+   * SQS standard: a server that kept a copy of the batch's first message hands it to another poller
+   * while the message is in flight (at-least-once delivery), with what else is visible: that
+   * poller's batch, for an invocation that runs beside the first. Undefined for a stream or a FIFO
+   * queue, or when nothing could be received.
+   */
+  duplicate(batch: DeliveredBatch, world: World, missedReceives: number): DeliveredBatch | undefined;
   /** When something becomes visible again, if nothing is now. */
   wakeAt(now: number): number | undefined;
   readonly drained: boolean;
@@ -132,8 +145,19 @@ class QueueSource implements ModelSource {
     return stashed ?? this.receive(world.now);
   }
 
-  public settle(batch: DeliveredBatch, answer: BatchResponse | 'failed'): boolean {
-    return this.queue.settle(messagesOf(batch), answer);
+  public settle(batch: DeliveredBatch, answer: BatchResponse | 'failed', staleHandlesDelete = false): boolean {
+    return this.queue.settle(messagesOf(batch), answer, { staleHandlesDelete });
+  }
+
+  public overlap(batch: DeliveredBatch, world: World): DeliveredBatch | undefined {
+    this.queue.expireVisibility(batch.records.map((record) => record.itemIdentifier), world.now);
+    return this.receive(world.now);
+  }
+
+  public duplicate(batch: DeliveredBatch, world: World, missedReceives: number): DeliveredBatch | undefined {
+    const first = batch.records[0];
+    if (this.fifo || first === undefined || !this.queue.keepCopy(first.itemIdentifier, world.now, missedReceives)) return undefined;
+    return this.receive(world.now);
   }
 
   /** Another poller receives the batch again before Lambda deletes it: that receive is the next batch, and the first one's receipt handles go stale. */
@@ -228,6 +252,14 @@ class ShardSource implements ModelSource {
   }
 
   public expire(): void {}
+
+  public overlap(): undefined {
+    return undefined;
+  }
+
+  public duplicate(): undefined {
+    return undefined;
+  }
 
   public wakeAt(): undefined {
     return undefined;

@@ -18,7 +18,7 @@ export function describeRun(history: RunHistory): string {
     const got = record.records.map((delivered) => `${delivered.itemIdentifier}#${delivered.receiveCount}`).join(' ');
     const answer = record.answer === 'failed' ? 'FAILED' : `reported [${record.answer.batchItemFailures.map((failure) => failure.itemIdentifier).join(' ')}]`;
     const dlq = record.dlqSends.map((wrapper) => `${wrapper.source.itemIdentifier}:${wrapper.reason}/${wrapper.error.name}`).join(' ');
-    const notes = [record.crashed && 'crashed', record.dlqDown && 'DLQ down', record.lateAck && 'late ack'].filter(Boolean).join(', ');
+    const notes = [record.crashed && 'crashed', record.dlqDown && 'DLQ down', record.lateAck && 'late ack', record.atOnceWith !== undefined && `at once with #${record.atOnceWith} (${record.atOnceBecause})`].filter(Boolean).join(', ');
     lines.push(`  #${record.invocation} got ${got} -> ${answer}; applied [${record.applied.map((eventId) => label.get(eventId) ?? eventId).join(' ')}]; ran [${record.handlerRuns.join(' ')}]${dlq ? `; DLQ ${dlq}` : ''}${notes ? `; ${notes}` : ''}`);
   }
   if (source.movedBySqs.length > 0) lines.push(`moved by SQS: ${source.movedBySqs.join(' ')}`);

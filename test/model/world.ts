@@ -10,7 +10,9 @@
  * and the runner throws the invocation's answer away. The `sql` strategy's Data API calls take the
  * same faults, clock and crashes through the world's store calls (test/model/data-api-client.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConditionalCheckFailedException, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { Scheduler } from 'fast-check';
 import type { FailureEnvelope } from '../../aws/dlq-format';
 import { DynamoDbTableModel } from '../../aws/model/dynamodb-table-model';
 import type { Item } from '../../aws/model/dynamodb-expressions';
@@ -40,6 +42,18 @@ export interface InvocationTrace {
   failedReads: number;
 }
 
+/**
+ * What belongs to one invocation: its trace, whether its function died, its deadline. Invocations
+ * that run at once (`World.during`) each have their own, found through the async context; the
+ * runner's one-at-a-time invocations share the world's own.
+ */
+interface InvocationScope {
+  readonly invocation: number;
+  trace: InvocationTrace;
+  dead: boolean;
+  deadline: number;
+}
+
 class Crash extends Error {
   public constructor() {
     super('the function died (injected crash)');
@@ -47,27 +61,71 @@ class Crash extends Error {
   }
 }
 
+/**
+ * One for every world: Node keeps each AsyncLocalStorage that ever ran in a list it walks at every
+ * promise's creation, so a storage per world made each schedule slower than the one before (10,000
+ * schedules with invocations at once took tens of minutes, not a few).
+ */
+const INVOCATION_SCOPES = new AsyncLocalStorage<InvocationScope>();
+
 export class World {
   public readonly tables = new DynamoDbTableModel({ [IDEMPOTENCY_TABLE]: ['id'], [EFFECTS_TABLE]: ['pk'] });
   public now = Date.parse('2026-12-01T00:00:00.000Z');
   public queue?: SqsQueueModel;
-  /** When the current invocation's time runs out (a Lambda timeout kills it there). */
-  public deadline = Infinity;
   /** Event ids in the order their effect committed, over the whole run. */
   public readonly appliedLog: string[] = [];
-  public trace: InvocationTrace = newTrace(false);
+  /**
+   * Set for invocations that run at once: every store call and SQS call is then a step the
+   * scheduler releases, so that fast-check decides (and shrinks, and replays) their interleaving.
+   */
+  public scheduler?: Scheduler;
   private readonly faults: ReadonlyMap<number, StoreFault>;
   private readonly handlerRunsByEvent = new Map<string, number>();
+  private readonly scopes = INVOCATION_SCOPES;
+  private sequential: InvocationScope = { invocation: -1, trace: newTrace(false), dead: false, deadline: Infinity };
   private calls = 0;
-  private dead = false;
 
   public constructor(private readonly schedule: Schedule) {
     this.faults = new Map(schedule.storeFaults.map(({ call, fault }) => [call, fault]));
   }
 
+  /** The current invocation's: the one whose async context this is, else the sequential one. */
+  private get scope(): InvocationScope {
+    return this.scopes.getStore() ?? this.sequential;
+  }
+
+  /** What the current invocation did so far. */
+  public get trace(): InvocationTrace {
+    return this.scope.trace;
+  }
+
+  /** When the current invocation's time runs out (a Lambda timeout kills it there). */
+  public get deadline(): number {
+    return this.scope.deadline;
+  }
+
+  public set deadline(deadline: number) {
+    this.scope.deadline = deadline;
+  }
+
+  /** The next invocation of a sequential run starts: a trace of its own, its function alive. */
   public begin(invocation: number): void {
-    this.dead = false;
-    this.trace = newTrace(this.schedule.dlqOutages.includes(invocation));
+    this.sequential = { invocation, trace: newTrace(this.schedule.dlqOutages.includes(invocation)), dead: false, deadline: Infinity };
+  }
+
+  /**
+   * Runs `invoke` as invocation `invocation`, beside others that run at once: it has its own trace,
+   * deadline and death (its own execution environment), and returns what it did.
+   */
+  public async during<T>(invocation: number, deadline: number, invoke: () => Promise<T>): Promise<{ readonly result: T; readonly trace: InvocationTrace }> {
+    const scope: InvocationScope = { invocation, trace: newTrace(this.schedule.dlqOutages.includes(invocation)), dead: false, deadline };
+    const result = await this.scopes.run(scope, invoke);
+    return { result, trace: scope.trace };
+  }
+
+  /** With a scheduler, waits for it to release this step of the current invocation: where another invocation's steps may come first. */
+  private async step(what: string): Promise<void> {
+    if (this.scheduler !== undefined) await this.scheduler.schedule(Promise.resolve(), `invocation ${this.scope.invocation}: ${what}`);
   }
 
   /** The handler of `itemIdentifier` runs for `eventId`: true when this run fails transiently, as scheduled. */
@@ -98,8 +156,8 @@ export class World {
    * One call to the store (a DynamoDB request, or an SQL transaction): fails when the function has
    * died, takes the call's latency on the clock, and returns the fault the schedule puts on it.
    */
-  public async storeCall(): Promise<StoreFault | undefined> {
-    await this.roundTrip();
+  public async storeCall(what = 'store call'): Promise<StoreFault | undefined> {
+    await this.roundTrip(what);
     const fault = this.faults.get(this.calls);
     this.calls += 1;
     return fault;
@@ -111,15 +169,16 @@ export class World {
   }
 
   /** One round trip within a store call (an SQL statement): fails when the function has died, and takes the call's latency. */
-  public async roundTrip(): Promise<void> {
+  public async roundTrip(what = 'round trip'): Promise<void> {
     await Promise.resolve();
-    if (this.dead) throw new Crash();
+    await this.step(what);
+    if (this.scope.dead) throw new Crash();
     this.now += this.schedule.callLatencyMs;
   }
 
   /** The function dies here: this call and every later one of the invocation fail, and its answer is lost. */
   public crash(): never {
-    this.dead = true;
+    this.scope.dead = true;
     this.trace.crashed = true;
     throw new Crash();
   }
@@ -141,7 +200,7 @@ export class World {
   }
 
   private async dynamoDbCall(name: string, input: Record<string, unknown>): Promise<unknown> {
-    const fault = await this.storeCall();
+    const fault = await this.storeCall(name.replace(/Command$/, ''));
     if (name === 'TransactWriteItemsCommand') this.noteDedupAttempts(input.TransactItems as TransactWriteItem[]);
     if (fault !== undefined && name === 'BatchGetItemCommand') this.noteFailedRead();
     if (fault === 'throttle') throw awsError('ProvisionedThroughputExceededException', 400);
@@ -160,6 +219,8 @@ export class World {
         return this.putItem(input as TransactWriteItem['Put'] & object);
       case 'BatchGetItemCommand':
         return this.batchGet(input.RequestItems as Record<string, { Keys: Item[] }>);
+      case 'GetItemCommand':
+        return { Item: this.tables.getItem(String(input.TableName), input.Key as Item) };
       default:
         throw new Error(`the model world has no DynamoDB ${name}`);
     }
@@ -196,7 +257,8 @@ export class World {
 
   private async sqsCall(name: string, input: Record<string, unknown>): Promise<unknown> {
     await Promise.resolve();
-    if (this.dead) throw new Crash();
+    await this.step(`SQS ${name.replace(/Command$/, '')}`);
+    if (this.scope.dead) throw new Crash();
     if (name === 'SendMessageCommand') return this.dlqSend(String(input.MessageBody));
     if (name === 'ChangeMessageVisibilityBatchCommand') return this.changeVisibility(input.Entries as { Id: string; ReceiptHandle: string; VisibilityTimeout: number }[]);
     throw new Error(`the model world has no SQS ${name}`);

@@ -18,7 +18,7 @@
  * A record whose event id an earlier record of its group (or of the unordered set) carries is a
  * twin (a producer's retry, a redelivery in the same batch): it never reaches the strategy, where
  * one transaction may not touch a dedup record twice, and ends as a duplicate once its primary is
- * applied or handled.
+ * applied or handled; while its primary waits for redelivery, so does the twin.
  */
 import { DlqReason } from '../../../aws/dlq-format';
 import { decidedByState, NotAttemptedError, messageOf } from '../core/errors';
@@ -29,6 +29,8 @@ import type { SourceRecord } from '../decoding/records';
 import type { RecordResult, Settlement, Settler } from './settle';
 import type { AcceptedEvent, Outcome, Strategy, StrategyRun } from './strategy';
 import type { TimeBudget } from '../core/time-budget';
+
+const TWIN_WAITS = 'not attempted: a record of this batch with the same event id failed and waits for redelivery';
 
 /** One record of the batch, decoded or not. */
 export interface BatchItem<TResult> {
@@ -81,7 +83,28 @@ export class BatchRun<TResult> {
     }
     const settlements = await this.settler.settle(failed.map(({ member, outcome }) => resultOf(member, outcome)));
     failed.forEach(({ member }, position) => this.endSettled(member, settlements[position] as Settlement));
-    for (const index of twins.keys()) this.settled.set(index, { outcome: { status: 'duplicate' }, reported: false });
+    await this.settleTwins(members, twins);
+  }
+
+  /**
+   * Each twin ends as its primary did: a duplicate once the primary applied or was handled, and
+   * reported, not attempted, when the primary was reported (on the queue's final receive it goes to
+   * the DLQ with its context, labelled not attempted, as a blocked record does). A twin is never deleted while
+   * its event waits for redelivery: a second invocation holding the same messages (a visibility
+   * timeout that ended mid-batch) may take the other copy as its primary, and two deletes, one per
+   * invocation, would then leave no copy of an event that never applied.
+   */
+  private async settleTwins(members: readonly BatchItem<TResult>[], twins: ReadonlyMap<number, number>): Promise<void> {
+    const byIndex = new Map(members.map((member) => [member.index, member]));
+    const waiting: BatchItem<TResult>[] = [];
+    for (const [index, primaryIndex] of twins) {
+      if (this.settled.get(primaryIndex)?.reported === true) waiting.push(byIndex.get(index) as BatchItem<TResult>);
+      else this.settled.set(index, { outcome: { status: 'duplicate' }, reported: false });
+    }
+    if (waiting.length === 0) return;
+    const outcome: Outcome = { status: 'failed', error: new NotAttemptedError(TWIN_WAITS) };
+    const settlements = await this.settler.settle(waiting.map((member) => resultOf(member, outcome)));
+    waiting.forEach((member, position) => this.endSettled(member, settlements[position] as Settlement));
   }
 
   /** The group in order: runs of decoded records through the strategy, each first failure settled before anything after it. */

@@ -134,8 +134,8 @@ export class RetriesExhaustedError extends TransientError {
 
 /** An ordered batch (Kinesis, DynamoDB Streams) stopped at an earlier failure: this record waits for redelivery. */
 export class NotAttemptedError extends TransientError {
-  public constructor() {
-    super('not attempted: an earlier record of this ordered batch failed');
+  public constructor(message = 'not attempted: an earlier record of this ordered batch failed') {
+    super(message);
     this.name = 'NotAttemptedError';
   }
 }

@@ -50,7 +50,20 @@ describe('a standard queue', () => {
     expect(model.drained).toBe(true);
   });
 
-  test('only the latest receipt handle deletes: a batch answered after another receive deletes nothing', () => {
+  test("a stale receipt handle \"might not\" delete: when it does, the message goes while another receive still holds it, and that one's delete finds nothing", () => {
+    const model = queue();
+    model.send('m1', 'body');
+    const first = model.receive(0, 10);
+    model.expireVisibility(['m1'], 10);
+    const second = model.receive(10, 10);
+    expect(model.settle(first, { batchItemFailures: [] }, { staleHandlesDelete: true })).toBe(true);
+    expect(model.fateOf('m1')).toBe('deleted');
+    expect(model.drained).toBe(true);
+    expect(model.settle(second, { batchItemFailures: [] })).toBe(true);
+    expect(model.fateOf('m1')).toBe('deleted');
+  });
+
+  test('by default, only the latest receipt handle deletes: a batch answered after another receive deletes nothing', () => {
     const model = queue();
     model.send('m1', 'body');
     const first = model.receive(0, 10);
@@ -60,6 +73,31 @@ describe('a standard queue', () => {
     expect(model.fateOf('m1')).toBeUndefined();
     model.settle(second, { batchItemFailures: [] });
     expect(model.fateOf('m1')).toBe('deleted');
+  });
+
+  test('a copy a server kept comes while the message is in flight, its receive count behind; each copy goes by its own handle', () => {
+    const model = queue(false, 5);
+    model.send('m1', 'body');
+    model.receive(0, 10);
+    const [held] = model.receive(VISIBILITY_MS, 10);
+    expect(model.keepCopy('m1', VISIBILITY_MS + 1, 1)).toBe(true);
+    const [copy] = model.receive(VISIBILITY_MS + 1, 10);
+    expect([held?.receiveCount, copy?.messageId, copy?.receiveCount]).toEqual([2, 'm1', 2]);
+    expect(model.settle([held!], { batchItemFailures: [] })).toBe(true);
+    expect(model.drained).toBe(false);
+    model.settle([copy!], { batchItemFailures: [] });
+    expect([model.drained, model.fateOf('m1')]).toEqual([true, 'deleted']);
+  });
+
+  test('a kept copy is never handed out beside its message, and a missed receive is at least one', () => {
+    const model = queue();
+    model.send('m1', 'body');
+    model.keepCopy('m1', 0, 1);
+    expect(ids(model.receive(0, 10))).toEqual(['m1']);
+    expect(ids(model.receive(0, 10))).toEqual(['m1']);
+    expect(model.keepCopy('absent', 0, 1)).toBe(false);
+    expect(() => model.keepCopy('m1', 0, 0)).toThrow(/missedReceives must be an integer of 1 or more/);
+    expect(() => queue(true).keepCopy('m1', 0, 1)).toThrow(/FIFO queue delivers each message once/);
   });
 
   test('ChangeMessageVisibility counts from the call, with the latest handle only', () => {
