@@ -3,7 +3,9 @@
  * `npm run test:lambda-node`: the runtime's tests (test/lambdas) under the Node.js major that the
  * constructs deploy the functions on (lib/defaults.ts `CONSUMER_RUNTIME`), whatever Node.js runs
  * the tools: the same binary local mode runs the functions on (emulator/functions/node-runtime.ts,
- * fetched once per machine). Extra arguments go to Jest. Exits with Jest's code.
+ * fetched once per machine). `EO_LAMBDA_NODE_RUNTIME=nodejs26.x` names another runtime (a consumer's
+ * `runtime` prop, or the default of a newer aws-cdk-lib). Extra arguments go to Jest. Exits with
+ * Jest's code.
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
@@ -11,7 +13,7 @@ import { nodeBinaryFor } from '../emulator/functions';
 import { CONSUMER_RUNTIME } from '../lib/defaults';
 
 async function main(): Promise<number> {
-  const runtime = CONSUMER_RUNTIME.name;
+  const runtime = process.env.EO_LAMBDA_NODE_RUNTIME ?? CONSUMER_RUNTIME.name;
   const node = await nodeBinaryFor(runtime, { onDownload: (version) => process.stderr.write(`fetching Node.js ${version} for ${runtime} (once per machine)\n`) });
   process.stdout.write(`running test/lambdas on Node.js ${node.version} (${runtime}, ${node.source}: ${node.path})\n`);
   const jest = require.resolve('jest/bin/jest');

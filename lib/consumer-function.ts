@@ -1,6 +1,6 @@
 import type { Duration } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -10,6 +10,7 @@ import { ControlTowerRule, declineControlTowerRule } from './control-tower';
 import { CONSUMER_DEFAULTS, CONSUMER_RUNTIME, METRICS_NAMESPACE } from './defaults';
 import { idempotencyTableGrant } from './idempotency-wiring';
 import { checkManagedInstances, MANAGED_INSTANCES_DEFAULT_MEMORY_MB, placeOnCapacityProvider } from './managed-instances';
+import { checkConsumerRuntime, esbuildTargetOf, newestNodeRuntime } from './node-runtime';
 
 /** What a consumer's function is wired to, beyond its props. */
 export interface ConsumerFunctionWiring {
@@ -22,19 +23,16 @@ export interface ConsumerFunctionWiring {
 }
 
 /** The esbuild target that matches a Node.js Lambda runtime, e.g. `nodejs24.x` -> `node24`. */
-function esbuildTarget(runtime: Runtime): string {
-  return runtime.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
-}
-
 /**
- * How every consumer's function is bundled (esbuild, run by CDK). Exported for the benchmark's
- * cold-start table, which bundles the handlers with exactly these options.
+ * How every consumer's function is bundled (esbuild, run by CDK), with the target of
+ * `CONSUMER_RUNTIME`; a function on another `runtime` gets that runtime's target. Exported for the
+ * benchmark's cold-start table, which bundles the handlers with exactly these options.
  */
 export const CONSUMER_BUNDLING: BundlingOptions = {
   minify: true,
   // Stack excerpts in DLQ failure context are only useful when they map back to the source.
   sourceMap: true,
-  target: esbuildTarget(CONSUMER_RUNTIME),
+  target: esbuildTargetOf(CONSUMER_RUNTIME),
   // Nothing external, the AWS SDK included. CDK's default for Node.js 18+ leaves `@aws-sdk/*`
   // (and `@smithy/*`, with the sdkV3ExcludeSmithyPackages flag on in cdk.json) to the Lambda
   // runtime's copy: a version that no test, local run or demo here ever ran, and that changes
@@ -83,19 +81,22 @@ export function addConsumerFunction(
   wiring: ConsumerFunctionWiring,
 ): NodejsFunction {
   const memorySize = memoryOf(props);
-  if (props.managedInstances) checkManagedInstances(props.managedInstances, memorySize, CONSUMER_RUNTIME.name);
+  // Read from Runtime.ALL now, not at import: whatever runtimes exist when the app is built.
+  const runtime = props.runtime ?? newestNodeRuntime();
+  checkConsumerRuntime(runtime);
+  if (props.managedInstances) checkManagedInstances(props.managedInstances, memorySize, runtime.name);
   const role = addRole(scope);
   const fn = new NodejsFunction(scope, 'Function', {
     entry: props.entry,
     handler: props.handler ?? 'handler',
-    runtime: CONSUMER_RUNTIME,
+    runtime,
     architecture: Architecture.ARM_64,
     timeout: props.timeout ?? CONSUMER_DEFAULTS.timeout,
     memorySize,
     role,
     logGroup: addLogGroup(scope, role),
     environment: consumerEnvironment(props, wiring),
-    bundling: CONSUMER_BUNDLING,
+    bundling: { ...CONSUMER_BUNDLING, target: esbuildTargetOf(runtime) },
   });
   if (props.managedInstances) placeOnCapacityProvider(fn, props.managedInstances);
   declineControlTowerRule(fn, ControlTowerRule.LAMBDA_IN_VPC, props.managedInstances ? MANAGED_INSTANCES_VPC_REASON : NO_VPC_REASON);

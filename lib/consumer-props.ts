@@ -1,5 +1,6 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { checkDurationRange, checkIntegerRange, checkPattern } from './validation';
@@ -171,6 +172,13 @@ export interface ConsumerProps {
    * @range 1 second..15 minutes (Lambda's maximum)
    */
   readonly timeout?: Duration;
+  /**
+   * The function's Lambda runtime: a Node.js one, `nodejs20.x` or newer. Local mode runs the
+   * function on that runtime's Node.js major.
+   * @default - `CONSUMER_RUNTIME`: the newest Node.js runtime the installed aws-cdk-lib knows, so
+   *   that cdk-nag's AwsSolutions-L1 (the latest runtime) passes whichever aws-cdk-lib the app installs
+   */
+  readonly runtime?: Runtime;
   /**
    * The function's memory, in MiB.
    * @default 256 (`CONSUMER_DEFAULTS.memorySize`); 2048 with `managedInstances`

@@ -1,12 +1,15 @@
 import { Duration } from 'aws-cdk-lib';
-import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import type { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { newestNodeRuntime } from './node-runtime';
 
 /**
- * The runtime of every consumer function: the newest Node.js runtime that aws-cdk-lib knows.
- * The esbuild target is derived from it, so the bundle never uses syntax the runtime lacks.
+ * The runtime of a consumer function when its `runtime` prop is not set: the newest Node.js
+ * runtime that the installed aws-cdk-lib knows (so that cdk-nag's AwsSolutions-L1 passes on
+ * whichever aws-cdk-lib the app installs). The esbuild target is derived from the function's
+ * runtime, so the bundle never uses syntax the runtime lacks.
  */
-export const CONSUMER_RUNTIME = Runtime.NODEJS_24_X;
+export const CONSUMER_RUNTIME: Runtime = newestNodeRuntime();
 
 export { METRICS_NAMESPACE } from '../aws/metrics';
 

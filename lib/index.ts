@@ -21,6 +21,7 @@ export {
   QUEUE_CONSUMER_DEFAULTS,
   STREAM_CONSUMER_DEFAULTS,
 } from './defaults';
+export { newestNodeRuntime, OLDEST_CONSUMER_NODE_MAJOR } from './node-runtime';
 export { CONSUMER_ALARM_DEFAULTS, ConsumerAlarms, MAPPING_METRICS } from './consumer-alarms';
 export type { AlarmTuning, ConsumerAlarmsProps, ConsumerAlarmsWiring, OldestMessageAgeTuning, WatchedQueue } from './consumer-alarms';
 export { DlqAlarm } from './dlq-alarm';

@@ -14,9 +14,10 @@ import { downloadNodeRelease } from './node-download';
 /**
  * The Node.js release that local mode runs for each Lambda Node.js runtime it supports. Lambda
  * patches its runtimes itself and does not publish the exact version it runs; these are the newest
- * releases of each major on the npm registry when they were pinned (2026-12-02). Raise them here.
+ * releases of each major on the npm registry when they were pinned (2026-12-02; 26 on 2026-12-08,
+ * for the newest aws-cdk-lib, which knows nodejs26.x). Raise them here.
  */
-export const LAMBDA_NODE_RELEASES: Readonly<Record<number, string>> = { 20: '20.20.2', 22: '22.23.5', 24: '24.22.3' };
+export const LAMBDA_NODE_RELEASES: Readonly<Record<number, string>> = { 20: '20.20.2', 22: '22.23.5', 24: '24.22.3', 26: '26.12.1' };
 
 /** The variable that names a binary for one major instead of the cache, e.g. `EO_NODE_24=/usr/local/bin/node`. */
 export function nodeBinaryVariable(major: number): string {

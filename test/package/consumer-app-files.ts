@@ -187,3 +187,31 @@ export function consumerAppFiles(tarball: string): Record<string, string> {
     'test/.gitkeep': '',
   };
 }
+
+/** The package's peer range of a dependency (`^2.276.0`): the newest release in it is what a new user's `npm install` gets. */
+function peerRange(name: string): string {
+  const manifest = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+  const range = manifest.peerDependencies[name];
+  if (range === undefined) throw new Error(`package.json has no peer dependency ${name}`);
+  return range;
+}
+
+/** What synthesizing the app needs, at the newest the registry serves: the peers within the package's ranges, the rest at `latest`. */
+const NEWEST_SYNTH_DEV_DEPENDENCIES = ['aws-cdk', 'cdk-nag', '@cdklabs/cdk-validator-cfnguard', 'esbuild', 'tsx', 'typescript', '@types/node'];
+
+/**
+ * The same app (stack, handler, cdk-nag and the Control Tower rules on every synth) with what a new
+ * user installs today: the newest aws-cdk-lib and constructs within the package's peer ranges, and
+ * the newest CDK CLI, cdk-nag and cfn-guard plugin; only what `cdk synth` needs.
+ */
+export function newestSynthAppFiles(tarball: string): Record<string, string> {
+  const manifest = {
+    name: 'page-views-app-newest',
+    version: '1.0.0',
+    private: true,
+    dependencies: { 'effectively-once': `file:${tarball}`, ...Object.fromEntries(APP_DEPENDENCIES.map((name) => [name, peerRange(name)])) },
+    devDependencies: Object.fromEntries(NEWEST_SYNTH_DEV_DEPENDENCIES.map((name) => [name, 'latest'])),
+  };
+  const files = Object.entries(consumerAppFiles(tarball)).filter(([file]) => file !== 'jest.config.js' && !file.startsWith('test/'));
+  return { ...Object.fromEntries(files), 'package.json': `${JSON.stringify(manifest, null, 2)}\n` };
+}

@@ -20,7 +20,7 @@ import { KinesisClient, PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { bundleHandler } from '../../tools/bench/coldstart';
-import { ALL_OUTPUTS, APP, consumerAppFiles } from './consumer-app-files';
+import { ALL_OUTPUTS, APP, consumerAppFiles, newestSynthAppFiles } from './consumer-app-files';
 import { LocalUp, parseBanner, type PrintedStack } from './local-up';
 import { markdownLinks, markdownPages, sourceDocMentions, unresolved } from '../helpers/doc-links';
 import { copyCheckout, removeScratch, REPO, run, scratchDir, StepTimer } from './support';
@@ -469,3 +469,31 @@ test('from another folder, --app and --out: the app is synthesized by its own CD
     expect(await other.stop()).toBe(true);
   }
 }, BANNER_TIMEOUT_MS + 60_000);
+
+/**
+ * Issue 41, item 1: what a new user's `npm install effectively-once aws-cdk-lib` gets today, the
+ * newest aws-cdk-lib in the peer range with the newest cdk-nag and cfn-guard, synthesizes the same
+ * app clean, with no acknowledgement: cdk-nag's AwsSolutions-L1 wants the newest Node.js runtime
+ * that aws-cdk-lib knows, and the constructs deploy on it by default. The rest of this file runs on
+ * the lock's versions.
+ */
+describe('on the newest aws-cdk-lib, constructs, cdk-nag and cfn-guard the registry serves', () => {
+  let newest: string;
+
+  beforeAll(async () => {
+    newest = scratchDir('eo-newest-cdk-app-');
+    writeApp(newest, newestSynthAppFiles(tarball));
+    await timer.time('npm install of the newest aws-cdk-lib, constructs, aws-cdk, cdk-nag and cfn-guard', () => run('npm', ['install', '--no-audit', '--no-fund'], { cwd: newest, timeoutMs: INSTALL_TIMEOUT_MS }));
+  }, INSTALL_TIMEOUT_MS);
+
+  test('cdk synth passes cdk-nag and the Control Tower controls, and the consumer runs on the newest Node.js runtime that aws-cdk-lib knows', async () => {
+    const result = await timer.time('cdk synth on the newest versions', () => run('npx', ['--no-install', 'cdk', 'synth', '--quiet'], { cwd: newest, timeoutMs: SYNTH_TIMEOUT_MS }));
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/error|violation|finding/i);
+    const probe = "const { Runtime } = require('aws-cdk-lib/aws-lambda'); const majors = Runtime.ALL.map((r) => /^nodejs(\\d+)\\.x$/.exec(r.name)).filter(Boolean).map((m) => Number(m[1])); console.log(JSON.stringify({ cdk: require('aws-cdk-lib/package.json').version, newest: `nodejs${Math.max(...majors)}.x` }));";
+    const known = JSON.parse((await run('node', ['-e', probe], { cwd: newest, timeoutMs: 60_000 })).stdout) as { cdk: string; newest: string };
+    const template = JSON.parse(readFileSync(path.join(newest, 'cdk.out', `${APP.stackName}.template.json`), 'utf8')) as { Resources: Record<string, { Type: string; Properties?: { Runtime?: string } }> };
+    const runtimes = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function').map((resource) => resource.Properties?.Runtime);
+    process.stderr.write(`newest registry versions: aws-cdk-lib ${known.cdk}, consumers on ${runtimes.join(', ')}\n`);
+    expect(runtimes).toEqual([known.newest]);
+  });
+});

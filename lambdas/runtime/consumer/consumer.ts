@@ -6,6 +6,7 @@ import { EffectivelyOnceError, messageOf, UndecodableRecordError } from '../core
 import { dedupNamespace } from './namespace';
 import { MetricName, createObservability, invocationObservability, type Observability } from '../core/observability';
 import { fromDynamoDbRecord, fromKinesisRecord, fromSqsRecord, SourceKind, type SourceRecord } from '../decoding/records';
+import { batchRecords, requireSourceKind } from '../decoding/event-source';
 import { isReplayInvocation, replayCounts, type ReplayCounts } from './replay-mode';
 import { resolveRoute, type ConsumedEvent, type EventDecoder, type Routes } from '../decoding/routes';
 import { Settler, type RecordResult } from './settle';
@@ -171,9 +172,10 @@ function asPermanent(error: unknown): unknown {
   return new UndecodableRecordError(`record could not be decoded: ${messageOf(error)}`, { cause: error });
 }
 
-/** The batch's records, normalised across the three sources. */
+/** The batch's records, normalised across the three sources. @throws ConfigurationError for a batch of another source (event-source.ts) */
 function normalise(source: SourceKind, event: BatchEvent): SourceRecord[] {
-  const records = (event as { Records?: unknown[] }).Records ?? [];
+  const records = batchRecords(event);
+  requireSourceKind(source, records);
   switch (source) {
     case SourceKind.SQS:
       return (records as SQSEvent['Records']).map(fromSqsRecord);

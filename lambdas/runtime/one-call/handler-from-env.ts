@@ -20,6 +20,8 @@ import type { Context } from 'aws-lambda';
 import { sharedClients, type AwsClients } from './clients';
 import { consumerEnv, requireEnv, type ConsumerEnv } from '../consumer/config';
 import { createConsumer, type BatchEvent, type BatchHandler, type BatchResponse } from '../consumer/consumer';
+import { ConfigurationError } from '../core/errors';
+import { batchRecords, batchSourceKind } from '../decoding/event-source';
 import { DlqSender } from '../failures/dlq';
 import { SourceKind } from '../decoding/records';
 import type { Routes } from '../decoding/routes';
@@ -50,7 +52,11 @@ export interface HandlerEnv {
 export interface HandlerFromEnvOptions<TResult> {
   /** The consumer's name when `CONSUMER_NAME` is not set (a test); the constructs set it. */
   readonly name: string;
-  /** @default SourceKind.SQS */
+  /**
+   * The source the consumer decodes. A batch of another source fails its invocation with a
+   * `ConfigurationError` (nothing dead-lettered).
+   * @default - the batch's own: the `eventSource` its records carry (`aws:sqs`, `aws:kinesis`, `aws:dynamodb`)
+   */
   readonly source?: SourceKind;
   /** The routes, built once, at the first invocation, from the environment. */
   readonly routes: (env: HandlerEnv) => Routes<TResult>;
@@ -135,28 +141,60 @@ function dataApiSessionOf(env: HandlerEnv): DataApiSession {
   return new DataApiSession({ client: dataApiClient(), resourceArn: env.require(SQL_ENV.resourceArn), secretArn: env.require(SQL_ENV.secretArn), database: env.require(SQL_ENV.database) });
 }
 
-/** The consumer, built at the first invocation from the environment, then reused. */
+/**
+ * The consumer, built at the first invocation from the environment, then reused: the routes and
+ * the strategy once, and a consumer per source kind it is handed (one, on AWS: a function's
+ * mappings are of its construct's source).
+ */
 function lazily<TResult>(options: HandlerFromEnvOptions<TResult>, strategyOf: (env: HandlerEnv, dynamodb: DynamoDBClient) => Strategy<TResult>): BatchHandler {
-  let built: BatchHandler | undefined;
+  let parts: ConsumerParts<TResult> | undefined;
+  const consumers = new Map<SourceKind, BatchHandler>();
   // Async, so that a setting missing from the environment rejects the invocation rather than throwing at the caller.
   return async (event: BatchEvent, context?: Context): Promise<BatchResponse> => {
-    built ??= build(options, strategyOf);
-    return built(event, context);
+    parts ??= partsOf(options, strategyOf);
+    const kind = options.source ?? sourceOf(event);
+    if (kind === undefined) return { batchItemFailures: [] };
+    let consumer = consumers.get(kind);
+    if (consumer === undefined) consumers.set(kind, (consumer = consumerOf(parts, kind)));
+    return consumer(event, context);
   };
 }
 
-function build<TResult>(options: HandlerFromEnvOptions<TResult>, strategyOf: (env: HandlerEnv, dynamodb: DynamoDBClient) => Strategy<TResult>): BatchHandler {
+/**
+ * The source the batch's records name.
+ * @returns undefined for an empty batch
+ * @throws ConfigurationError for records that name none: the handler's `source` must say
+ */
+function sourceOf(event: BatchEvent): SourceKind | undefined {
+  const records = batchRecords(event);
+  const kind = batchSourceKind(records);
+  if (kind === undefined && records.length > 0) throw new ConfigurationError("the batch's records carry no eventSource (Lambda sets it on every record): name the handler's source");
+  return kind;
+}
+
+/** What every source's consumer of one handler shares. */
+interface ConsumerParts<TResult> {
+  readonly settings: ConsumerEnv;
+  readonly clients: AwsClients;
+  readonly routes: Routes<TResult>;
+  readonly strategy: Strategy<TResult>;
+}
+
+function partsOf<TResult>(options: HandlerFromEnvOptions<TResult>, strategyOf: (env: HandlerEnv, dynamodb: DynamoDBClient) => Strategy<TResult>): ConsumerParts<TResult> {
   const source = options.env ?? process.env;
   const clients = options.clients ?? sharedClients();
   const settings = consumerEnv(options.name, source);
   const env: HandlerEnv = { require: (name) => requireEnv(name, source), settings, clients };
-  const kind = options.source ?? SourceKind.SQS;
+  return { settings, clients, routes: options.routes(env), strategy: strategyOf(env, clients.dynamodb) };
+}
+
+function consumerOf<TResult>({ settings, clients, routes, strategy }: ConsumerParts<TResult>, kind: SourceKind): BatchHandler {
   return createConsumer({
     name: settings.consumerName,
     generation: settings.generation,
     source: kind,
-    routes: options.routes(env),
-    strategy: strategyOf(env, clients.dynamodb),
+    routes,
+    strategy,
     dlq: settings.dlqUrl ? new DlqSender(clients.sqs, settings.dlqUrl) : undefined,
     maxAttempts: settings.maxAttempts,
     maxReceiveCount: settings.maxReceiveCount,

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { cachedBinaryPath, LAMBDA_NODE_RELEASES, nodeBinaryFor, nodeBinaryVariable, nodeMajorOf } from '../../../emulator/functions/node-runtime';
 import { binaryPackageName } from '../../../emulator/functions/node-download';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { CONSUMER_RUNTIME } from '../../../lib/defaults';
+import { OLDEST_CONSUMER_NODE_MAJOR } from '../../../lib/node-runtime';
 
 const hostMajor = Number(process.versions.node.split('.')[0]);
 /** A major local mode knows that is not the host's, so the lookup cannot take the host's binary. */
@@ -34,7 +36,7 @@ test('nodeMajorOf reads the major of a Lambda Node.js runtime and refuses the re
   expect(nodeMajorOf('nodejs24.x')).toBe(24);
   expect(nodeMajorOf('nodejs20.x')).toBe(20);
   expect(() => nodeMajorOf('python3.13')).toThrow('local mode runs Node.js functions only: runtime "python3.13" is not nodejs<major>.x');
-  expect(() => nodeMajorOf('nodejs18.x')).toThrow(/no Node.js release for nodejs18.x \(it knows nodejs20.x, nodejs22.x, nodejs24.x\)/);
+  expect(() => nodeMajorOf('nodejs18.x')).toThrow(/no Node.js release for nodejs18.x \(it knows nodejs20.x, nodejs22.x, nodejs24.x, nodejs26.x\)/);
   expect(() => nodeMajorOf('nodejs24')).toThrow(/not nodejs<major>.x/);
 });
 
@@ -70,4 +72,10 @@ test('the binary package is named for the platform, and platforms without one ar
 
 test('there is a release for the runtime the constructs deploy on, which test:lambda-node runs the runtime\'s tests on', () => {
   expect(LAMBDA_NODE_RELEASES[nodeMajorOf(CONSUMER_RUNTIME.name)]).toBeDefined();
+});
+
+test('there is a release for every Node.js runtime a consumer may take (nodejs20.x and newer) that aws-cdk-lib knows, and for nodejs26.x, the newest aws-cdk-lib\'s default', () => {
+  const majors = Runtime.ALL.map((runtime) => /^nodejs(\d+)\.x$/.exec(runtime.name)).flatMap((match) => (match === null ? [] : [Number(match[1])]));
+  const missing = [...new Set([...majors, 26])].filter((major) => major >= OLDEST_CONSUMER_NODE_MAJOR && LAMBDA_NODE_RELEASES[major] === undefined);
+  expect(missing).toEqual([]);
 });

@@ -2,15 +2,17 @@
  * One-call handlers against DynamoDB Local and fauxqs: the quick start's counter in a few lines,
  * built from the environment its construct sets, behaves as the hand-built consumer does: a
  * duplicate counted once, a poison message in the DLQ with its context, the dedup TTL and the
- * attempts from the environment, and nothing read before the first invocation.
+ * attempts from the environment, nothing read before the first invocation, and the source taken
+ * from the batch's records (a stream consumer that names none applies its records).
  */
 import { z } from 'zod';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { destroyClients, type LocalClients } from '../../../../emulator/engines';
 import { directHandler, increment, route, transactionalHandler, putIfNewer, type BatchHandler } from '../../../../lambdas/runtime';
 import { ConfigurationError } from '../../../../lambdas/runtime/core/errors';
+import { SourceKind } from '../../../../lambdas/runtime/decoding/records';
 import { testClients } from '../../../helpers/engines';
-import { pageView, sqsEvent, sqsRecord } from '../../../helpers/events';
+import { kinesisEvent, kinesisRecord, pageView, sqsEvent, sqsRecord } from '../../../helpers/events';
 import { countersOf, dlqFailures, idempotencyTable, pkTable, queueWithDlq } from '../../../helpers/fixtures';
 
 const pageViewPayload = z.object({ pageId: z.string().min(1) });
@@ -23,9 +25,10 @@ beforeAll(() => {
 afterAll(() => destroyClients(clients));
 
 /** The handler file of the quick start, as a user writes it with `transactionalHandler`. */
-function pageViewCounter(env: Record<string, string>): BatchHandler {
+function pageViewCounter(env: Record<string, string>, source?: SourceKind): BatchHandler {
   return transactionalHandler({
     name: 'page-view-counter',
+    source,
     routes: (handlerEnv) => ({ 'page.viewed': route(pageViewPayload, (event) => [increment(handlerEnv.require('COUNTERS_TABLE'), { pk: `page#${event.payload.pageId}` }, 'views')]) }),
     env,
     clients,
@@ -90,4 +93,35 @@ test('directHandler: handlers that write themselves, with the DLQ and attempts o
   expect((await handler(sqsEvent(sqsRecord(pageView('home', 'v1')), sqsRecord(pageView('home', 'v1'))))).batchItemFailures).toEqual([]);
   const item = await clients.dynamodb.send(new GetItemCommand({ TableName: counters, Key: { pk: { S: 'latest#home' } } }));
   expect(item.Item?.version?.N).toBe('1');
+});
+
+describe('the source', () => {
+  test("a stream consumer that names no source takes it from the records' eventSource: its records apply, none is dead-lettered", async () => {
+    const { env, counters, dlq } = await constructEnv();
+    const handler = pageViewCounter(env);
+    const response = await handler(kinesisEvent(kinesisRecord(pageView('home', 'k1')), kinesisRecord(pageView('home', 'k2'))));
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await countersOf(clients.dynamodb, counters)).toEqual({ 'page#home': 2 });
+    expect(await dlqFailures(clients.sqs, dlq.url)).toEqual([]);
+  });
+
+  test('a batch of another source than the named one fails the invocation: nothing applied, nothing dead-lettered', async () => {
+    const { env, counters, dlq } = await constructEnv();
+    const handler = pageViewCounter(env, SourceKind.SQS);
+    await expect(handler(kinesisEvent(kinesisRecord(pageView('home', 'k1'))))).rejects.toThrow(
+      new ConfigurationError(
+        "this consumer decodes sqs records, but the batch came from kinesis: set the handler's source to SourceKind.KINESIS, or leave it out so that the batch's eventSource decides; the invocation fails, so nothing is dead-lettered",
+      ),
+    );
+    expect(await countersOf(clients.dynamodb, counters)).toEqual({});
+    expect(await dlqFailures(clients.sqs, dlq.url)).toEqual([]);
+  });
+
+  test('records that carry no eventSource need the source named', async () => {
+    const { env } = await constructEnv();
+    const bare: Partial<ReturnType<typeof sqsRecord>> = sqsRecord(pageView('home', 'v1'));
+    delete bare.eventSource;
+    await expect(pageViewCounter(env)({ Records: [bare] } as never)).rejects.toThrow(/carry no eventSource .*name the handler's source/);
+    expect((await pageViewCounter(env, SourceKind.SQS)({ Records: [bare] } as never)).batchItemFailures).toEqual([]);
+  });
 });
