@@ -17,7 +17,7 @@
  * - DynamoDB Streams is its own service to the clients (`dynamodb_streams`), though DynamoDB Local
  *   serves it on DynamoDB's endpoint.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { LocalStateFile } from '../../operations/dlq';
 import { LOCAL_CREDENTIALS } from '../engines/account';
@@ -127,6 +127,32 @@ export function dlqVariables(state: LocalStateFile): Record<string, string> {
   return { ...Object.fromEntries(unique), [ALL_DLQ_URLS_VARIABLE]: deadLetterQueues.map((dlq) => dlq.url).join('\n') };
 }
 
+/**
+ * What reads a stack's SQL database: for each Aurora cluster, the Data API's `--resource-arn`,
+ * `--secret-arn` and `--database` (`EO_DATA_API_RESOURCE_ARN`, `EO_DATA_API_SECRET_ARN`,
+ * `EO_DATA_API_DATABASE`), and `EO_PSQL_URL`, a connection string of the local PostgreSQL's
+ * superuser for `psql` (past the Data API and its IAM checks: for reading, not for testing
+ * grants). With more than one cluster, each variable ends in its database's name
+ * (`EO_DATA_API_RESOURCE_ARN_EFFECTS`). None for a stack without a cluster.
+ */
+export function sqlVariables(state: LocalStateFile): Record<string, string> {
+  const { sql } = state;
+  if (sql === undefined) return {};
+  const { host, port, user, password } = sql.postgres;
+  return Object.fromEntries(
+    sql.clusters.flatMap((cluster) => {
+      const suffix = sql.clusters.length === 1 ? '' : `_${cluster.database.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+      const psql = `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(cluster.database)}`;
+      return [
+        [`${OUTPUT_VARIABLE_PREFIX}DATA_API_RESOURCE_ARN${suffix}`, cluster.resourceArn],
+        [`${OUTPUT_VARIABLE_PREFIX}DATA_API_SECRET_ARN${suffix}`, cluster.secretArn],
+        [`${OUTPUT_VARIABLE_PREFIX}DATA_API_DATABASE${suffix}`, cluster.database],
+        [`${OUTPUT_VARIABLE_PREFIX}PSQL_URL${suffix}`, psql],
+      ];
+    }),
+  );
+}
+
 /** `EffectivelyOnce-AccountLedger-9023C79C-dlq.fifo` -> `AccountLedgerDlq`. */
 function dlqBaseName(queueName: string, stackName: string): string {
   const local = queueName.startsWith(`${stackName}-`) ? queueName.slice(stackName.length + 1) : queueName;
@@ -168,9 +194,9 @@ export function awsConfigText(state: LocalStateFile): string {
   ].join('\n');
 }
 
-/** The env file a user sources: unsets what would spoil the session, exports the AWS and `EO_` variables (an output's wins over a DLQ's of the same name). */
+/** The env file a user sources: unsets what would spoil the session, exports the AWS and `EO_` variables (an output's wins over a DLQ's or the SQL database's of the same name). */
 export function envFileText(state: LocalStateFile, files: AwsCliFiles): string {
-  const exportLines = Object.entries({ ...awsVariables(state, files), ...dlqVariables(state), ...outputVariables(state, files) }).map(([name, value]) => `export ${name}=${shellWord(value)}`);
+  const exportLines = Object.entries({ ...awsVariables(state, files), ...dlqVariables(state), ...sqlVariables(state), ...outputVariables(state, files) }).map(([name, value]) => `export ${name}=${shellWord(value)}`);
   return [
     fileHeader(state),
     `# Use: source ${shellWord(files.envFile)}. AWS CLI v1 ignores a configured SQS endpoint: give \`aws sqs\` --endpoint-url "$AWS_ENDPOINT_URL_SQS".`,
@@ -185,11 +211,17 @@ export function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Writes the config and env files for `state`. */
+/** Writes the config and env files for `state`, readable by their owner only: the env file may hold the local PostgreSQL's password. */
 export function writeAwsCliFiles(files: AwsCliFiles, state: LocalStateFile): void {
   mkdirSync(path.dirname(files.configFile), { recursive: true });
-  writeFileSync(files.configFile, awsConfigText(state));
-  writeFileSync(files.envFile, envFileText(state, files));
+  writeOwnerOnly(files.configFile, awsConfigText(state));
+  writeOwnerOnly(files.envFile, envFileText(state, files));
+}
+
+/** Mode 0600, also for a file that was there (`writeFileSync`'s mode applies only to a new one). */
+function writeOwnerOnly(file: string, text: string): void {
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
 /** Removes the files that process `pid` wrote; another `eo local up`'s files stay. */

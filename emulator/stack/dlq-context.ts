@@ -7,7 +7,7 @@
 import { LOCAL_REGION } from '../engines/account';
 import { endpointEnv } from '../engines/clients';
 import type { LocalStack } from './runtime';
-import { LOCAL_STATE_VERSION, type LocalStateFile } from '../../operations/dlq/local-state';
+import { LOCAL_STATE_VERSION, type LocalSqlState, type LocalStateFile } from '../../operations/dlq/local-state';
 import { groupDlqs } from '../../operations/dlq/topology';
 import { consumerFunctions } from '../../operations/dlq/consumer-functions';
 import { consumerWindows } from '../../operations/dlq/consumer-windows';
@@ -46,5 +46,14 @@ export function localStateOf(stack: LocalStack, pid: number = process.pid): Loca
     endpoints: { ...stack.endpoints, ...(rdsData && { rdsData }) },
     env: { ...endpointEnv(stack.endpoints), ...(rdsData && { AWS_ENDPOINT_URL_RDS_DATA: rdsData }) },
     topology: topologyOfLocalStack(stack),
+    ...(stack.sql && { sql: sqlStateOf(stack.sql) }),
+  };
+}
+
+function sqlStateOf(sql: NonNullable<LocalStack['sql']>): LocalSqlState {
+  const { host, port, user, password } = sql.postgres;
+  return {
+    clusters: sql.clusters.map((cluster) => ({ resourceArn: cluster.resourceArn, secretArn: cluster.secretArns[0] ?? '', database: cluster.database ?? sql.postgres.database })),
+    postgres: { host, port, user, password },
   };
 }

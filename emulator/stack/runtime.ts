@@ -28,6 +28,7 @@ import type { StackDatabase } from './sql-database';
 import { startSchedules, type LocalSchedules } from './sql-schedules';
 import { localTransactionIdleMs } from './function-timeout';
 import type { PostgresConnection } from '../engines/postgres';
+import type { DataApiClusterSettings } from '../gateway/data-api-gateway';
 import { mappingEnabled, ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 
 /** Local mode compresses time: one template minute of visibility timeout or alarm period is a local second. */
@@ -120,7 +121,7 @@ export interface LocalStack {
    * endpoint (the functions' `AWS_ENDPOINT_URL_RDS_DATA`), and the serialization failures it
    * injected (`serializationFailureRate`).
    */
-  readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string; serializationFailuresInjected(): number };
+  readonly sql?: { readonly postgres: PostgresConnection; readonly dataApiEndpoint: string; readonly clusters: readonly DataApiClusterSettings[]; serializationFailuresInjected(): number };
   /** The template's `AwsCustomResource` calls: those run at provision (the Data API's statements) and those not, with why. */
   readonly awsCalls: AwsCallsRun;
   /** The template's EventBridge Scheduler schedules: those running (the Data API's `executeStatement` target) and those not, with why. */
@@ -266,7 +267,7 @@ function dataApiServiceOptions(options: LocalStackOptions): LocalDataApiServiceO
 }
 
 function sqlOf(database: StackDatabase, dataApi: DataApiGateway): NonNullable<LocalStack['sql']> {
-  return { postgres: database.postgres, dataApiEndpoint: dataApi.endpoint, serializationFailuresInjected: () => dataApi.service.serializationFailuresInjected() };
+  return { postgres: database.postgres, dataApiEndpoint: dataApi.endpoint, clusters: database.clusters, serializationFailuresInjected: () => dataApi.service.serializationFailuresInjected() };
 }
 
 /** The stack's PostgreSQL, when its template has a Data API cluster; stopped last, after the gateway in front of it. */

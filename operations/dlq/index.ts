@@ -35,7 +35,7 @@ export { configuredEndpoint, configuredEndpoints, DlqService } from './endpoints
 export type { Env, ServiceEndpoints } from './endpoints';
 export { urlSuffixOf } from '../../aws/partitions';
 export { localDlqClients, localDlqContext, readLocalState, removeLocalState, writeLocalState } from './local-state';
-export type { LocalStateFile } from './local-state';
+export type { LocalSqlState, LocalStateFile } from './local-state';
 export {
   DlqOperationError,
   InvalidOptionError,

@@ -33,6 +33,16 @@ export interface LocalStateFile {
   /** `AWS_ENDPOINT_URL_*`, `AWS_REGION` and local credentials, as `export` lines print them. */
   readonly env: Readonly<Record<string, string>>;
   readonly topology: StackTopology;
+  /** A stack with an Aurora cluster (`SqlEffectDatabase`): what reads its database. @default - none */
+  readonly sql?: LocalSqlState;
+}
+
+/** The local SQL database: each cluster as the Data API serves it, and the PostgreSQL they all live in. */
+export interface LocalSqlState {
+  /** Each cluster: its ARN (`--resource-arn`), its secret (`--secret-arn`) and its database. */
+  readonly clusters: readonly { readonly resourceArn: string; readonly secretArn: string; readonly database: string }[];
+  /** The local PostgreSQL's superuser, on 127.0.0.1: past the Data API and its IAM checks, for reading. */
+  readonly postgres: { readonly host: string; readonly port: number; readonly user: string; readonly password: string };
 }
 
 export function writeLocalState(file: string, state: LocalStateFile): void {

@@ -15,10 +15,15 @@ const KIND_BY_EVENT_SOURCE: Readonly<Record<string, SourceKind>> = {
   'aws:dynamodb': SourceKind.DYNAMODB_STREAM,
 };
 
-/** The batch's records, as Lambda hands them over: an array, or nothing. */
+/**
+ * The batch's records, as Lambda hands them over: an array; none when the event has no `Records`.
+ * @throws TypeError for a `Records` that is not a list: the event is no batch of an event source mapping
+ */
 export function batchRecords(event: unknown): readonly unknown[] {
   const records = (event as { Records?: unknown } | null | undefined)?.Records;
-  return Array.isArray(records) ? records : [];
+  if (records === undefined || records === null) return [];
+  if (!Array.isArray(records)) throw new TypeError(`the event's Records is ${typeof records}, not a list: the event is no batch of an event source mapping`);
+  return records;
 }
 
 /**

@@ -4,7 +4,7 @@
  * read them as meant. The AWS CLI itself runs them in test/emulator/cli/aws-cli-session.int.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import {
   envFileText,
   outputVariableName,
   removeAwsCliFiles,
+  sqlVariables,
   writeAwsCliFiles,
   type AwsCliFiles,
 } from '../../../emulator/cli/aws-cli-config';
@@ -197,6 +198,31 @@ test('a stack with an Aurora cluster adds the RDS Data API to the banner, the ex
   const without = localState();
   expect(banner(without, { state: path.join('.eo', 'local.json'), functionsLog: path.join('.eo', 'functions.log') })).not.toContain('RDS Data API');
   expect(awsConfigText(without)).not.toContain('rds_data');
+});
+
+/** An Aurora cluster's reading details, as `eo local up` writes them for `SqlEffectDatabase`. */
+const CLUSTER = { resourceArn: 'arn:aws:rds:us-east-1:000000000000:cluster:effects', secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:rds!cluster-effects-AbCdEf', database: 'effects' };
+const POSTGRES = { host: '127.0.0.1', port: 54_321, user: 'eo', password: "p@ss w'rd/1" };
+
+test("the env file says how to read a stack's SQL database: the Data API's ARNs and database, and a psql connection string; owner-only, as it holds a password", () => {
+  const files = awsCliFilesBeside(path.join(folder, 'local.json'));
+  writeAwsCliFiles(files, { ...localState({ ...ENDPOINTS, rdsData: 'http://127.0.0.1:8005' }), sql: { clusters: [CLUSTER], postgres: POSTGRES } });
+  expect(sourced(files, {})).toMatchObject({
+    EO_DATA_API_RESOURCE_ARN: CLUSTER.resourceArn,
+    EO_DATA_API_SECRET_ARN: CLUSTER.secretArn,
+    EO_DATA_API_DATABASE: 'effects',
+    EO_PSQL_URL: "postgresql://eo:p%40ss%20w'rd%2F1@127.0.0.1:54321/effects",
+  });
+  expect(new URL(sourced(files, {}).EO_PSQL_URL as string).password).toBe(encodeURIComponent(POSTGRES.password));
+  for (const file of [files.envFile, files.configFile]) expect(statSync(file).mode & 0o777).toBe(0o600);
+});
+
+test('with two clusters each variable ends in its database; a stack without one has none', () => {
+  const second = { ...CLUSTER, resourceArn: `${CLUSTER.resourceArn}-2`, database: 'audit-log' };
+  const variables = sqlVariables({ ...localState(), sql: { clusters: [CLUSTER, second], postgres: POSTGRES } });
+  expect(Object.keys(variables).sort()).toEqual(['EFFECTS', 'AUDIT_LOG'].flatMap((db) => ['DATA_API_DATABASE', 'DATA_API_RESOURCE_ARN', 'DATA_API_SECRET_ARN', 'PSQL_URL'].map((name) => `EO_${name}_${db}`)).sort());
+  expect(variables.EO_DATA_API_RESOURCE_ARN_AUDIT_LOG).toBe(second.resourceArn);
+  expect(sqlVariables(localState())).toEqual({});
 });
 
 test('only the process that wrote the files removes them', () => {

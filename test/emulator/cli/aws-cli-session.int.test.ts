@@ -16,7 +16,9 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { awsCliFilesBeside } from '../../../emulator/cli/aws-cli-config';
 import type { LocalStateFile } from '../../../operations/dlq';
+import { ExecuteStatementCommand } from '@aws-sdk/client-rds-data';
 import { dynamoDbClient, sqsClient } from '../../../emulator/engines';
+import { dataApiClient } from '../../../emulator/engines/clients';
 import { PAGE_VIEW_COUNTER_SHARDS } from '../../../example/counter-shards';
 import { readCounter } from '../../../lambdas/runtime';
 
@@ -195,6 +197,19 @@ async function depthOf(state: LocalStateFile, queueUrl: string): Promise<number>
   }
 }
 
+/** An invoice's `paid_cents` through the local Data API, with the cluster the state file names. */
+async function paidCentsOf(state: LocalStateFile, invoiceId: string): Promise<number | undefined> {
+  const [cluster] = state.sql?.clusters ?? [];
+  if (cluster === undefined || state.endpoints.rdsData === undefined) throw new Error('the state file names no SQL cluster: the example stack has one');
+  const client = dataApiClient(state.endpoints.rdsData);
+  try {
+    const result = await client.send(new ExecuteStatementCommand({ resourceArn: cluster.resourceArn, secretArn: cluster.secretArn, database: cluster.database, sql: 'SELECT paid_cents FROM invoices WHERE invoice_id = :invoice', parameters: [{ name: 'invoice', value: { stringValue: invoiceId } }] }));
+    return result.records?.[0]?.[0]?.longValue;
+  } finally {
+    client.destroy();
+  }
+}
+
 test('the session in docs/local-mode.md runs with the AWS CLI against eo local up, and does what it says', async () => {
   const banner = await localUp!.banner();
   expect(banner).toContain(`\n  source ${files.envFile}\n`);
@@ -212,7 +227,7 @@ test('the session in docs/local-mode.md runs with the AWS CLI against eo local u
   expect(await numberOf(state, outputs.OrdersTableName, 'order#cli-1', 'version')).toBe(2);
 
   const pageViewsDlq = state.topology.deadLetterQueues.find((dlq) => dlq.url === outputs.PageViewCounterDlqUrl);
-  const wrapper = JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
+  const wrapper = JSON.parse(lines.find((line) => line.startsWith('{')) ?? 'null') as Record<string, unknown>;
   expect(wrapper).toMatchObject({
     format: 'effectively-once/failure',
     consumer: 'page-view-counter',
@@ -223,6 +238,8 @@ test('the session in docs/local-mode.md runs with the AWS CLI against eo local u
     original: { body: 'not json' },
   });
   expect(await depthOf(state, outputs.PageViewCounterDlqUrl)).toBe(1);
+  // The payment the session read through `aws rds-data`, read again here with the state's cluster.
+  expect(await paidCentsOf(state, 'inv-cli')).toBe(1500);
 });
 
 test('stopping eo local up removes the state, the AWS config file and the env file', async () => {

@@ -19,7 +19,7 @@ test('an empty batch, or records that name no source, name none', () => {
   expect(batchSourceKind([{ body: '{}' }])).toBeUndefined();
   expect(batchRecords({})).toEqual([]);
   expect(batchRecords(null)).toEqual([]);
-  expect(batchRecords({ Records: 'not a list' })).toEqual([]);
+  expect(() => batchRecords({ Records: 'not a list' })).toThrow(new TypeError("the event's Records is string, not a list: the event is no batch of an event source mapping"));
 });
 
 test('a source the runtime does not consume, or two sources in one batch, are configuration errors', () => {
