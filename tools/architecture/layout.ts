@@ -40,7 +40,7 @@ export interface RuntimeRoom {
 export const RUNTIME_ROOMS: readonly RuntimeRoom[] = [
   { folder: 'lambdas/runtime/core/', role: 'the vocabulary every room shares: errors and their classification, retries with backoff, the time budget, metrics and logs, exact decimals, canonical JSON', mayImport: [] },
   { folder: 'lambdas/runtime/events/', role: 'the event format producers write and consumers read: the envelope, event ids, payload schemas', mayImport: ['core'] },
-  { folder: 'lambdas/runtime/decoding/', role: 'the sources\' records decoded into events: SQS, Kinesis and DynamoDB Streams records, SNS, EventBridge and CloudEvents envelopes, stream images, routes', mayImport: ['core', 'events'] },
+  { folder: 'lambdas/runtime/decoding/', role: 'the sources\' records decoded into events: which source a batch came from, SQS, Kinesis and DynamoDB Streams records, SNS, EventBridge and CloudEvents envelopes, stream images, routes', mayImport: ['core', 'events'] },
   { folder: 'lambdas/runtime/failures/', role: 'what happens to a failed record: DLQ sends with their context, visibility backoff', mayImport: ['core', 'events', 'decoding'] },
   { folder: 'lambdas/runtime/producing/', role: 'publishing events to SQS, Kinesis and SNS, resending what was refused', mayImport: ['core', 'events'] },
   { folder: 'lambdas/runtime/consumer/', role: 'the consumer loop and its settle step, the Strategy port that stores implement, the direct strategy (which writes to no store), the environment a consumer reads', mayImport: ['core', 'events', 'decoding', 'failures'] },
