@@ -35,6 +35,7 @@ export function isCurable(entry: DlqEntry): boolean {
     case EntryKind.ATTRIBUTES:
       return isCurableFailure(entry.errorType);
     case EntryKind.BARE:
+    case EntryKind.TARGET_FAILURE:
     case EntryKind.MALFORMED:
       return false;
   }

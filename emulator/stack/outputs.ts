@@ -20,7 +20,7 @@ export function output(outputs: Record<string, string>, name: string): string {
 /** A dead-letter queue and what feeds it. */
 export interface DeadLetterQueue {
   readonly queue: LocalQueue;
-  /** `redrive`: SQS moves messages here after maxReceiveCount; `on-failure`: a stream mapping's destination; `runtime`: only the consumer's runtime writes here. */
+  /** `redrive`: SQS moves messages here after maxReceiveCount; `on-failure`: a stream mapping's destination; `runtime`: only the consumer's runtime writes here; `schedule`: a schedule's failed target calls. */
   readonly role: DlqRole;
   /** The source queue's or stream's ARN. */
   readonly sourceArn: string;

@@ -15,10 +15,11 @@ import { printable } from '../../cli/terminal-text';
 /** Details listed under a redrive summary; the rest are counted (`--json` prints them all). */
 const DETAIL_LINES = 20;
 
-/** `queue <name>`, `stream <name>` or `table <name>`. */
+/** `queue <name>`, `stream <name>`, `table <name>` or `schedule <name>`. */
 export function sourceLabel(arn: string): string {
   const table = /:table\/([^/]+)/.exec(arn)?.[1];
   if (table) return `table ${table}`;
+  if (arn.includes(':scheduler:') || !arn.startsWith('arn:')) return `schedule ${shortName(arn)}`;
   if (arn.includes(':kinesis:')) return `stream ${shortName(arn)}`;
   return `queue ${shortName(arn)}`;
 }

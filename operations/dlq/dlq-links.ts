@@ -5,12 +5,15 @@
  * - a mapping's `DestinationConfig.OnFailure` names a stream's on-failure queue (`on-failure`);
  * - a mapping whose on-failure destination is a bucket, with the rule that announces the bucket's
  *   objects to a queue, makes that queue the DLQ that stands for the archive;
- * - a queue a function's `DLQ_URL` names that nothing above found is the runtime's DLQ (`runtime`).
+ * - a queue a function's `DLQ_URL` names that nothing above found is the runtime's DLQ (`runtime`);
+ * - a schedule's `Target.DeadLetterConfig` names the queue of the target calls it gave up on
+ *   (`schedule`: `SqlEffectDatabase`'s expiry).
  * Pure: the caller resolves the template's values.
  */
 import { ResourceType, resourcesOfType, type Template } from '../../aws/cloudformation/template';
 import { archiveLinks, type TryResolve } from './archive-topology';
 import { runtimeDlqLinks } from './runtime-dlqs';
+import { scheduleDlqLinks } from './schedule-dlqs';
 import type { ArchiveRef, DlqSource } from './types';
 
 /** A queue as the links need it: its ARN and URL, and its DLQ's ARN when it has a redrive policy. */
@@ -27,7 +30,7 @@ export interface QueueLink<Q> {
   readonly archive?: ArchiveRef;
 }
 
-/** Every link, redrive targets first, then on-failure queues, archives' index queues and the runtime's DLQs. */
+/** Every link, redrive targets first, then on-failure queues, archives' index queues, the runtime's DLQs and the schedules'. */
 export function dlqLinks<Q extends LinkableQueue>(queues: readonly Q[], template: Template, resolve: TryResolve): QueueLink<Q>[] {
   const byArn = new Map(queues.map((queue) => [queue.arn, queue]));
   const links: QueueLink<Q>[] = [];
@@ -47,6 +50,10 @@ export function dlqLinks<Q extends LinkableQueue>(queues: readonly Q[], template
   for (const { queueUrl, sourceArn } of runtimeDlqLinks(template, resolve)) {
     const dlq = queues.find((queue) => queue.url === queueUrl);
     if (dlq && !linked.has(dlq.arn)) links.push({ queue: dlq, source: { role: 'runtime', arn: sourceArn } });
+  }
+  for (const { queueArn, scheduleArn } of scheduleDlqLinks(template, resolve)) {
+    const dlq = byArn.get(queueArn);
+    if (dlq) links.push({ queue: dlq, source: { role: 'schedule', arn: scheduleArn } });
   }
   return links;
 }

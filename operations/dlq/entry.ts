@@ -5,6 +5,10 @@
  *   `eo-*` message attributes (`effectively-once/failure-attributes`);
  * - `pointer`: Lambda's on-failure record of a Kinesis or DynamoDB Streams batch (a range, no data);
  * - `bare`: a message SQS moved after `maxReceiveCount`, with no context at all;
+ * - `target-failure`: a target call EventBridge Scheduler gave up on (a schedule's DLQ:
+ *   `SqlEffectDatabase`'s expiry), its body the call's input, its error in the `ERROR_CODE` and
+ *   `ERROR_MESSAGE` message attributes ("Configuring a dead-letter queue for EventBridge
+ *   Scheduler"); nothing to redrive it to: the schedule's next run does its work;
  * - `malformed`: a body that claims the wrapper format but does not have its layout (the runtime
  *   never writes one; anyone who can send to the DLQ can). It is listed with what is wrong, and a
  *   redrive leaves it where it is: nothing in it can be trusted to say where it should go.
@@ -21,10 +25,16 @@ export const EntryKind = {
   ATTRIBUTES: 'attributes',
   POINTER: 'pointer',
   BARE: 'bare',
+  TARGET_FAILURE: 'target-failure',
   MALFORMED: 'malformed',
   ARCHIVED: 'archived',
 } as const;
 export type EntryKind = (typeof EntryKind)[keyof typeof EntryKind];
+
+/** The message attributes of EventBridge Scheduler's dead-letter events that say what failed, and which schedule. */
+const TARGET_ERROR_CODE = 'ERROR_CODE';
+const TARGET_ERROR_MESSAGE = 'ERROR_MESSAGE';
+const TARGET_SCHEDULE_ARN = 'SCHEDULE_ARN';
 
 /** The error type a bare message is grouped and filtered under: SQS gives no reason. */
 export const BARE_ERROR_TYPE = 'MovedBySqs';
@@ -73,6 +83,8 @@ export type DlqEntry =
   | (MessageEntry & { readonly kind: typeof EntryKind.ATTRIBUTES; readonly context: Readonly<Record<string, string>> })
   | (MessageEntry & { readonly kind: typeof EntryKind.POINTER; readonly pointer: StreamOnFailureRecord; readonly range: StreamBatchInfo })
   | (MessageEntry & { readonly kind: typeof EntryKind.BARE })
+  /** `errorMessage`: the `ERROR_MESSAGE` attribute; `schedule`: the `SCHEDULE_ARN` attribute, when there is one. */
+  | (MessageEntry & { readonly kind: typeof EntryKind.TARGET_FAILURE; readonly errorMessage: string; readonly schedule?: string })
   /** `problems`: each field missing or of the wrong type, by its path; `claims`: the layout the body claims and fails. */
   | (MessageEntry & { readonly kind: typeof EntryKind.MALFORMED; readonly claims: MalformedClaim; readonly problems: readonly string[] })
   | ArchivedEntry;
@@ -97,6 +109,11 @@ export function entryOf(message: Message): MessageDlqEntry {
   if (pointer?.problems) return malformedEntry(message, pointer.problems, body as Record<string, unknown>, 'pointer');
   if (stringAttribute(message, DlqAttribute.FORMAT) === ATTRIBUTE_CONTEXT_FORMAT) return attributeEntry(message);
   const sent = sentAt(message);
+  const errorCode = stringAttribute(message, TARGET_ERROR_CODE);
+  if (errorCode !== undefined) {
+    const schedule = stringAttribute(message, TARGET_SCHEDULE_ARN);
+    return { kind: EntryKind.TARGET_FAILURE, ...base(message), errorType: errorCode, errorMessage: stringAttribute(message, TARGET_ERROR_MESSAGE) ?? '', ...(schedule && { schedule }), firstSeen: sent, lastSeen: sent };
+  }
   return { kind: EntryKind.BARE, ...base(message), errorType: BARE_ERROR_TYPE, firstSeen: sent, lastSeen: sent };
 }
 

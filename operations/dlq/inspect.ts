@@ -186,6 +186,8 @@ function exampleOf(entry: DlqEntry): FailureExample {
       return { ...base, message: `${entry.range.batchSize} records of ${entry.range.shardId} ${entry.range.startSequenceNumber}..${entry.range.endSequenceNumber}`, source: entry.range.streamArn, attempts: entry.pointer.requestContext.approximateInvokeCount };
     case EntryKind.BARE:
       return { ...base, message: 'moved by SQS after maxReceiveCount receives: no failure context', attempts: Number(entry.message.Attributes?.ApproximateReceiveCount) || undefined, source: entry.message.Attributes?.DeadLetterQueueSourceArn, original: excerpt(entry.message.Body ?? '') };
+    case EntryKind.TARGET_FAILURE:
+      return { ...base, message: `a target call the schedule gave up on: ${entry.errorMessage || '(no message)'}`, source: entry.schedule, original: excerpt(entry.message.Body ?? '') };
     case EntryKind.MALFORMED:
       // SQS's SenderId (the role and session that sent it) is the lead to whoever wrote it.
       return { ...base, message: describeMalformed(entry.problems, entry.claims), source: sentBy(entry.message.Attributes?.SenderId), original: excerpt(entry.message.Body ?? '') };

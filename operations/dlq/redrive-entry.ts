@@ -67,6 +67,10 @@ export interface EntryRedrive extends DlqContext {
 /** The operator's flag that redrives past the dedup window. */
 export const ALLOW_PAST_DEDUP_WINDOW_FLAG = '--allow-past-dedup-window';
 
+/** Why a schedule's failed target call stays: it has no source to go back to, and the schedule runs it again on its own. */
+export const SCHEDULE_CALL_NOT_REDRIVEN =
+  "a target call the schedule gave up on: it has no source to go back to, and the schedule's next run does its work (SqlEffectDatabase's expiry deletes the rows this call would have); read it with `eo dlq inspect`, fix the cause, then purge the queue";
+
 export async function redriveEntry(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome> {
   try {
     return await dispatch(entry, context);
@@ -93,6 +97,8 @@ function dispatch(entry: DlqEntry, context: EntryRedrive): Promise<EntryOutcome>
       return redrivePointer(entry.range, { functionArn: entry.pointer.requestContext.functionArn }, context);
     case EntryKind.BARE:
       return redriveBare(entry.message, context);
+    case EntryKind.TARGET_FAILURE:
+      return Promise.resolve({ status: 'failed', reason: SCHEDULE_CALL_NOT_REDRIVEN });
     case EntryKind.MALFORMED:
       return Promise.resolve({ status: 'failed', reason: describeMalformed(entry.problems, entry.claims) });
     case EntryKind.ARCHIVED:

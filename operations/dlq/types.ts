@@ -35,13 +35,16 @@ export interface DlqClients {
  * How a queue feeds a DLQ: `redrive` when SQS moves messages there after `maxReceiveCount`
  * (the source is a queue), `on-failure` when a stream mapping sends its on-failure records there
  * (the source is a Kinesis stream or a table's stream), `runtime` when only the consumer's runtime
- * sends its failures there (a stream consumer whose mapping keeps its failures in an archive).
+ * sends its failures there (a stream consumer whose mapping keeps its failures in an archive),
+ * `schedule` when an EventBridge Scheduler schedule sends the target calls it gave up on there
+ * (the source is the schedule: `SqlEffectDatabase`'s expiry; nothing to redrive to, as the
+ * schedule's next run does the work).
  */
-export type DlqRole = 'redrive' | 'on-failure' | 'runtime';
+export type DlqRole = 'redrive' | 'on-failure' | 'runtime' | 'schedule';
 
 export interface DlqSource {
   readonly role: DlqRole;
-  /** The source queue's or stream's ARN. */
+  /** The source queue's, stream's or schedule's ARN (a schedule's logical id where its ARN does not resolve). */
   readonly arn: string;
 }
 

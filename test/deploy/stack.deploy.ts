@@ -408,8 +408,20 @@ describe('the DLQ CLI in AWS mode', () => {
   });
 });
 
-/** Each DLQ with the queues that redrive to it and the streams whose mappings send it their failures. */
+/**
+ * Each DLQ with the queues that redrive to it and the streams whose mappings send it their
+ * failures; and each schedule's DLQ (the SQL expiry's), fed by the schedule, named by its logical
+ * id as moto creates no schedule whose ARN the tools could resolve.
+ */
 function expectedDlqs(): { arn: string; sources: { role: string; arn: string }[] }[] {
+  const scheduleDlqs = resourcesOfType(deployment.template, 'AWS::Scheduler::Schedule').map((schedule) => ({
+    arn: (resolved(deployment, schedule.properties.Target) as ScheduleTarget).DeadLetterConfig.Arn,
+    sources: [{ role: 'schedule', arn: schedule.logicalId }],
+  }));
+  return [...queueDlqs(), ...scheduleDlqs];
+}
+
+function queueDlqs(): { arn: string; sources: { role: string; arn: string }[] }[] {
   return deadLetterQueues(deployment).map((dlq) => ({
     arn: dlq.arn,
     sources: [

@@ -161,9 +161,9 @@ test('eo demo with every fault on keeps every effect exact and loses nothing', a
   expect(report.alarms.notifications).toBeGreaterThan(0);
   expect(report.notifications.missing).toEqual([]);
   // The redrive went through every DLQ of the stack (the three queue consumers', the two stream consumers'
-  // on-failure queues, and the rebuilt generation's, empty); what remains is what no fix cures, and
-  // nothing the fix or time cures.
-  expect(report.redrive?.queues).toHaveLength(6);
+  // on-failure queues, the rebuilt generation's, empty, and the SQL database's expiry DLQ, a
+  // schedule's); what remains is what no fix cures, and nothing the fix or time cures.
+  expect(report.redrive?.queues).toHaveLength(7);
   for (const queue of report.redrive?.queues ?? []) expect(Object.values(queue.remainingByError).reduce((sum, count) => sum + count, 0)).toBe(queue.remaining);
   const remainingErrors = new Set(report.redrive?.queues.flatMap((queue) => Object.keys(queue.remainingByError)));
   for (const cured of ['SchemaViolationError', 'RetriesExhaustedError', 'OutOfTimeError', 'EffectInProgressError']) expect(remainingErrors).not.toContain(cured);

@@ -10,7 +10,9 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createEnvelope } from '../../../lambdas/runtime';
 import { PostgresSession } from '../../../emulator/engines/postgres-session';
-import { localStateOf } from '../../../emulator/stack/dlq-context';
+import { dlqContextOfLocalStack, localStateOf } from '../../../emulator/stack/dlq-context';
+import { findDlq, inspectQueue, redriveQueue } from '../../../operations/dlq';
+import { SCHEDULE_CALL_NOT_REDRIVEN } from '../../../operations/dlq/redrive-entry';
 import { startLocalStack, type LocalStack } from '../../../emulator/stack/runtime';
 import { sharedEngines, uniqueName } from '../../helpers/engines';
 import { pollUntil } from '../../helpers/poll';
@@ -99,6 +101,19 @@ test('a run of the schedule that fails after its retries goes to its dead-letter
   if (!dlq) throw new Error('no expiry DLQ');
   await database.query('ALTER TABLE eo_dedup RENAME TO eo_dedup_away');
   try {
+    // The tools know it (issue 41, item 4): listed with the schedule as its source, inspected with the error, left in place by a redrive.
+    const context = dlqContextOfLocalStack(stack);
+    const listed = findDlq(context.topology, 'EffectsDlq');
+    expect(listed.sources).toEqual([{ role: 'schedule', arn: expect.stringMatching(/EffectsExpiry/) }]);
+    const inspection = await pollUntil(async () => {
+      const found = await inspectQueue({ ...context, queue: 'EffectsDlq' });
+      return found.total > 0 ? found : undefined;
+    }, 'the expiry DLQ inspected with a message', { timeoutMs: 30_000, intervalMs: 500 });
+    expect(inspection.groups[0]).toMatchObject({ kind: 'target-failure', errorType: 'DatabaseErrorException' });
+    expect(inspection.groups[0]?.example.message).toMatch(/^a target call the schedule gave up on: .*42P01/);
+    const redrive = await redriveQueue({ ...context, queue: 'EffectsDlq' });
+    expect(redrive).toMatchObject({ redriven: 0, failed: redrive.selected });
+    expect(redrive.details[0]).toMatchObject({ reason: SCHEDULE_CALL_NOT_REDRIVEN });
     const message = await pollUntil(async () => (await stack.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.url, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }))).Messages?.[0], 'a message in the expiry DLQ', { timeoutMs: 30_000, intervalMs: 250 });
     expect(JSON.parse(message.Body ?? '{}')).toMatchObject({ Database: SQL_STACK_DATABASE, Sql: expect.stringContaining('DELETE FROM "eo_dedup"') });
     expect(message.MessageAttributes?.ERROR_CODE?.StringValue).toBe('DatabaseErrorException');

@@ -11,7 +11,9 @@ test('every DLQ of the example stack is found with its role and source, without 
   const topology = deployedTopology(stack);
   const arnOf = (prefix: string) => topology.queues.find((queue) => queue.name.startsWith(`EffectivelyOnce-${prefix}`))?.arn;
   const bySource = Object.fromEntries(topology.deadLetterQueues.map((dlq) => [dlq.arn, dlq.sources]));
-  expect(Object.keys(bySource).sort()).toEqual([arnOf('AccountLedgerDlq'), arnOf('InvoicePaymentsDlq'), arnOf('OrderProjectionDlq'), arnOf('OrderProjectionRebuildDlq'), arnOf('PageViewCounterDlq'), arnOf('ShipmentNotifierDlq')].sort());
+  expect(Object.keys(bySource).sort()).toEqual([arnOf('AccountLedgerDlq'), arnOf('InvoicePaymentsDlq'), arnOf('OrderProjectionDlq'), arnOf('OrderProjectionRebuildDlq'), arnOf('PageViewCounterDlq'), arnOf('ShipmentNotifierDlq'), arnOf('SqlEffectsDlq')].sort());
+  // The SQL database's expiry: its schedule's dead-letter queue, which the depth alarm watches too; the schedule is named by its logical id (no ARN without a describe).
+  expect(bySource[arnOf('SqlEffectsDlq') ?? '']).toEqual([{ role: 'schedule', arn: expect.stringMatching(/^(arn:aws:scheduler:.*|SqlEffectsExpiry[0-9A-F]{8})$/) }]);
   expect(bySource[arnOf('AccountLedgerDlq') ?? '']).toEqual([{ role: 'redrive', arn: arnOf('AccountLedgerQueue') }]);
   expect(bySource[arnOf('InvoicePaymentsDlq') ?? '']).toEqual([{ role: 'redrive', arn: arnOf('InvoicePaymentsQueue') }]);
   expect(bySource[arnOf('PageViewCounterDlq') ?? '']).toEqual([{ role: 'redrive', arn: arnOf('PageViewCounterQueue') }]);
@@ -27,7 +29,7 @@ test('every DLQ of the example stack is found with its role and source, without 
 
 test('in aws-cn the same stack resolves the same way, with its queue URLs on amazonaws.com.cn', () => {
   const topology = deployedTopology(deployed('aws-cn', 'amazonaws.com.cn'));
-  expect(topology.deadLetterQueues).toHaveLength(6);
+  expect(topology.deadLetterQueues).toHaveLength(7);
   expect(topology.deadLetterQueues.every((dlq) => dlq.arn.startsWith('arn:aws-cn:sqs:') && dlq.url.includes('.amazonaws.com.cn/'))).toBe(true);
 });
 
