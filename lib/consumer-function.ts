@@ -22,7 +22,6 @@ export interface ConsumerFunctionWiring {
   readonly sourceEnvironment?: Readonly<Record<string, string>>;
 }
 
-/** The esbuild target that matches a Node.js Lambda runtime, e.g. `nodejs24.x` -> `node24`. */
 /**
  * How every consumer's function is bundled (esbuild, run by CDK), with the target of
  * `CONSUMER_RUNTIME`; a function on another `runtime` gets that runtime's target. Exported for the

@@ -1,5 +1,5 @@
 /**
- * What a DLQ message is. Four kinds can sit in a DLQ of this stack, and a fifth that should not:
+ * What a DLQ message is. Five kinds can sit in a DLQ of this stack, and a sixth that should not:
  * - `wrapper`: our failure wrapper (`effectively-once/failure` v1), the context in the body;
  * - `attributes`: the fallback for a wrapper too large for SQS: the original body, the context in
  *   `eo-*` message attributes (`effectively-once/failure-attributes`);
@@ -12,7 +12,7 @@
  * - `malformed`: a body that claims the wrapper format but does not have its layout (the runtime
  *   never writes one; anyone who can send to the DLQ can). It is listed with what is wrong, and a
  *   redrive leaves it where it is: nothing in it can be trusted to say where it should go.
- * A fifth is not a message: `archived`, an object of a failure archive (`onFailure: 's3'`), which
+ * Another kind is not a message: `archived`, an object of a failure archive (`onFailure: 's3'`), which
  * holds Lambda's on-failure record and the batch's records themselves.
  */
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
