@@ -19,6 +19,12 @@ export interface RebuildReport {
   /** The replay that filled the generation. */
   readonly totals: ReplayTotals;
   readonly complete: boolean;
+  /**
+   * Batches the replay sent again, after a report or a failed invocation (a crash under the demo's
+   * faults): the records such an invocation wrote before it died come back not newer, so they
+   * count as skipped, not applied.
+   */
+  readonly retries: number;
   /** Why the replay stopped short, shard by shard, when it did. */
   readonly stopped?: readonly string[];
   /** One per table the two generations write apart. */
@@ -40,7 +46,8 @@ export async function rebuildPhase(stack: LocalStack, startedAt: number): Promis
     const tables: TableDiff[] = [];
     for (const tablePair of pair.tables) tables.push(await diffTables(context.clients.dynamodb, tablePair));
     const stopped = stoppedShards(summary);
-    reports.push({ consumer: name, generation, liveGeneration: pair.live.generation ?? 1, totals: summary.totals, complete: summary.complete, ...(stopped.length > 0 && { stopped }), tables });
+    const retries = summary.shards.reduce((sum, shard) => sum + (shard.retries ?? 0), 0);
+    reports.push({ consumer: name, generation, liveGeneration: pair.live.generation ?? 1, totals: summary.totals, complete: summary.complete, retries, ...(stopped.length > 0 && { stopped }), tables });
   }
   return reports;
 }

@@ -198,7 +198,7 @@ function replayRows(report: DemoReport): [string, string][] {
 function rebuildRows(report: DemoReport): [string, string][] {
   return (report.rebuilds ?? []).map((rebuild): [string, string] => {
     const tables = rebuild.tables.map((table) => `${table.variable} ${table.same ? `same (${table.equal} items)` : `DIFFERS (${table.onlyLive + table.onlyNext + table.differing})`}`).join(', ');
-    return [`rebuild of ${rebuild.consumer} into generation ${rebuild.generation}`, `${rebuild.totals.applied} of ${rebuild.totals.records} records applied${rebuild.complete ? '' : ', INCOMPLETE'}; ${tables || 'no table apart'}`];
+    return [`rebuild of ${rebuild.consumer} into generation ${rebuild.generation}`, `${rebuild.totals.applied} of ${rebuild.totals.records} records applied${rebuild.retries > 0 ? ` (${rebuild.retries} batch(es) sent again)` : ''}${rebuild.complete ? '' : ', INCOMPLETE'}; ${tables || 'no table apart'}`];
   });
 }
 
