@@ -12,6 +12,15 @@ function queue(fifo = false, maxReceiveCount = 3): SqsQueueModel {
 
 const ids = (messages: readonly { messageId: string }[]) => messages.map((message) => message.messageId);
 
+/** One message received, its visibility ended while that receive still holds it, and received again: two handles, the first stale. */
+function receivedTwice() {
+  const model = queue();
+  model.send('m1', 'body');
+  const first = model.receive(0, 10);
+  model.expireVisibility(['m1'], 10);
+  return { model, first, second: model.receive(10, 10) };
+}
+
 describe('a standard queue', () => {
   test('a received message is invisible until its visibility timeout ends, then comes back with its receive count up', () => {
     const model = queue();
@@ -51,11 +60,7 @@ describe('a standard queue', () => {
   });
 
   test("a stale receipt handle \"might not\" delete: when it does, the message goes while another receive still holds it, and that one's delete finds nothing", () => {
-    const model = queue();
-    model.send('m1', 'body');
-    const first = model.receive(0, 10);
-    model.expireVisibility(['m1'], 10);
-    const second = model.receive(10, 10);
+    const { model, first, second } = receivedTwice();
     expect(model.settle(first, { batchItemFailures: [] }, { staleHandlesDelete: true })).toBe(true);
     expect(model.fateOf('m1')).toBe('deleted');
     expect(model.drained).toBe(true);
@@ -64,11 +69,7 @@ describe('a standard queue', () => {
   });
 
   test('by default, only the latest receipt handle deletes: a batch answered after another receive deletes nothing', () => {
-    const model = queue();
-    model.send('m1', 'body');
-    const first = model.receive(0, 10);
-    model.expireVisibility(['m1'], 10);
-    const second = model.receive(10, 10);
+    const { model, first, second } = receivedTwice();
     expect(model.settle(first, { batchItemFailures: [] })).toBe(true);
     expect(model.fateOf('m1')).toBeUndefined();
     model.settle(second, { batchItemFailures: [] });

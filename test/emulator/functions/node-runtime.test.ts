@@ -11,7 +11,7 @@ import { cachedBinaryPath, LAMBDA_NODE_RELEASES, nodeBinaryFor, nodeBinaryVariab
 import { binaryPackageName } from '../../../emulator/functions/node-download';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { CONSUMER_RUNTIME } from '../../../lib/defaults';
-import { OLDEST_CONSUMER_NODE_MAJOR } from '../../../lib/node-runtime';
+import { nodeMajorOfRuntime, OLDEST_CONSUMER_NODE_MAJOR } from '../../../lib/node-runtime';
 
 const hostMajor = Number(process.versions.node.split('.')[0]);
 /** A major local mode knows that is not the host's, so the lookup cannot take the host's binary. */
@@ -75,7 +75,7 @@ test('there is a release for the runtime the constructs deploy on, which test:la
 });
 
 test('there is a release for every Node.js runtime a consumer may take (nodejs20.x and newer) that aws-cdk-lib knows, and for nodejs26.x, the newest aws-cdk-lib\'s default', () => {
-  const majors = Runtime.ALL.map((runtime) => /^nodejs(\d+)\.x$/.exec(runtime.name)).flatMap((match) => (match === null ? [] : [Number(match[1])]));
+  const majors = Runtime.ALL.flatMap((runtime) => nodeMajorOfRuntime(runtime) ?? []);
   const missing = [...new Set([...majors, 26])].filter((major) => major >= OLDEST_CONSUMER_NODE_MAJOR && LAMBDA_NODE_RELEASES[major] === undefined);
   expect(missing).toEqual([]);
 });
