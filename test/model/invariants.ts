@@ -132,10 +132,11 @@ const deadLettersWereAttempted: Check = (history) =>
 
 /**
  * Ordered sources: nothing of a group is processed after a record the same invocation reports, and
- * (FIFO) the rest is reported too. A reported record whose event the same invocation applied does
- * not count: its transaction committed but the runtime never heard (a lost commit answer), so the
- * report only redelivers a duplicate, and the events applied with it were applied in their order,
- * atomically with it.
+ * (FIFO) the rest is reported too. A reported record whose event was applied already does not
+ * count, by this invocation (its transaction committed but the runtime never heard: a lost commit
+ * answer) or by one that ended before it began (a redelivered duplicate, reported with the batch
+ * whose commit answer was lost): the report only redelivers a duplicate, and the events applied
+ * after it in this invocation were applied in their order, after it.
  */
 const stopsAtFirstReported: Check = (history) => {
   const { source } = history;
@@ -155,8 +156,11 @@ function groupStops(history: RunHistory, record: InvocationRecord): string[] {
   // or by the one that ran at once with it, whose commit this one's lookup may have seen.
   const partner = history.invocations.find((other) => other.invocation === record.atOnceWith);
   const appliedBefore = new Set([...history.invocations.slice(0, record.invocation + 1).flatMap((earlier) => earlier.applied), ...(partner?.applied ?? [])]);
+  // Applied by this invocation, or by one that ended before it began (not the one at once with it).
+  const endedBefore = history.invocations.filter((other) => other.invocation < record.invocation && other.invocation !== record.atOnceWith);
+  const appliedAlready = new Set([...endedBefore.flatMap((earlier) => earlier.applied), ...record.applied]);
   return [...groups.values()].flatMap((members) => {
-    const first = members.findIndex((delivered) => reported.has(delivered.itemIdentifier) && !record.applied.includes(delivered.eventId));
+    const first = members.findIndex((delivered) => reported.has(delivered.itemIdentifier) && !appliedAlready.has(delivered.eventId));
     if (first === -1) return [];
     return members.slice(first + 1).flatMap((later) => {
       const problems: string[] = [];
